@@ -1,0 +1,23 @@
+"""rcfr: counterfactual regret minimization with learned regret estimators."""
+
+from __future__ import annotations
+
+from .evaluation import Evaluation, best_response, evaluate, expected_value, exploitability, nash_conv
+from .games import GAMES, GameRules, make_rules, register_game
+from .policy import Policy, PolicyError
+from .solvers import SOLVERS, CFRSolver, make_solver
+from .tree import Game, compile_game, load_compiled
+
+
+def load_game(name: str, *, cache: bool = True, **params) -> Game:
+    """Compile (or load from the on-disk cache) game `name` with rule parameters `params`.
+
+    >>> load_game("leduc").num_infosets
+    936
+    """
+    return load_compiled(make_rules(name, **params), cache=cache)
+
+
+__all__ = ["CFRSolver", "Evaluation", "GAMES", "Game", "GameRules", "Policy", "PolicyError", "SOLVERS",
+           "best_response", "compile_game", "evaluate", "expected_value", "exploitability", "load_game",
+           "make_rules", "make_solver", "nash_conv", "register_game"]

@@ -1,0 +1,28 @@
+"""Atomic file writes: a reader never sees a half-written result, checkpoint or cache entry."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, IO
+
+
+def atomic_write(path: str | os.PathLike, write: Callable[[IO[bytes]], Any]) -> None:
+    """Write through `write(fileobj)` into a temporary file beside `path`, then rename it into place."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_json(path: str | os.PathLike, data: Any) -> None:
+    text = json.dumps(data, indent=1, sort_keys=False) + "\n"
+    atomic_write(path, lambda f: f.write(text.encode()))

@@ -1,0 +1,30 @@
+"""Game rules and the registry behind `rcfr.load_game`."""
+
+from __future__ import annotations
+
+from ..registry import build
+from .base import CHANCE, TERMINAL, GameRules
+from .poker import Kuhn, Leduc, LimitPoker, NoLimitOneCardPoker, OneCardPoker
+
+GAMES: dict[str, type[GameRules]] = {
+    "kuhn": Kuhn,
+    "leduc": Leduc,
+    "ocp": OneCardPoker,
+    "nlocp": NoLimitOneCardPoker,
+}
+
+
+def register_game(name: str, rules_class: type[GameRules]) -> None:
+    """Make `load_game(name, ...)` build `rules_class(...)`."""
+    if not (isinstance(rules_class, type) and issubclass(rules_class, GameRules)):
+        raise TypeError(f"register_game needs a GameRules subclass, got {rules_class!r}")
+    GAMES[name] = rules_class
+
+
+def make_rules(name: str, **params) -> GameRules:
+    """Instantiate the rules of game `name`, naming the allowed games or parameters on a mistake."""
+    return build("game", GAMES, name, **params)
+
+
+__all__ = ["CHANCE", "TERMINAL", "GAMES", "GameRules", "Kuhn", "Leduc", "LimitPoker",
+           "NoLimitOneCardPoker", "OneCardPoker", "make_rules", "register_game"]

@@ -1,0 +1,67 @@
+"""The rule-object protocol: the only thing a game must provide to be compiled.
+
+A rule object describes a two-player zero-sum game through immutable states. It is used once,
+to enumerate the game into flat arrays (`rcfr.tree.compile_game`); nothing solves on it.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Hashable, Sequence
+
+CHANCE = -1
+TERMINAL = -2
+
+
+class GameRules:
+    """Base class for game rules.
+
+    Subclasses implement the state methods below; states are any hashable values. Player ids are
+    0 (the first to act, "player 1" in the literature) and 1; chance is `CHANCE`.
+    Utilities are for player 0; player 1 receives the negation.
+    """
+
+    name: str = "game"
+    #: chips per "big blind"; exploitability in mbb/g is 1000 * chips / big_blind.
+    big_blind: float = 1.0
+
+    # -- state protocol ------------------------------------------------------------------
+    def initial_state(self) -> Hashable:
+        raise NotImplementedError
+
+    def player(self, state) -> int:
+        """0, 1, CHANCE, or TERMINAL."""
+        raise NotImplementedError
+
+    def actions(self, state) -> Sequence[str]:
+        """Names of the legal actions at a decision state, in a fixed order."""
+        raise NotImplementedError
+
+    def chance_outcomes(self, state) -> Sequence[tuple[str, float]]:
+        """(name, probability) of each outcome at a chance state."""
+        raise NotImplementedError
+
+    def next_state(self, state, action: int):
+        """The state after taking the action with this index (decision or chance)."""
+        raise NotImplementedError
+
+    def utility(self, state) -> float:
+        """Player 0's payoff at a terminal state."""
+        raise NotImplementedError
+
+    def infoset_key(self, state) -> str:
+        """Readable key of the acting player's information set."""
+        raise NotImplementedError
+
+    # -- identity --------------------------------------------------------------------------
+    def params(self) -> dict[str, Any]:
+        """Constructor parameters, used for the cache key and to describe the game."""
+        names = [p for p in inspect.signature(type(self).__init__).parameters if p != "self"]
+        return {n: getattr(self, n) for n in names}
+
+    def description(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.params().items())
+        return f"{self.name}({args})"
+
+    def __repr__(self) -> str:
+        return self.description()

@@ -1,0 +1,91 @@
+"""Compiled full-width passes over one player's sequence form (see `rcfr.tree.PlayerView`).
+
+All arrays use local sequence ids (0 = the empty sequence). Information sets are visited in
+topological order (top-down) or its reverse (bottom-up), so each pass is one loop over the
+player's sequences: no recursion, no Python object per node.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+
+@njit(cache=True)
+def realization_plan(strategy, first, size, parent, out):
+    """out[s] = product of the player's own action probabilities along sequence s."""
+    out[0] = 1.0
+    for i in range(first.shape[0]):
+        reach = out[parent[i]]
+        for s in range(first[i], first[i] + size[i]):
+            out[s] = reach * strategy[s]
+    return out
+
+
+@njit(cache=True)
+def csr_matvec(indptr, indices, data, x, out):
+    for row in range(out.shape[0]):
+        total = 0.0
+        for k in range(indptr[row], indptr[row + 1]):
+            total += data[k] * x[indices[k]]
+        out[row] = total
+    return out
+
+
+@njit(cache=True)
+def counterfactual_regrets(values, strategy, first, size, parent, regrets):
+    """Bottom-up pass: `values` holds each sequence's own terminal value against the opponent's
+    realization plan and becomes its full counterfactual value; `regrets[s]` = value(s) minus the
+    value of its information set under `strategy`. Returns the value of the empty sequence."""
+    for i in range(first.shape[0] - 1, -1, -1):
+        total = 0.0
+        for s in range(first[i], first[i] + size[i]):
+            total += strategy[s] * values[s]
+        for s in range(first[i], first[i] + size[i]):
+            regrets[s] = values[s] - total
+        values[parent[i]] += total
+    return values[0]
+
+
+@njit(cache=True)
+def best_response(values, first, size, parent, choice):
+    """Bottom-up pass taking the best action at every information set; `choice[i]` receives the
+    local sequence id chosen at information set i. Returns the best-response value."""
+    for i in range(first.shape[0] - 1, -1, -1):
+        best = first[i]
+        for s in range(first[i] + 1, first[i] + size[i]):
+            if values[s] > values[best]:
+                best = s
+        choice[i] = best
+        values[parent[i]] += values[best]
+    return values[0]
+
+
+@njit(cache=True)
+def regret_matching(regrets, first, size, out):
+    """Strategy proportional to positive regrets; uniform where no regret is positive."""
+    for i in range(first.shape[0]):
+        total = 0.0
+        for s in range(first[i], first[i] + size[i]):
+            if regrets[s] > 0.0:
+                total += regrets[s]
+        for s in range(first[i], first[i] + size[i]):
+            if total > 0.0:
+                out[s] = regrets[s] / total if regrets[s] > 0.0 else 0.0
+            else:
+                out[s] = 1.0 / size[i]
+    out[0] = 1.0
+    return out
+
+
+@njit(cache=True)
+def normalize_plan(plan, first, size, out):
+    """Behavioural strategy from an (unnormalized) realization plan; uniform where it is all zero."""
+    for i in range(first.shape[0]):
+        total = 0.0
+        for s in range(first[i], first[i] + size[i]):
+            total += plan[s]
+        for s in range(first[i], first[i] + size[i]):
+            out[s] = plan[s] / total if total > 0.0 else 1.0 / size[i]
+    out[0] = 1.0
+    return out
+

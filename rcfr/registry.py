@@ -1,0 +1,29 @@
+"""Name-to-constructor lookups that fail early, naming the bad field and the allowed values."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable, Iterable
+
+
+def check_choice(field: str, value: Any, allowed: Iterable[Any]) -> Any:
+    allowed = list(allowed)
+    if value not in allowed:
+        raise ValueError(f"unknown {field} {value!r}; allowed: {', '.join(map(str, allowed))}")
+    return value
+
+
+def keyword_names(fn: Callable) -> list[str]:
+    params = inspect.signature(fn).parameters.values()
+    return [p.name for p in params if p.name != "self" and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
+def build(kind: str, registry: dict[str, Callable], name: str, *args, **options) -> Any:
+    """`registry[name](*args, **options)`, rejecting an unknown name or option with the allowed ones."""
+    factory = registry[check_choice(kind, name, sorted(registry))]
+    allowed = keyword_names(factory)[len(args):]
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise ValueError(f"unknown option(s) {', '.join(map(repr, unknown))} for {kind} {name!r}; "
+                         f"allowed: {', '.join(allowed) or 'none'}")
+    return factory(*args, **options)

@@ -1,0 +1,24 @@
+"""Solvers by name: `make_solver("cfr+", game)`."""
+
+from __future__ import annotations
+
+from ..registry import build
+from ..tree import Game
+from .cfr import CFR, CFRPlus, CFRSolver, DiscountedCFR, LinearCFR
+from .stores import RegretStore, RegretTable
+
+SOLVERS = {
+    "cfr": CFR,
+    "cfr+": CFRPlus,
+    "lcfr": LinearCFR,
+    "dcfr": DiscountedCFR,
+}
+
+
+def make_solver(name: str, game: Game, **options) -> CFRSolver:
+    """Build solver `name` for `game`; unknown names or options fail with the allowed ones."""
+    return build("solver", SOLVERS, name, game, **options)
+
+
+__all__ = ["CFR", "CFRPlus", "CFRSolver", "DiscountedCFR", "LinearCFR", "RegretStore", "RegretTable",
+           "SOLVERS", "make_solver"]

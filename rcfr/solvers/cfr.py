@@ -1,0 +1,134 @@
+"""The CFR solver loop, shared by every tabular, abstracted and regression variant.
+
+One iteration, for each player p (in turn for alternating updates, together for simultaneous):
+the opponent's realization plan, one sparse product for the values of p's sequences, one bottom-up
+pass for counterfactual regrets, then the regret store turns the regrets into p's next strategy.
+The average policy is kept exactly, as a weighted sum of realization plans (weight t^power).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from .. import kernels
+from ..policy import Policy
+from ..registry import check_choice
+from ..tree import Game
+from .stores import RegretStore, RegretTable
+
+AVERAGING = {"uniform": 0.0, "linear": 1.0, "quadratic": 2.0}
+
+
+def averaging_power(averaging: str | float) -> float:
+    """Iteration t's weight in the average policy is t ** power."""
+    if isinstance(averaging, str):
+        return AVERAGING[check_choice("averaging", averaging, list(AVERAGING))]
+    if isinstance(averaging, bool) or not isinstance(averaging, (int, float)) or averaging < 0:
+        raise ValueError(f"averaging must be one of {list(AVERAGING)} or a power >= 0, got {averaging!r}")
+    return float(averaging)
+
+
+class CFRSolver:
+    """Counterfactual regret minimization over a compiled game with a pluggable regret store."""
+
+    def __init__(self, game: Game, store: RegretStore, *, updates: str = "alternating",
+                 averaging: str | float = "uniform"):
+        self.game, self.store = game, store
+        self.updates = check_choice("updates", updates, ["alternating", "simultaneous"])
+        self.power = averaging_power(averaging)
+        self.iteration = 0
+        store.bind(game)
+        self.views = game.views
+        sizes = [v.num_sequences for v in self.views]
+        self.average_plans = [np.zeros(n) for n in sizes]
+        self._plans = [np.empty(n) for n in sizes]
+        self._values = [np.empty(n) for n in sizes]
+        self._regrets = [np.zeros(n) for n in sizes]
+        self.last_values = [0.0, 0.0]  # each player's value of the last iteration's current profile
+
+    # ---- iterations ----------------------------------------------------------------------------
+    def _plan(self, player: int) -> np.ndarray:
+        return self.views[player].plan(self.store.strategy(player), self._plans[player])
+
+    def _regrets_of(self, player: int, opponent_plan: np.ndarray) -> np.ndarray:
+        view = self.views[player]
+        values = view.terminal_values(opponent_plan, self._values[player])
+        self.last_values[player] = kernels.counterfactual_regrets(
+            values, self.store.strategy(player), view.infoset_first, view.infoset_size,
+            view.infoset_parent, self._regrets[player])
+        return self._regrets[player]
+
+    def iterate(self) -> None:
+        """One CFR iteration."""
+        t = self.iteration = self.iteration + 1
+        weight = float(t) ** self.power
+        if self.updates == "alternating":
+            for p in (0, 1):
+                own = self._plan(p)
+                self.average_plans[p] += weight * own
+                self.store.update(p, self._regrets_of(p, self._plan(1 - p)), t)
+        else:
+            plans = [self._plan(p) for p in (0, 1)]
+            regrets = [self._regrets_of(p, plans[1 - p]) for p in (0, 1)]
+            for p in (0, 1):
+                self.average_plans[p] += weight * plans[p]
+                self.store.update(p, regrets[p], t)
+
+    def run(self, iterations: int, *, progress: bool = False,
+            callback: Callable[["CFRSolver"], object] | None = None, every: int = 1) -> "CFRSolver":
+        """Run `iterations` more iterations; call `callback(self)` every `every` iterations."""
+        if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 0:
+            raise ValueError(f"iterations must be a non-negative integer, got {iterations!r}")
+        if every < 1:
+            raise ValueError(f"every must be >= 1, got {every!r}")
+        with tqdm(total=iterations, disable=not progress, desc=type(self).__name__, unit="it") as bar:
+            for _ in range(iterations):
+                self.iterate()
+                bar.update()
+                if callback is not None and self.iteration % every == 0:
+                    callback(self)
+        return self
+
+    # ---- policies ------------------------------------------------------------------------------
+    def current_policy(self) -> Policy:
+        return Policy.from_local(self.game, [self.store.strategy(p) for p in (0, 1)])
+
+    def average_policy(self) -> Policy:
+        """The weighted average of all current policies so far (uniform before any iteration)."""
+        strategies = []
+        for view, plan in zip(self.views, self.average_plans):
+            out = np.empty(view.num_sequences)
+            strategies.append(kernels.normalize_plan(plan, view.infoset_first, view.infoset_size, out))
+        return Policy.from_local(self.game, strategies)
+
+
+class CFR(CFRSolver):
+    """Vanilla CFR: regret matching on cumulative regrets, uniform averaging."""
+
+    def __init__(self, game: Game, *, updates: str = "alternating", averaging: str | float = "uniform"):
+        super().__init__(game, RegretTable(), updates=updates, averaging=averaging)
+
+
+class CFRPlus(CFRSolver):
+    """CFR+: regret-matching+ (clipped regrets), alternating updates, linear averaging by default."""
+
+    def __init__(self, game: Game, *, averaging: str | float = "linear"):
+        super().__init__(game, RegretTable(clip=True), updates="alternating", averaging=averaging)
+
+
+class LinearCFR(CFRSolver):
+    """Linear CFR: iteration t's regrets and average-policy contribution weighted by t."""
+
+    def __init__(self, game: Game, *, updates: str = "alternating"):
+        super().__init__(game, RegretTable(alpha=1.0, beta=1.0), updates=updates, averaging="linear")
+
+
+class DiscountedCFR(CFRSolver):
+    """Discounted CFR (Brown & Sandholm 2019) with parameters alpha, beta, gamma."""
+
+    def __init__(self, game: Game, *, alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
+                 updates: str = "alternating"):
+        super().__init__(game, RegretTable(alpha=alpha, beta=beta), updates=updates, averaging=gamma)
