@@ -1,0 +1,109 @@
+"""Poker features (Morrill 2016): card strength plus the betting history of each sequence.
+
+Columns: the acting player's expected hand strength E[HS] (probability of winning, ties counting
+half, over a uniform opponent hand and any future board cards, given the cards it sees), the board
+card's rank (rank + 1; 0 before the board), then for each (information set, action) pair of the
+sequence from the most recent (the sequence's own action) to the least recent, padded with zeros:
+player 1 to act, player 2 to act, pot after the action, acting player's remaining stack, fold, call,
+non-all-in wager, all-in wager, wager size in chips (beyond calling), wager as a fraction of the pot
+after matching, wager as a fraction of the stack remaining after matching.
+
+Card and betting facts come from replaying one representative history of each information set
+through the game's rules (all histories of a set share them, up to suits that never matter).
+Limit games have no stack; their stack is the most a player can ever put in.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from rcfr.games.poker import LimitPoker, NoLimitOneCardPoker
+
+PAIR_FIELDS = ("player1", "player2", "pot", "stack", "fold", "call", "wager", "all_in", "wager_chips",
+               "wager_pot_fraction", "wager_stack_fraction")
+
+
+def _board_cards(rules) -> int:
+    return len(rules.bets) - 1 if isinstance(rules, LimitPoker) else 0
+
+
+def _stack(rules) -> int:
+    if isinstance(rules, NoLimitOneCardPoker):
+        return rules.stack
+    return rules.ante + sum(b * (rules.max_raises + 1) for b in rules.bets)
+
+
+class _HandStrength:
+    """E[HS] per (player, own card, board), memoized: a handful of distinct card situations."""
+
+    def __init__(self, rules):
+        self.deck, self.board_cards, self.memo = rules.deck, _board_cards(rules), {}
+
+    def __call__(self, player: int, own: int, board: tuple[int, ...]) -> float:
+        key = (player, own, board)
+        if key not in self.memo:
+            deck = self.deck
+            outcomes = []
+            for opp in (c for c in range(deck.size) if c != own and c not in board):
+                left = [c for c in range(deck.size) if c not in (own, opp) and c not in board]
+                for future in itertools.combinations(left, self.board_cards - len(board)):
+                    hands = (own, opp) if player == 0 else (opp, own)
+                    result = deck.showdown(hands + board + future) * (1 if player == 0 else -1)
+                    outcomes.append((result + 1) / 2)
+            self.memo[key] = float(np.mean(outcomes))
+        return self.memo[key]
+
+
+def _pair(rules, stack: int, before, action: str, after) -> list[float]:
+    q = rules.player(before)
+    wager = action.startswith("r")
+    remaining = stack - after.contrib[q]
+    matched = before.contrib[1 - q]
+    size = after.contrib[q] - matched if wager else 0
+    pot_matched = 2 * matched
+    return [q == 0, q == 1, sum(after.contrib), remaining, action == "f", action == "c",
+            wager and remaining > 0, wager and remaining == 0, size,
+            size / pot_matched if pot_matched else 0.0,
+            size / (stack - matched) if stack > matched else 0.0]
+
+
+def extract(game):
+    from . import Features
+    rules = game.rules
+    if not isinstance(rules, (LimitPoker, NoLimitOneCardPoker)):
+        raise ValueError(f"features 'poker' need poker rules (kuhn, ocp, leduc, nlocp), not "
+                         f"{rules.name!r}; use features 'generic'")
+    stack, strength = _stack(rules), _HandStrength(rules)
+    decisions = np.flatnonzero(game.player >= 0)
+    sets, first = np.unique(game.infoset[decisions], return_index=True)
+    representative = decisions[first]
+    per_set = []  # (cards, history pairs most recent first, state)
+    for h in representative:
+        steps = []
+        while game.parent[h] >= 0:
+            steps.append(int(game.action[h]))
+            h = game.parent[h]
+        state, pairs = rules.initial_state(), []
+        for a in reversed(steps):
+            nxt = rules.next_state(state, a)
+            if rules.player(state) >= 0:
+                pairs.append(_pair(rules, stack, state, rules.actions(state)[a], nxt))
+            state = nxt
+        q = rules.player(state)
+        cards = [strength(q, state.cards[q], tuple(state.cards[2:])),
+                 rules.deck.rank(state.cards[-1]) + 1 if len(state.cards) > 2 else 0]
+        per_set.append((cards, pairs[::-1], state))
+    length = 1 + max(len(p) for _, p, _ in per_set)
+    width = len(PAIR_FIELDS)
+    matrix = np.zeros((game.num_sequences, 2 + length * width))
+    for i, (cards, pairs, state) in zip(sets, per_set):
+        history = np.array(pairs, dtype=np.float64).ravel()
+        for a, name in enumerate(rules.actions(state)):
+            row = matrix[game.infoset_first_seq[i] + a]
+            row[:2] = cards
+            row[2:2 + width] = _pair(rules, stack, state, name, rules.next_state(state, a))
+            row[2 + width:2 + width + history.size] = history
+    names = ["hand_strength", "board_rank"] + [f"a{k}.{f}" for k in range(length) for f in PAIR_FIELDS]
+    return Features(matrix, tuple(names))
