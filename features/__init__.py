@@ -76,3 +76,33 @@ register_features("generic", generic.extract)
 register_features("poker", poker.extract)
 
 __all__ = ["FEATURES", "Features", "feature_matrix", "register_features"]
+
+
+def resolve_features(game, spec="auto") -> Features:
+    """Features from a name, ``{"name": ..., **params}``, a `Features`, or a (sequences x d) array.
+    ``"auto"`` is ``"poker"`` for poker rules and ``"generic"`` otherwise."""
+    if isinstance(spec, Features):
+        features = spec
+    elif isinstance(spec, np.ndarray):
+        features = Features(np.asarray(spec, dtype=np.float64), tuple(f"x{i}" for i in range(spec.shape[1])))
+    elif isinstance(spec, dict):
+        params = dict(spec)
+        if "name" not in params:
+            raise ValueError(f"a features dict needs a 'name'; allowed: {', '.join(sorted(FEATURES))}")
+        return feature_matrix(game, params.pop("name"), **params)
+    elif spec == "auto":
+        from rcfr.games.poker import LimitPoker, NoLimitOneCardPoker
+        poker = isinstance(game.rules, (LimitPoker, NoLimitOneCardPoker))
+        return feature_matrix(game, "poker" if poker else "generic")
+    elif isinstance(spec, str):
+        return feature_matrix(game, spec)
+    else:
+        raise ValueError(f"features must be a name ({', '.join(['auto'] + sorted(FEATURES))}), a dict with "
+                         f"'name', a Features object or an array; got {spec!r}")
+    if features.matrix.shape[0] != game.num_sequences:
+        raise ValueError(f"features have {features.matrix.shape[0]} rows; {game.name} has "
+                         f"{game.num_sequences} sequences")
+    return features
+
+
+__all__.append("resolve_features")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..registry import build
 from ..tree import Game
 from .cfr import CFR, CFRPlus, CFRSolver, DiscountedCFR, LinearCFR
+from .regression import RCFR, RCFRPlus, RegressionRegrets
 from .stores import RegretStore, RegretTable
 
 SOLVERS = {
@@ -12,6 +13,8 @@ SOLVERS = {
     "cfr+": CFRPlus,
     "lcfr": LinearCFR,
     "dcfr": DiscountedCFR,
+    "rcfr": RCFR,
+    "rcfr+": RCFRPlus,
 }
 
 
@@ -20,5 +23,5 @@ def make_solver(name: str, game: Game, **options) -> CFRSolver:
     return build("solver", SOLVERS, name, game, **options)
 
 
-__all__ = ["CFR", "CFRPlus", "CFRSolver", "DiscountedCFR", "LinearCFR", "RegretStore", "RegretTable",
-           "SOLVERS", "make_solver"]
+__all__ = ["CFR", "CFRPlus", "CFRSolver", "DiscountedCFR", "LinearCFR", "RCFR", "RCFRPlus", "RegressionRegrets",
+           "RegretStore", "RegretTable", "SOLVERS", "make_solver"]

@@ -1,0 +1,57 @@
+"""Regressors for learned regret estimation: one protocol, a registry by name.
+
+Protocol: ``fit(X, y, sample_weight=None) -> self``, ``predict(X) -> array``, ``complexity() -> int``
+(the representation size: leaves for trees, total leaves for boosting, parameters for linear models
+and networks). Any scikit-learn regressor works too: `make_regressor` wraps it and infers its
+complexity where it can.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from ..registry import build
+from .base import Regressor, SklearnRegressor, complexity_of
+from .boosting import LightGBM
+from .mlp import MLP
+from .simple import ExactTable, Linear
+from .trees import BestFirstTree, PartitionTree
+
+REGRESSORS: dict[str, type] = {
+    "tree": BestFirstTree,
+    "rp_tree": PartitionTree,
+    "lightgbm": LightGBM,
+    "mlp": MLP,
+    "linear": Linear,
+    "table": ExactTable,
+}
+
+
+def register_regressor(name: str, factory) -> None:
+    """Make `make_regressor(name)` / ``{"name": name, ...}`` build ``factory(**options)``."""
+    if not callable(factory):
+        raise TypeError(f"a regressor factory must be callable, got {factory!r}")
+    REGRESSORS[name] = factory
+
+
+def make_regressor(spec: Any = "tree"):
+    """A fresh regressor from a name (``"tree"``), a dict (``{"name": "tree", "max_leaves": 64}``),
+    or an object with ``fit``/``predict`` (copied, so each caller gets its own; wrapped to give
+    ``complexity()`` when it lacks one)."""
+    if isinstance(spec, str):
+        return build("regressor", REGRESSORS, spec)
+    if isinstance(spec, dict):
+        options = dict(spec)
+        if "name" not in options:
+            raise ValueError(f"a regressor dict needs a 'name'; allowed: {', '.join(sorted(REGRESSORS))}")
+        return build("regressor", REGRESSORS, options.pop("name"), **options)
+    if not (hasattr(spec, "fit") and hasattr(spec, "predict")):
+        raise ValueError(f"regressor must be a name ({', '.join(sorted(REGRESSORS))}), a dict with 'name', "
+                         f"or an object with fit/predict; got {spec!r}")
+    model = copy.deepcopy(spec)
+    return model if callable(getattr(model, "complexity", None)) else SklearnRegressor(model)
+
+
+__all__ = ["BestFirstTree", "ExactTable", "LightGBM", "Linear", "MLP", "PartitionTree", "REGRESSORS",
+           "Regressor", "SklearnRegressor", "complexity_of", "make_regressor", "register_regressor"]

@@ -1,0 +1,83 @@
+"""A PyTorch multilayer perceptron that warm-starts each fit from the previous weights.
+
+RCFR refits every iteration on targets that change slowly, so a few full-batch Adam steps from
+the last solution are enough. Runs on the CPU by default; ``device="auto"`` takes a GPU when present.
+Inputs are standardized with the statistics of the first fit (kept fixed so warm starts stay valid).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..registry import check_choice
+from .base import Regressor
+
+
+class MLP(Regressor):
+    def __init__(self, hidden: tuple | list = (32, 32), epochs: int = 20, learning_rate: float = 1e-2,
+                 weight_decay: float = 0.0, device: str = "cpu", seed: int = 0, warm_start: bool = True):
+        import torch
+        self.hidden = tuple(int(h) for h in hidden)
+        if not self.hidden or min(self.hidden) < 1 or epochs < 1 or learning_rate <= 0:
+            raise ValueError(f"MLP needs hidden sizes >= 1, epochs >= 1, learning_rate > 0; got "
+                             f"{hidden!r}, {epochs!r}, {learning_rate!r}")
+        check_choice("device", device, ["cpu", "cuda", "auto"])
+        if device == "auto":
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+        if device == "cuda" and not torch.cuda.is_available():
+            raise ValueError("device 'cuda' requested but no GPU is available; use 'cpu' or 'auto'")
+        self.device = torch.device(device)
+        self.epochs, self.learning_rate, self.weight_decay = int(epochs), float(learning_rate), float(weight_decay)
+        self.seed, self.warm_start = int(seed), bool(warm_start)
+        self.net = self.optimizer = None
+        self._inputs = (None, None)
+
+    def _build(self, width: int) -> None:
+        import torch
+        torch.manual_seed(self.seed)
+        layers, last = [], width
+        for h in self.hidden:
+            layers += [torch.nn.Linear(last, h), torch.nn.ReLU()]
+            last = h
+        layers.append(torch.nn.Linear(last, 1))
+        self.net = torch.nn.Sequential(*layers).to(self.device, torch.float64)
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=self.learning_rate,
+                                          weight_decay=self.weight_decay)
+
+    def _tensor(self, X):
+        import torch
+        if self._inputs[0] is not X:
+            X64 = np.asarray(X, dtype=np.float64)
+            if self.net is None or not self.warm_start:
+                self._mean, self._scale = X64.mean(0), X64.std(0) + 1e-8
+            t = torch.as_tensor((X64 - self._mean) / self._scale, device=self.device)
+            self._inputs = (X, t)
+        return self._inputs[1]
+
+    def fit(self, X, y, sample_weight=None):
+        import torch
+        if self.net is None or not self.warm_start or self.net[0].in_features != X.shape[1]:
+            self.net = None
+            self._inputs = (None, None)
+            inputs = self._tensor(X)
+            self._build(X.shape[1])
+        else:
+            inputs = self._tensor(X)
+        target = torch.as_tensor(np.asarray(y, dtype=np.float64), device=self.device)
+        weight = (torch.ones_like(target) if sample_weight is None
+                  else torch.as_tensor(np.asarray(sample_weight, dtype=np.float64), device=self.device))
+        weight = weight / weight.sum()
+        for _ in range(self.epochs):
+            self.optimizer.zero_grad()
+            loss = (weight * (self.net(inputs).squeeze(1) - target) ** 2).sum()
+            loss.backward()
+            self.optimizer.step()
+        return self
+
+    def predict(self, X):
+        import torch
+        with torch.no_grad():
+            return self.net(self._tensor(X)).squeeze(1).cpu().numpy()
+
+    def complexity(self) -> int:
+        return 0 if self.net is None else int(sum(p.numel() for p in self.net.parameters()))

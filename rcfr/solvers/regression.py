@@ -1,0 +1,150 @@
+"""RCFR and RCFR+: the CFR loop with a regret store that is a regressor over sequence features.
+
+Each update, a player's targets (stored or bootstrapped average (Q-)regrets, see `targets`) are
+fit by a regressor on the feature rows of its sequences; the next strategy is regret matching on
+t x prediction. The average policy is kept exactly by the solver loop. With indicator features and
+the exact-table regressor this is CFR (or CFR+) exactly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import kernels
+from ..regressors import make_regressor
+from ..tree import Game
+from .cfr import CFRSolver
+from .stores import RegretStore
+from .targets import RegretTargets
+
+
+class RegressionRegrets(RegretStore):
+    """Regret store backed by one regressor per player (or one `shared` by both players).
+
+    * ``regressor``: name, ``{"name": ..., **options}`` or any object with fit/predict (copied per player);
+    * ``features``: name (``"auto"``, ``"indicator"``, ``"generic"``, ``"poker"``), dict, `Features` or array;
+    * ``plus``: clip targets at zero (RCFR+, Q-regrets); ``targets``: ``"stored"`` or ``"bootstrap"``;
+    * ``refit_every``: refit every k iterations (the strategy stays put in between);
+    * ``weights``: None, or one non-negative example weight per global sequence.
+    """
+
+    def __init__(self, regressor="tree", features="auto", *, plus: bool = False, targets: str = "stored",
+                 refit_every: int = 1, shared: bool = False, weights=None):
+        if isinstance(refit_every, bool) or not isinstance(refit_every, (int, np.integer)) or refit_every < 1:
+            raise ValueError(f"refit_every must be an integer >= 1, got {refit_every!r}")
+        if not isinstance(shared, bool):
+            raise ValueError(f"shared must be True or False, got {shared!r}")
+        RegretTargets(0, plus, targets)  # validates `targets`
+        self.regressor_spec, self.features_spec = regressor, features
+        self.plus, self.mode, self.refit_every, self.shared = bool(plus), targets, int(refit_every), shared
+        self.weights_spec = weights
+
+    # ---- setup ---------------------------------------------------------------------------------
+    def bind(self, game: Game) -> None:
+        from features import resolve_features
+        self.game, self.views = game, game.views
+        self.features = resolve_features(game, self.features_spec)
+        self.rows = [self.features.player_rows(game, p) for p in (0, 1)]
+        self.weights = self._weights(game)
+        self.regressors = [make_regressor(self.regressor_spec) for _ in range(1 if self.shared else 2)]
+        self.blocks = [RegretTargets(v.num_sequences - 1, self.plus, self.mode) for v in self.views]
+        self._estimates = [np.zeros(v.num_sequences) for v in self.views]  # local, entry 0 unused
+        self._strategies = [self._match(p) for p in (0, 1)]
+
+    def _weights(self, game: Game):
+        if self.weights_spec is None:
+            return [None, None]
+        w = np.asarray(self.weights_spec, dtype=np.float64)
+        if w.shape != (game.num_sequences,) or not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
+            raise ValueError(f"weights must be None or {game.num_sequences} finite non-negative numbers "
+                             f"(one per sequence), got shape {w.shape}")
+        return [w[v.offset:v.offset + v.num_sequences - 1] for v in self.views]
+
+    def _match(self, player: int, out: np.ndarray | None = None) -> np.ndarray:
+        view = self.views[player]
+        out = np.empty(view.num_sequences) if out is None else out
+        return kernels.regret_matching(self._estimates[player], view.infoset_first, view.infoset_size, out)
+
+    # ---- the store protocol --------------------------------------------------------------------
+    def strategy(self, player: int) -> np.ndarray:
+        return self._strategies[player]
+
+    def update(self, player: int, regrets: np.ndarray, iteration: int) -> None:
+        block = self.blocks[player]
+        block.add(regrets[1:])
+        if iteration % self.refit_every == 0:
+            block.targets(iteration)
+            self._fit([player] if not self.shared else [0, 1])
+
+    def _fit(self, players: list[int]) -> None:
+        """Fit the regressor(s) on the latest targets and refresh the strategies of `players`."""
+        if self.shared:
+            model = self.regressors[0]
+            weights = None if self.weights[0] is None else np.concatenate(self.weights)
+            model.fit(self.features.matrix, np.concatenate([b.value for b in self.blocks]), weights)
+            prediction = model.predict(self.features.matrix)
+            split = len(self.rows[0])
+            predictions = {0: prediction[:split], 1: prediction[split:]}
+        else:
+            (p,) = players
+            model = self.regressors[p]
+            model.fit(self.rows[p], self.blocks[p].value, self.weights[p])
+            predictions = {p: model.predict(self.rows[p])}
+        for p, prediction in predictions.items():
+            self._estimates[p][1:] = self.blocks[p].predicted(prediction)
+            self._match(p, self._strategies[p])
+
+    def estimates(self, player: int) -> np.ndarray:
+        """The regressor's cumulative regret estimates t x prediction (local array, entry 0 unused)."""
+        return self._estimates[player]
+
+    def size(self) -> int | None:
+        """Representation size: the summed complexity of the regressors (None if one is unknown)."""
+        sizes = [r.complexity() for r in self.regressors]
+        return None if any(s is None for s in sizes) else int(sum(sizes))
+
+    def state_dict(self) -> dict[str, np.ndarray]:
+        """Targets and estimates; regressors are refit from the targets on load (warm starts are lost)."""
+        state = {}
+        for p, block in enumerate(self.blocks):
+            state.update(block.state_dict(f"player{p}."))
+        return state
+
+    def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
+        for p, block in enumerate(self.blocks):
+            block.load_state_dict(state, f"player{p}.")
+        fitted = [p for p in (0, 1) if self.blocks[p].t > 0]
+        if fitted:
+            for group in ([[0, 1]] if self.shared else [[p] for p in fitted]):
+                self._fit(group)
+
+
+class RCFR(CFRSolver):
+    """Regression CFR (Waugh et al. 2015): regret matching on a regressor's average-regret estimates."""
+
+    plus = False
+
+    def __init__(self, game: Game, *, regressor="tree", features="auto", targets: str = "stored",
+                 refit_every: int = 1, shared: bool = False, weights=None, updates: str = "alternating",
+                 averaging: str | float = "uniform"):
+        store = RegressionRegrets(regressor, features, plus=self.plus, targets=targets,
+                                  refit_every=refit_every, shared=shared, weights=weights)
+        super().__init__(game, store, updates=updates, averaging=averaging)
+
+    def representation(self) -> dict[str, float | int | None]:
+        """Regressor complexity, and as a percentage of the game's sequences."""
+        size, total = self.store.size(), self.game.num_sequences
+        return {"size": size, "sequences": total, "percent": None if size is None else 100.0 * size / total}
+
+
+class RCFRPlus(RCFR):
+    """RCFR+ (Morrill 2016): regressors fit average Q-regrets Q_t / t (clipped at zero), linear averaging."""
+
+    plus = True
+
+    def __init__(self, game: Game, *, regressor="tree", features="auto", targets: str = "stored",
+                 refit_every: int = 1, shared: bool = False, weights=None, updates: str = "alternating",
+                 averaging: str | float = "linear"):
+        super().__init__(game, regressor=regressor, features=features, targets=targets,
+                         refit_every=refit_every, shared=shared, weights=weights, updates=updates,
+                         averaging=averaging)
