@@ -6,6 +6,7 @@ from ..registry import build
 from ..tree import Game
 from .cfr import CFR, CFRPlus, CFRSolver, DiscountedCFR, LinearCFR
 from .regression import RCFR, RCFRPlus, RegressionRegrets
+from .rrm import RRM, solve_matrix_game
 from .stores import RegretStore, RegretTable
 
 SOLVERS = {
@@ -23,5 +24,5 @@ def make_solver(name: str, game: Game, **options) -> CFRSolver:
     return build("solver", SOLVERS, name, game, **options)
 
 
-__all__ = ["CFR", "CFRPlus", "CFRSolver", "DiscountedCFR", "LinearCFR", "RCFR", "RCFRPlus", "RegressionRegrets",
-           "RegretStore", "RegretTable", "SOLVERS", "make_solver"]
+__all__ = ["CFR", "CFRPlus", "CFRSolver", "DiscountedCFR", "LinearCFR", "RCFR", "RCFRPlus", "RRM", "RegressionRegrets",
+           "RegretStore", "RegretTable", "SOLVERS", "make_solver", "solve_matrix_game"]
