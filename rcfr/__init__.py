@@ -5,7 +5,8 @@ from __future__ import annotations
 from .evaluation import Evaluation, best_response, evaluate, expected_value, exploitability, nash_conv
 from .games import GAMES, GameRules, make_rules, register_game
 from .policy import Policy, PolicyError
-from .solvers import SOLVERS, CFRSolver, make_solver
+from .regressors import REGRESSORS, make_regressor
+from .solvers import RCFR, RRM, SOLVERS, CFRSolver, RCFRPlus, RegressionRegrets, make_solver, solve_matrix_game
 from .tree import Game, compile_game, load_compiled
 
 
@@ -20,4 +21,5 @@ def load_game(name: str, *, cache: bool = True, **params) -> Game:
 
 __all__ = ["CFRSolver", "Evaluation", "GAMES", "Game", "GameRules", "Policy", "PolicyError", "SOLVERS",
            "best_response", "compile_game", "evaluate", "expected_value", "exploitability", "load_game",
-           "make_rules", "make_solver", "nash_conv", "register_game"]
+           "make_rules", "make_solver", "nash_conv", "register_game",
+           "RCFR", "RCFRPlus", "REGRESSORS", "RRM", "RegressionRegrets", "make_regressor", "solve_matrix_game"]
