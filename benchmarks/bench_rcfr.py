@@ -75,6 +75,9 @@ def main() -> None:
     # 1. speed
     rows = [("RCFR+ tree, 150 leaves per player (300 total)", time_iterations(
                 "rcfr+", args.timing_iterations, regressor={"name": "tree", "max_leaves": 150}, features="poker")),
+            ("RCFR+ fast_tree (numba), 150 leaves per player", time_iterations(
+                "rcfr+", args.timing_iterations, regressor={"name": "fast_tree", "max_leaves": 150},
+                features="poker")),
             ("CFR+ table", time_iterations("cfr+", args.timing_iterations))]
     lines += ["| solver | ms / iteration |", "|---|---|"] + [f"| {k} | {v:.2f} |" for k, v in rows] + [""]
     print("\n".join(lines[-len(rows) - 3:]), flush=True)

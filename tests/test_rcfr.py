@@ -82,12 +82,12 @@ def test_options_fail_early_with_allowed_values(kuhn):
         make_solver("rcfr", kuhn, regressor="svm")
 
 
-REGRESSOR_SPECS = [{"name": "tree", "max_leaves": 8}, {"name": "tree", "max_leaves": 8, "criterion": "absolute_error"},
+REGRESSOR_SPECS = [{"name": "tree", "max_leaves": 8}, {"name": "fast_tree", "max_leaves": 8}, {"name": "tree", "max_leaves": 8, "criterion": "absolute_error"},
                    {"name": "rp_tree", "threshold": 0.02}, {"name": "lightgbm", "n_estimators": 5},
                    {"name": "mlp", "hidden": [8]}, "linear", "table"]
 
 
-@pytest.mark.parametrize("spec", REGRESSOR_SPECS, ids=lambda s: s if isinstance(s, str) else s["name"])
+@pytest.mark.parametrize("spec", REGRESSOR_SPECS, ids=lambda s: s if isinstance(s, str) else "-".join(map(str, s.values())))
 @pytest.mark.parametrize("solver", ["rcfr", "rcfr+"])
 def test_every_regressor_runs_end_to_end_on_kuhn(kuhn, spec, solver):
     run = make_solver(solver, kuhn, regressor=spec, features="poker", targets="bootstrap").run(25)

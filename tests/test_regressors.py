@@ -51,7 +51,7 @@ def test_any_sklearn_regressor_works_with_inferred_complexity(data):
 
 
 def test_registry_errors_name_the_allowed_values():
-    with pytest.raises(ValueError, match="unknown regressor 'forest'; allowed: lightgbm, linear, mlp"):
+    with pytest.raises(ValueError, match="unknown regressor 'forest'; allowed: fast_tree, lightgbm, linear, mlp"):
         make_regressor("forest")
     with pytest.raises(ValueError, match="unknown option.*'leaves'.*allowed: max_leaves, criterion, seed"):
         make_regressor({"name": "tree", "leaves": 3})
@@ -114,3 +114,34 @@ def test_mlp_warm_starts_from_its_previous_weights(data):
     assert again[0] == pytest.approx(again[1]) and again[1] > losses[2]
     with pytest.raises(ValueError, match="device"):
         make_regressor({"name": "mlp", "device": "tpu"})
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, 80), st.booleans())
+def test_fast_tree_grows_the_same_tree_as_scikit_learn(seed, leaves, weighted):
+    """On float32-exact inputs without ties, the numba tree and scikit-learn's best-first tree agree."""
+    from sklearn.tree import DecisionTreeRegressor
+    from rcfr.regressors import FastTree
+    rng = np.random.default_rng(seed)
+    X = rng.permuted(np.tile(np.arange(60.0) / 4, (4, 1)), axis=1).T  # distinct values per column
+    X[:, 3] = 1.0  # a constant column is skipped
+    X.setflags(write=False)
+    y = rng.normal(size=60) + (X[:, 0] > 7)
+    w = rng.uniform(0.5, 2.0, size=60) if weighted else None
+    ours = FastTree(leaves).fit(X, y, sample_weight=w)
+    ref = DecisionTreeRegressor(max_leaf_nodes=leaves).fit(X.astype(np.float32), y, sample_weight=w)
+    assert ours.complexity() == ref.tree_.n_leaves
+    assert np.allclose(ours.predict(X), ref.predict(X.astype(np.float32)), atol=1e-9)
+    # the traversal (new rows) agrees with the cached leaf of each training row
+    assert np.array_equal(ours.predict(X.copy()), ours.predict(X))
+    # (on new rows the trees may differ: equal-gain splits on different features break ties differently)
+    fresh = rng.uniform(-1, 16, size=(30, 4))
+    assert np.isin(ours.predict(fresh), ours.value[ours.feature < 0]).all()
+
+
+def test_fast_tree_respects_min_samples_leaf(data):
+    from rcfr.regressors import FastTree
+    X, y = data
+    model = FastTree(max_leaves=50, min_samples_leaf=5).fit(X, y)
+    assert np.bincount(model._leaf_of).max() > 0
+    assert min(c for c in np.bincount(model._leaf_of) if c) >= 5

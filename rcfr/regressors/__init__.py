@@ -14,12 +14,14 @@ from typing import Any
 from ..registry import build
 from .base import Regressor, SklearnRegressor, complexity_of
 from .boosting import LightGBM
+from .fasttree import FastTree
 from .mlp import MLP
 from .simple import ExactTable, Linear
 from .trees import BestFirstTree, PartitionTree
 
 REGRESSORS: dict[str, type] = {
     "tree": BestFirstTree,
+    "fast_tree": FastTree,
     "rp_tree": PartitionTree,
     "lightgbm": LightGBM,
     "mlp": MLP,
@@ -53,5 +55,5 @@ def make_regressor(spec: Any = "tree"):
     return model if callable(getattr(model, "complexity", None)) else SklearnRegressor(model)
 
 
-__all__ = ["BestFirstTree", "ExactTable", "LightGBM", "Linear", "MLP", "PartitionTree", "REGRESSORS",
+__all__ = ["BestFirstTree", "ExactTable", "FastTree", "LightGBM", "Linear", "MLP", "PartitionTree", "REGRESSORS",
            "Regressor", "SklearnRegressor", "complexity_of", "make_regressor", "register_regressor"]
