@@ -65,6 +65,7 @@ def main() -> None:
     parser.add_argument("--extra-iterations", type=int, default=1_000, help="for the LightGBM and MLP runs")
     parser.add_argument("--timing-iterations", type=int, default=300)
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--timing-only", action="store_true", help="only the ms-per-iteration table")
     parser.add_argument("--out", default=None, help="also write the tables (Markdown) here")
     args = parser.parse_args()
     game = leduc()
@@ -81,6 +82,8 @@ def main() -> None:
             ("CFR+ table", time_iterations("cfr+", args.timing_iterations))]
     lines += ["| solver | ms / iteration |", "|---|---|"] + [f"| {k} | {v:.2f} |" for k, v in rows] + [""]
     print("\n".join(lines[-len(rows) - 3:]), flush=True)
+    if args.timing_only:
+        return
 
     # 2. the sixteen tree configurations (+ tabular references), 3. LightGBM and MLP
     marks = [c for c in (100, 1000, args.iterations) if c <= args.iterations]
