@@ -66,6 +66,7 @@ def main() -> None:
     parser.add_argument("--timing-iterations", type=int, default=300)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--timing-only", action="store_true", help="only the ms-per-iteration table")
+    parser.add_argument("--only", default=None, help="comma-separated label prefixes of the runs to do")
     parser.add_argument("--out", default=None, help="also write the tables (Markdown) here")
     args = parser.parse_args()
     game = leduc()
@@ -100,9 +101,11 @@ def main() -> None:
     jobs += [{"label": "BF+ LightGBM (20 trees x 8 leaves)", "target": None, "solver": "rcfr+",
               "checkpoints": extra_marks, "options": {"regressor": {"name": "lightgbm", "n_estimators": 20,
                                                                    "num_leaves": 8}, "features": "poker"}},
-             {"label": "BF+ MLP (shared, 8 hidden units, 20 Adam steps/fit)", "target": None, "solver": "rcfr+",
-              "checkpoints": extra_marks, "options": {"regressor": {"name": "mlp", "hidden": [8], "epochs": 20},
+             {"label": "BF+ MLP (shared, 16x16 hidden, 50 Adam steps/fit)", "target": None, "solver": "rcfr+",
+              "checkpoints": extra_marks, "options": {"regressor": {"name": "mlp", "hidden": [16, 16], "epochs": 50},
                                                      "features": "poker", "shared": True}}]
+    if args.only:
+        jobs = [j for j in jobs if any(j["label"].startswith(k) for k in args.only.split(","))]
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         results = list(pool.map(run_config, jobs))
     head = ("| variant | target size | representation size | % of sequences | expl. @100 | expl. @1000 | "

@@ -1,4 +1,9 @@
-"""LightGBM gradient-boosted trees; complexity = total leaves over all trees."""
+"""LightGBM gradient-boosted trees; complexity = total leaves over all trees.
+
+The default learning rate is 1 (no shrinkage): under a small fixed leaf budget, full steps fit
+RCFR's targets best (rank-only Leduc, RCFR+, 20 x 8 leaves, 200 iterations: exploitability 0.27
+with rate 1 against 0.57 with 0.3).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ from .base import Regressor
 
 
 class LightGBM(Regressor):
-    def __init__(self, n_estimators: int = 20, num_leaves: int = 8, learning_rate: float = 0.3,
+    def __init__(self, n_estimators: int = 20, num_leaves: int = 8, learning_rate: float = 1.0,
                  min_child_samples: int = 1, seed: int = 0):
         import lightgbm
         if n_estimators < 1 or num_leaves < 2:

@@ -2,7 +2,8 @@
 
 RCFR refits every iteration on targets that change slowly, so a few full-batch Adam steps from
 the last solution are enough. Runs on the CPU by default; ``device="auto"`` takes a GPU when present.
-Inputs are standardized with the statistics of the first fit (kept fixed so warm starts stay valid).
+Inputs are standardized with the statistics of the first fit (kept fixed so warm starts stay valid);
+targets are scaled by their root mean square at each fit, since average regrets shrink like 1/sqrt(t).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ class MLP(Regressor):
         self.seed, self.warm_start = int(seed), bool(warm_start)
         self.net = self.optimizer = None
         self._inputs = (None, None)
+        self._y_scale = 1.0
 
     def _build(self, width: int) -> None:
         import torch
@@ -63,7 +65,9 @@ class MLP(Regressor):
             self._build(X.shape[1])
         else:
             inputs = self._tensor(X)
-        target = torch.as_tensor(np.asarray(y, dtype=np.float64), device=self.device)
+        y = np.asarray(y, dtype=np.float64)
+        self._y_scale = float(np.sqrt(np.mean(y ** 2))) or 1.0
+        target = torch.as_tensor(y / self._y_scale, device=self.device)
         weight = (torch.ones_like(target) if sample_weight is None
                   else torch.as_tensor(np.asarray(sample_weight, dtype=np.float64), device=self.device))
         weight = weight / weight.sum()
@@ -77,7 +81,7 @@ class MLP(Regressor):
     def predict(self, X):
         import torch
         with torch.no_grad():
-            return self.net(self._tensor(X)).squeeze(1).cpu().numpy()
+            return self.net(self._tensor(X)).squeeze(1).cpu().numpy() * self._y_scale
 
     def complexity(self) -> int:
         return 0 if self.net is None else int(sum(p.numel() for p in self.net.parameters()))
