@@ -119,3 +119,40 @@ def test_registry_errors_and_custom_extractors(kuhn):
         class Fake:
             rules = type("R", (), {"name": "dice"})()
         extract(Fake())
+
+
+class HiddenPennies(rcfr.GameRules):
+    """Player 0 hides heads or tails (after a public coin flip that doubles the stakes); player 1 guesses."""
+
+    name = "hidden_pennies"
+
+    def initial_state(self):
+        return ()
+
+    def player(self, s):
+        return -1 if len(s) == 0 else (len(s) - 1 if len(s) < 3 else -2)
+
+    def actions(self, s):
+        return ["H", "T"]
+
+    def chance_outcomes(self, s):
+        return [("x1", 0.5), ("x2", 0.5)]
+
+    def next_state(self, s, a):
+        return s + (a,)
+
+    def utility(self, s):
+        return (1 + s[0]) * (1.0 if s[1] != s[2] else -1.0)
+
+    def infoset_key(self, s):
+        return f"p{len(s) - 1}|stake{s[0]}"  # player 1 does not see player 0's move
+
+
+def test_generic_features_and_rcfr_on_a_non_poker_game():
+    game = rcfr.compile_game(HiddenPennies())
+    feats = resolve_features(game)  # auto: generic for non-poker rules
+    assert feats.names[0].startswith("step") and feats.matrix.shape == (game.num_sequences, len(feats.names))
+    r = row(game, feats, "p1|stake1", "H")  # player 1 sees the stake but not player 0's move
+    assert r["step1=x2"] == 1 and r["step2=p0:H"] == 0.5 and r["step2=p0:T"] == 0.5 and r["player1"] == 1
+    solver = rcfr.make_solver("rcfr+", game, regressor={"name": "fast_tree", "max_leaves": 4}).run(200)
+    assert rcfr.exploitability(game, solver.average_policy()) < 0.05
