@@ -66,13 +66,16 @@ def main() -> None:
     parser.add_argument("--timing-iterations", type=int, default=300)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--timing-only", action="store_true", help="only the ms-per-iteration table")
+    parser.add_argument("--tree", default="fast_tree", choices=["fast_tree", "tree"],
+                        help="best-first tree for the 16 runs: ours (numba) or scikit-learn's")
     parser.add_argument("--only", default=None, help="comma-separated label prefixes of the runs to do")
     parser.add_argument("--out", default=None, help="also write the tables (Markdown) here")
     args = parser.parse_args()
     game = leduc()
     n = game.num_sequences
     lines = [f"Leduc hold'em, rank-only view: {n} sequences. Iterations: {args.iterations} "
-             f"(LightGBM/MLP: {args.extra_iterations}).", ""]
+             f"(LightGBM/MLP: {args.extra_iterations}). Trees: {args.tree}. ms / it in the runs table "
+             f"includes the exploitability evaluations and {args.jobs} parallel job(s).", ""]
 
     # 1. speed
     rows = [("RCFR+ tree, 150 leaves per player (300 total)", time_iterations(
@@ -93,7 +96,7 @@ def main() -> None:
         leaves = max(2, round(frac * n / 2))
         for name, (solver, targets) in VARIANTS.items():
             jobs.append({"label": name, "target": frac, "solver": solver, "checkpoints": marks,
-                         "options": {"regressor": {"name": "tree", "max_leaves": leaves},
+                         "options": {"regressor": {"name": args.tree, "max_leaves": leaves},
                                      "features": "poker", "targets": targets}})
     jobs += [{"label": "CFR+ (table)", "target": 1.0, "solver": "cfr+", "checkpoints": marks, "options": {}},
              {"label": "CFR (table)", "target": 1.0, "solver": "cfr", "checkpoints": marks, "options": {}}]
@@ -113,9 +116,7 @@ def main() -> None:
     lines += [head, "|---|---|---|---|---|---|---|---|"]
     for r in results:
         c = r["curve"]
-        cells = [f"{c[m]:.5f}" if m in c else "-" for m in (100, 1000, args.iterations)]
-        if r["checkpoints"][-1] != args.iterations and args.iterations not in c:
-            cells[2] = f"({r['checkpoints'][-1]} its) {c[r['checkpoints'][-1]]:.5f}"
+        cells = [f"{c[m]:.3g}" if m in c else "-" for m in (100, 1000, args.iterations)]
         target = "-" if r["target"] is None else f"{100 * r['target']:.0f}%"
         lines.append(f"| {r['label']} | {target} | {r['size']} | {r['percent']:.1f} | " + " | ".join(cells)
                      + f" | {r['ms_per_iteration']:.2f} |")
