@@ -13,7 +13,7 @@ from omegaconf import DictConfig
 
 from .arms import register_arms
 from .runner import Interrupted, run_experiment
-from .schema import register_configs
+from .schema import ConfigError, register_configs
 
 register_configs()
 register_arms()
@@ -27,13 +27,15 @@ def main(cfg: DictConfig) -> float:
     run_dir = Path(hydra_cfg.runtime.output_dir)
     try:
         summary = run_experiment(cfg, run_dir)
+    except ConfigError as err:
+        raise SystemExit(f"config error: {err}") from None
     except Interrupted as stop:
-        overrides = " ".join(hydra_cfg.overrides.task)
-        key = "hydra.sweep.dir" if hydra_cfg.mode.name == "MULTIRUN" else "hydra.run.dir"
-        where = hydra_cfg.sweep.dir if hydra_cfg.mode.name == "MULTIRUN" else run_dir
-        print(f"\n{stop}\nresume with: python -m experiments.run {overrides} {key}={where}", file=sys.stderr)
+        if hydra_cfg.mode.name == "MULTIRUN":
+            hint = f"rerun the same command with hydra.sweep.dir={hydra_cfg.sweep.dir}"
+        else:
+            hint = f"python -m experiments.run {' '.join(hydra_cfg.overrides.task)} hydra.run.dir={run_dir}"
+        print(f"\n{stop}\nresume: {hint}", file=sys.stderr)
         sys.exit(130)
-    log.info("done: %s", summary)
     if hydra_cfg.mode.name != "MULTIRUN":
         print(f"{summary['label']}: exploitability {summary['exploitability']:.6g} chips "
               f"({summary['exploitability_mbb']:.4g} mbb/g) after {summary['iteration']} iterations, "

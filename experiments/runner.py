@@ -202,12 +202,21 @@ def run_experiment(cfg, run_dir: str | Path, *,
     return _write_summary(run_dir, spec, label, game, rows, solver.iteration, "complete")
 
 
+def short_game_name(spec: ExperimentConfig) -> str:
+    """``leduc``, or ``leduc(merge_suits=True)`` for the parameters that differ from the defaults."""
+    given, default = build.make_rules(spec.game.name, **spec.game.params).params(), \
+        build.make_rules(spec.game.name).params()
+    changed = ", ".join(f"{k}={v!r}" for k, v in given.items() if default.get(k) != v)
+    return f"{spec.game.name}({changed})" if changed else spec.game.name
+
+
 def _write_summary(run_dir: Path, spec: ExperimentConfig, label: str, game, rows: list[dict],
                    iteration: int, status: str) -> dict:
     final = rows[-1] if rows else {}
     summary = {
         "status": status, "label": label, "iteration": iteration, "iterations": spec.run.iterations,
-        "seed": spec.run.seed, "game": game.rules.description(), "solver": spec.solver.name,
+        "seed": spec.run.seed, "game": short_game_name(spec), "game_rules": game.rules.description(),
+        "solver": spec.solver.name,
         "solver_options": spec.solver.options, "regressor": spec.regressor.name,
         "regressor_params": spec.regressor.params, "features": spec.features.name,
         "abstraction": spec.abstraction.name, "abstraction_params": spec.abstraction.params,
