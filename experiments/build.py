@@ -16,7 +16,7 @@ from rcfr.solvers import CFRSolver
 from rcfr.tree import Game
 from rcfr.registry import keyword_names
 
-from .schema import ExperimentConfig
+from .schema import ConfigError, ExperimentConfig
 
 #: solver constructor keywords the kit fills from other config groups (never from solver.options)
 INJECTED_OPTIONS = ("regressor", "features", "abstraction", "seed")
@@ -93,7 +93,10 @@ def make_run_solver(spec: ExperimentConfig, game: Game) -> CFRSolver:
                                                 spec.abstraction.params, game)
     if "seed" in accepted:
         options["seed"] = spec.run.seed
-    return make_solver(spec.solver.name, game, **options)
+    try:
+        return make_solver(spec.solver.name, game, **options)
+    except (ValueError, TypeError) as err:  # a value only the constructor can check
+        raise ConfigError(f"solver {spec.solver.name!r}: {err}") from None
 
 
 def representation_size(solver: CFRSolver) -> int:

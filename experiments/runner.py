@@ -134,10 +134,10 @@ def run_experiment(cfg, run_dir: str | Path, *,
     checkpoints and raises `Interrupted`.
     """
     spec = validate(cfg)
+    game = build.make_game(spec)
+    solver = build.make_run_solver(spec, game)  # constructors check the values validate cannot
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
-    game = build.make_game(spec)
-    solver = build.make_run_solver(spec, game)
     key = identity(spec)
     label = spec.label or spec.solver.name
     text = OmegaConf.to_yaml(OmegaConf.structured(spec))
