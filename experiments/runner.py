@@ -126,6 +126,15 @@ def _write_metrics(path: Path, rows: list[dict]) -> None:
     atomic_write(path, lambda f: f.write(text.getvalue().encode()))
 
 
+def _warm_up() -> None:
+    """Load the compiled kernels once per process (numba's first call costs tens of milliseconds),
+    so a run's first iterations are not timed with it."""
+    from rcfr import load_game, make_solver
+
+    kuhn = load_game("kuhn")
+    evaluate(kuhn, make_solver("cfr", kuhn).run(1).average_policy())
+
+
 def run_experiment(cfg, run_dir: str | Path, *,
                    should_stop: Callable[[int], bool] | None = None) -> dict:
     """Run (or resume) one configuration in `run_dir`; return the summary.
@@ -153,6 +162,7 @@ def run_experiment(cfg, run_dir: str | Path, *,
 
     total = spec.run.iterations
     schedule = [i for i in eval_schedule(total, spec.run.eval_points) if i > solver.iteration]
+    _warm_up()
     started = time.perf_counter()
     last_checkpoint = time.monotonic()
 

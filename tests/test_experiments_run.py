@@ -4,6 +4,7 @@ and resumption: an interrupted run + resume == one uninterrupted run, bit for bi
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import signal
@@ -194,3 +195,17 @@ def test_ctrl_c_checkpoints_and_the_same_command_resumes(tmp_path):
     assert np.array_equal(policy.probs, solver.average_policy().probs)
     assert json.loads((run_dir / "summary.json").read_text())["exploitability"] == \
         rcfr.evaluate(game, solver.average_policy()).exploitability
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("stream,progress,shown", [(_Terminal, None, True), (io.StringIO, None, False),
+                                                   (_Terminal, False, False), (io.StringIO, True, True)])
+def test_progress_bar_on_a_terminal_quiet_in_logs(tmp_path, monkeypatch, stream, progress, shown):
+    err = stream()
+    monkeypatch.setattr(sys, "stderr", err)
+    run_experiment(config(iterations=50, progress=progress), tmp_path)
+    assert ("/50 [" in err.getvalue()) == shown
