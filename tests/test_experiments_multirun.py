@@ -87,3 +87,15 @@ def test_aggregate_command_line(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "| cfr+ | kuhn | 24 | 100 | 10 |" in out
     assert (tmp_path / "results.csv").exists() and not (tmp_path / "convergence.png").exists()
+
+
+@pytest.mark.slow
+def test_the_readme_main_command(tmp_path):
+    """`python -m experiments.run +experiment=leduc_quick` as a new user runs it (about 15 s)."""
+    done = _run("experiments.run", "+experiment=leduc_quick", f"hydra.sweep.dir={tmp_path}")
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stdout.splitlines() if line.startswith("| ")]
+    assert [line.split(" | ")[0][2:] for line in lines[1:]] == ["CFR", "CFR+", "DCFR", "LCFR"]
+    rows = {line.split(" | ")[0][2:]: float(line.split(" | ")[5]) for line in lines[1:]}
+    assert rows["CFR+"] < 1e-4 < rows["CFR"] < 1e-2  # REFERENCE.md: CFR+ far ahead of vanilla CFR
+    assert f"plots: {tmp_path / 'exploitability_vs_size.png'}" in done.stdout
