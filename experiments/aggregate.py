@@ -9,7 +9,8 @@
   game), linear and log axes (the layout of Morrill 2016, Fig. 4.1 / 4.3), one curve per label;
 * ``convergence.{png,svg}``  exploitability against iterations and against solve seconds.
 
-Runs of several seeds with the same label and size are averaged in the plots.
+Runs of several seeds with the same label and size are averaged in the plots; the size plot shows
+complete runs only (an interrupted run is in the table, with its status, and in the convergence plot).
 """
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ def plot(directory: Path, rows: list[dict], curves: dict[str, list[dict]]) -> li
     import matplotlib.pyplot as plt
 
     games = sorted({r["game"] for r in rows})
-    done = [r for r in rows if r["exploitability_mbb"] is not None]
+    done = [r for r in rows if r["status"] == "complete" and r["exploitability_mbb"] is not None]
     files: list[Path] = []
 
     fig, axes = plt.subplots(len(games), 2, figsize=(11, 4 * len(games)), squeeze=False)

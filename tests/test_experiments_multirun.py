@@ -78,6 +78,16 @@ def test_aggregate_groups_by_label_and_averages_seeds(tmp_path):
     assert result.rows[2]["exploitability"] == summary["exploitability"]
 
 
+def test_an_interrupted_run_is_listed_with_its_status(tmp_path):
+    from experiments.runner import Interrupted
+    with pytest.raises(Interrupted):
+        run_experiment({"game": {"name": "kuhn"}, "run": {"iterations": 50, "eval_points": 5}}, tmp_path / "r",
+                       should_stop=lambda it: it == 20)
+    result = aggregate(tmp_path)
+    assert [(r["status"], r["iteration"]) for r in result.rows] == [("interrupted", 20)]
+    assert "| interrupted |" in (tmp_path / "results.md").read_text()
+
+
 def test_aggregate_command_line(tmp_path, capsys):
     assert aggregate_main([str(tmp_path)]) == 1  # no runs
     assert "no runs" in capsys.readouterr().err
