@@ -122,7 +122,8 @@ def plot(directory: Path, rows: list[dict], curves: dict[str, list[dict]]) -> li
             ax.set_ylabel("exploitability (mbb/g)")
             ax.set_title(f"{game}" if len(games) > 1 else f"final exploitability ({scale} x axis)", fontsize=9)
             ax.grid(True, which="both", alpha=0.3)
-        axes[g][0].legend(fontsize=8)
+        if by_label:
+            axes[g][0].legend(fontsize=8)
     files += _save_figure(fig, directory, "exploitability_vs_size")
     plt.close(fig)
 
@@ -148,7 +149,8 @@ def plot(directory: Path, rows: list[dict], curves: dict[str, list[dict]]) -> li
             ax.set_ylabel("exploitability (mbb/g)")
             ax.set_title(game, fontsize=9)
             ax.grid(True, which="both", alpha=0.3)
-        axes[g][0].legend(fontsize=7)
+        if axes[g][0].lines:
+            axes[g][0].legend(fontsize=7)
     files += _save_figure(fig, directory, "convergence")
     plt.close(fig)
     return files
