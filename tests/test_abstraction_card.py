@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import itertools
+import json
 
 import numpy as np
 import pytest
@@ -143,6 +143,20 @@ def test_imperfect_recall_averaging(leduc):
         assert rcfr.exploitability(leduc, policy) > 0.01
 
 
+def test_checkpoint_resumes_the_same_run(leduc, tmp_path):
+    abstraction = make_abstraction(leduc, "ehs", buckets=2, recall="imperfect")
+    straight = abstract_solver("cfr+", leduc, abstraction).run(40)
+    first = abstract_solver("cfr+", leduc, abstraction).run(25)
+    resumed = abstract_solver("cfr+", leduc, abstraction)
+    resumed.load_state_dict(first.state_dict())
+    resumed.run(15)
+    np.testing.assert_array_equal(resumed.average_policy().probs, straight.average_policy().probs)
+    np.testing.assert_array_equal(resumed.current_policy().probs, straight.current_policy().probs)
+    abstraction.save(tmp_path / "abstraction.json")
+    exported = json.loads((tmp_path / "abstraction.json").read_text())["infosets"]
+    assert len(exported) == leduc.num_infosets and len(set(exported.values())) == abstraction.num_infosets
+
+
 def test_coarser_abstractions_are_not_better_than_the_full_game(leduc):
     full = rcfr.exploitability(leduc, rcfr.make_solver("cfr+", leduc).run(1000).average_policy())
     scores = {}
@@ -161,7 +175,6 @@ def test_hand_strength_known_values(leduc, leduc_ranks):
     for game in (leduc, leduc_ranks):
         hs = hand_strength(game)
         table = {str(k): (e, e2) for k, e, e2 in zip(game.infoset_keys, hs.ehs, hs.ehs2)}
-        suit = "h" if game is leduc else ""
         first = {"J": (0.3, 0.2125), "Q": (0.5, 0.3625), "K": (0.7, 0.5125)}  # J: 1/5 pair + 4/5 * 1/8
         for card, values in first.items():
             key = next(k for k in table if k.startswith(card) and k.split("|")[1] == "")
@@ -170,7 +183,6 @@ def test_hand_strength_known_values(leduc, leduc_ranks):
         assert table[next(k for k in table if k.startswith("J") and k.split("|")[1][:1] == "Q")][0] == 0.125
         assert table[next(k for k in table if k.startswith("K") and k.split("|")[1][:1] == "Q")][0] == 0.625
         assert set(hs.round.tolist()) == {0, 1}
-        del suit
 
 
 def test_hand_strength_brute_force():

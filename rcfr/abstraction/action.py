@@ -24,7 +24,6 @@ import numpy as np
 
 from ..games.poker import NoLimitOneCardPoker, NoLimitState
 from ..policy import Policy
-from ..registry import check_choice
 from ..tree import Game
 
 FRACTIONS = {"H": 0.5, "P": 1.0, "D": 2.0}

@@ -14,6 +14,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..files import write_json
 from ..tree import Game
 
 
@@ -87,6 +88,16 @@ class Abstraction:
         return (f"Abstraction({self.name!r} of {self.game.rules.description()}: {self.num_infosets} "
                 f"information sets, {self.num_sequences} sequences, "
                 f"{100 * self.fraction_of():.1f}% of the game)")
+
+    def to_dict(self) -> dict:
+        """Plain export: each full information-set key with its abstract key (readable, for other tools)."""
+        return {"format": "rcfr.abstraction", "version": 1, "name": self.name,
+                "game": self.game.rules.description(),
+                "infosets": {str(k): str(self.abstract_keys[a]) for k, a in zip(self.game.infoset_keys, self.infoset_map)}}
+
+    def save(self, path) -> None:
+        """Write `to_dict()` as JSON, atomically."""
+        write_json(path, self.to_dict())
 
     # ---- local sequence maps (see `PlayerView`) -------------------------------------------------
     @cached_property
