@@ -32,6 +32,8 @@ COLUMNS = ["label", "game", "solver", "regressor", "features", "abstraction", "s
            "representation_size", "representation_pct", "exploitability", "exploitability_mbb", "seconds",
            "run"]
 PLOT_NAMES = ("exploitability_vs_size", "convergence")
+MARKERS = "osD^v<>ph*X"
+LINESTYLES = ("-", "--", ":")
 
 
 @dataclass
@@ -112,10 +114,10 @@ def plot(directory: Path, rows: list[dict], curves: dict[str, list[dict]]) -> li
             if r["game"] == game:
                 by_label[r["label"]][r["representation_pct"]].append(r["exploitability_mbb"])
         for ax, scale in zip(axes[g], ("linear", "log")):
-            for label, points in sorted(by_label.items()):
+            for i, (label, points) in enumerate(sorted(by_label.items())):
                 xs = sorted(points)
                 ys = [float(np.mean(points[x])) for x in xs]
-                ax.plot(xs, ys, marker="o", label=label)
+                ax.plot(xs, ys, marker=MARKERS[i % len(MARKERS)], color=plt.cm.tab20(i % 20), label=label)
             ax.set_xscale(scale)
             ax.set_yscale("log")
             ax.set_xlabel("representation size (% of game)")
@@ -123,7 +125,7 @@ def plot(directory: Path, rows: list[dict], curves: dict[str, list[dict]]) -> li
             ax.set_title(f"{game}" if len(games) > 1 else f"final exploitability ({scale} x axis)", fontsize=9)
             ax.grid(True, which="both", alpha=0.3)
         if by_label:
-            axes[g][0].legend(fontsize=8)
+            axes[g][1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
     files += _save_figure(fig, directory, "exploitability_vs_size")
     plt.close(fig)
 
@@ -132,6 +134,7 @@ def plot(directory: Path, rows: list[dict], curves: dict[str, list[dict]]) -> li
     for r in rows:
         sizes_per_label[(r["game"], r["label"])].add(r["representation_size"])
     for g, game in enumerate(games):
+        styles = {}
         for r in rows:
             curve = curves.get(r["run"], [])
             if r["game"] != game or not curve:
@@ -140,8 +143,10 @@ def plot(directory: Path, rows: list[dict], curves: dict[str, list[dict]]) -> li
             if len(sizes_per_label[(game, name)]) > 1:
                 name += f" ({_fmt(r['representation_pct'], 3)}%)"
             ys = [c["exploitability_mbb"] for c in curve]
+            i = styles.setdefault(r["label"], len(styles))
             for ax, key in zip(axes[g], ("iteration", "seconds")):
-                ax.plot([c[key] for c in curve], ys, label=name)
+                ax.plot([c[key] for c in curve], ys, color=plt.cm.tab20(i % 20),
+                        linestyle=LINESTYLES[(i // 20) % len(LINESTYLES)], label=name)
         for ax, key in zip(axes[g], ("iterations", "solve seconds (evaluation excluded)")):
             ax.set_xscale("log")
             ax.set_yscale("log")
@@ -149,8 +154,8 @@ def plot(directory: Path, rows: list[dict], curves: dict[str, list[dict]]) -> li
             ax.set_ylabel("exploitability (mbb/g)")
             ax.set_title(game, fontsize=9)
             ax.grid(True, which="both", alpha=0.3)
-        if axes[g][0].lines:
-            axes[g][0].legend(fontsize=7)
+        if axes[g][1].lines:
+            axes[g][1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
     files += _save_figure(fig, directory, "convergence")
     plt.close(fig)
     return files

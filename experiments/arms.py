@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hydra.core.config_store import ConfigStore
+from omegaconf import OmegaConf
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
 TABULAR = {"cfr": "CFR", "cfr+": "CFR+", "lcfr": "LCFR", "dcfr": "DCFR"}
@@ -29,6 +30,21 @@ def abstraction_names() -> list[str]:
     return sorted(p.stem for p in (CONFIG_DIR / "abstraction").glob("*.yaml") if p.stem != "none")
 
 
+def abstraction_label(option: str) -> str:
+    """A short curve label for configs/abstraction/<option>.yaml: "J.QK", "HP", "E[HS] k=3 IR"."""
+    node = OmegaConf.load(CONFIG_DIR / "abstraction" / f"{option}.yaml")
+    params = node.get("params") or {}
+    if node.name == "card":
+        return str(params.partition)
+    if node.name == "action":
+        return f"wagers {params.wagers}"
+    if node.name in ("ehs", "ehs2"):
+        metric = "E[HS^2]" if node.name == "ehs2" or params.get("metric") == "ehs2" else "E[HS]"
+        recall = " IR" if params.get("recall") == "imperfect" else ""
+        return f"{metric} k={params.get('buckets', 3)}{recall}"
+    return str(node.name)
+
+
 def arms() -> dict[str, dict]:
     """Every arm's config node (package _global_)."""
     table: dict[str, dict] = {}
@@ -43,7 +59,7 @@ def arms() -> dict[str, dict]:
                 "regressor": {"params": {"max_leaves": leaves}}}
     for name in abstraction_names():
         table[f"abs_{name}"] = {"defaults": [{"override /solver": "cfr+"}, {"override /abstraction": name}],
-                                "label": f"CFR+ {name}"}
+                                "label": f"CFR+ {abstraction_label(name)}"}
     return table
 
 

@@ -1,25 +1,36 @@
 """The one place where a validated config becomes library objects.
 
-Every run is `make_solver(solver.name, game, **solver.options, **injected)` where `injected` holds
-the objects built from the other groups, passed only to solvers whose constructor takes them:
-``regressor`` and ``features`` (regression solvers, RCFR/RCFR+), ``abstraction`` (solvers over a
-static abstraction) and ``seed`` (sampling solvers). Which components exist, and which parameters
-each takes, is listed below; the factories are looked up in the library modules that provide them.
+Every run is `make_solver(solver.name, solve_game, **solver.options, **injected)`, where
+
+* `injected` holds the objects built from the regressor and features groups (``regressor``,
+  ``features``) and the run seed (``seed``). Each is passed only to solvers whose constructor takes a
+  keyword of that name: RCFR/RCFR+ take a regressor, sampling solvers take a seed. There is no list
+  of special cases.
+* the abstraction group picks what the solver runs on. A card abstraction (`rcfr.abstraction`:
+  ranks, rank partitions, E[HS] buckets) runs the same solver on the full game with its regret store
+  wrapped in `AbstractRegrets`. An action abstraction runs it on the abstract no-limit game, and its
+  average policy is translated into the full game for evaluation.
+
+Which components exist, and which parameters each takes, is listed below. Components whose library
+module is not merged yet fail with `NotAvailable`.
 """
 
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
+from typing import Callable
 
 from rcfr import SOLVERS, load_game, make_rules, make_solver  # noqa: F401  (make_rules: validation)
+from rcfr.policy import Policy
+from rcfr.registry import keyword_names
 from rcfr.solvers import CFRSolver
 from rcfr.tree import Game
-from rcfr.registry import keyword_names
 
 from .schema import ConfigError, ExperimentConfig
 
 #: solver constructor keywords the kit fills from other config groups (never from solver.options)
-INJECTED_OPTIONS = ("regressor", "features", "abstraction", "seed")
+INJECTED_OPTIONS = ("regressor", "features", "seed")
 
 #: component name -> the parameters its factory accepts (size parameters first)
 REGRESSORS: dict[str, list[str]] = {
@@ -37,18 +48,26 @@ FEATURES: dict[str, list[str]] = {
     "poker": ["history"],
     "generic": [],
 }
-ABSTRACTIONS: dict[str, list[str]] = {
-    "none": [],
-    "card": ["groups"],  # rank groups merged into one abstract card, e.g. ["JQ", "K"]
-    "ehs": ["buckets"],  # expected-hand-strength buckets per betting round
-    "action": ["fractions", "allin"],  # no-limit bet sizes kept, as pot fractions, plus all-in
-}
 
-#: where each component's factory `make_<kind>(name, ...)` lives once its issue is merged
+
+def _abstractions() -> dict[str, list[str]]:
+    from rcfr.abstraction import CARD_ABSTRACTIONS
+
+    table = {"none": [], "card": ["partition"], "action": ["wagers"]}
+    for name, factory in CARD_ABSTRACTIONS.items():  # ranks, ehs, ehs2 (identity is "none")
+        if name != "identity":
+            table[name] = keyword_names(factory)[1:]
+    return table
+
+
+#: ``card``: a rank partition such as "J.QK"; ``action``: no-limit wagers such as "HP"; the others
+#: are `rcfr.abstraction.CARD_ABSTRACTIONS` with their keyword parameters
+ABSTRACTIONS: dict[str, list[str]] = _abstractions()
+
+#: where each learned component's factory lives once its issue is merged
 FACTORIES = {
     "regressor": ("rcfr.regressors", "make_regressor"),
     "features": ("features", "make_features"),
-    "abstraction": ("rcfr.abstraction", "make_abstraction"),
 }
 
 
@@ -74,32 +93,58 @@ def make_game(spec: ExperimentConfig) -> Game:
 
 
 def make_component(kind: str, name: str, params: dict, game: Game):
-    """A regressor (`make_regressor(name, **params)`), or a feature matrix / abstraction of `game`
-    (`make_features(name, game, **params)`, `make_abstraction(name, game, **params)`)."""
+    """A regressor (`make_regressor(name, **params)`) or the feature matrix of `game`
+    (`make_features(name, game, **params)`)."""
     factory = _factory(kind)
     return factory(name, **params) if kind == "regressor" else factory(name, game, **params)
 
 
-def make_run_solver(spec: ExperimentConfig, game: Game) -> CFRSolver:
-    """The solver of a validated config, with its injected components."""
+@dataclass
+class Setup:
+    """A solver, and how its average policy becomes a policy of the full game."""
+
+    game: Game  # the full game, where every policy is evaluated
+    solver: CFRSolver
+    to_full: Callable[[Policy], Policy] = lambda policy: policy
+
+    def policy(self) -> Policy:
+        return self.to_full(self.solver.average_policy())
+
+    def size(self) -> int:
+        """Values the solver keeps to produce its strategy: table entries, abstract sequences, or the
+        regressor's complexity, as reported by its regret store."""
+        return int(self.solver.store.size())
+
+
+def make_setup(spec: ExperimentConfig, game: Game) -> Setup:
+    """The solver of a validated config on `game` (or on its abstraction); value errors that only
+    the constructors can find become `ConfigError`s, before any work."""
+    from rcfr import abstraction as abstractions
+
+    name, abstraction = spec.solver.name, spec.abstraction
+    try:
+        if abstraction.name == "action":
+            abstract_game = abstractions.action_abstraction(game, **abstraction.params)
+            solver = make_solver(name, abstract_game, **_options(spec, abstract_game))
+            return Setup(game, solver, lambda policy: abstractions.translate(game, abstract_game, policy))
+        options = _options(spec, game)
+        if abstraction.name == "none":
+            return Setup(game, make_solver(name, game, **options))
+        params = dict(abstraction.params)
+        kind = params.pop("partition") if abstraction.name == "card" else abstraction.name
+        return Setup(game, abstractions.abstract_solver(
+            name, game, abstractions.make_abstraction(game, kind, **params), **options))
+    except (ValueError, TypeError) as err:  # a value only a constructor can check
+        raise ConfigError(f"solver {name!r} with abstraction {abstraction.name!r}: {err}") from None
+
+
+def _options(spec: ExperimentConfig, game: Game) -> dict:
     accepted = keyword_names(SOLVERS[spec.solver.name])
     options = dict(spec.solver.options)
     if "regressor" in accepted:
         options["regressor"] = make_component("regressor", spec.regressor.name, spec.regressor.params, game)
     if "features" in accepted:
         options["features"] = make_component("features", spec.features.name, spec.features.params, game)
-    if "abstraction" in accepted and spec.abstraction.name != "none":
-        options["abstraction"] = make_component("abstraction", spec.abstraction.name,
-                                                spec.abstraction.params, game)
     if "seed" in accepted:
         options["seed"] = spec.run.seed
-    try:
-        return make_solver(spec.solver.name, game, **options)
-    except (ValueError, TypeError) as err:  # a value only the constructor can check
-        raise ConfigError(f"solver {spec.solver.name!r}: {err}") from None
-
-
-def representation_size(solver: CFRSolver) -> int:
-    """Values the solver keeps to produce its strategy: table entries, abstract sequences, or the
-    regressor's complexity, as reported by its regret store."""
-    return int(solver.store.size())
+    return options

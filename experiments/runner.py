@@ -144,7 +144,8 @@ def run_experiment(cfg, run_dir: str | Path, *,
     """
     spec = validate(cfg)
     game = build.make_game(spec)
-    solver = build.make_run_solver(spec, game)  # constructors check the values validate cannot
+    setup = build.make_setup(spec, game)  # constructors check the values validate cannot
+    solver = setup.solver
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     key = identity(spec)
@@ -188,8 +189,8 @@ def run_experiment(cfg, run_dir: str | Path, *,
             it = solver.iteration
             if schedule and it == schedule[0]:
                 schedule.pop(0)
-                size = build.representation_size(solver)
-                result = evaluate(game, solver.average_policy())
+                size = setup.size()
+                result = evaluate(game, setup.policy())
                 rows.append({"iteration": it, "seconds": solve_seconds, "wall_seconds": wall(),
                              "exploitability": result.exploitability,
                              "exploitability_mbb": result.exploitability_mbb, "value": result.value,
@@ -207,7 +208,7 @@ def run_experiment(cfg, run_dir: str | Path, *,
                 raise Interrupted(it, run_dir)
 
     _write_metrics(run_dir / "metrics.csv", rows)
-    solver.average_policy().save(run_dir / "policy.json")
+    setup.policy().save(run_dir / "policy.json")
     checkpoint_now()
     return _write_summary(run_dir, spec, label, game, rows, solver.iteration, "complete")
 

@@ -140,10 +140,9 @@ def validate(cfg) -> ExperimentConfig:
     if needs_regressor and spec.features.name == "none":
         raise ConfigError(f"solver {spec.solver.name!r} needs features; set features to one of: "
                           f"{', '.join(k for k in build.FEATURES if k != 'none')}")
-    if spec.abstraction.name != "none" and "abstraction" not in accepted:
-        takers = [n for n, f in solvers.items() if "abstraction" in keyword_names(f)]
-        raise ConfigError(f"solver {spec.solver.name!r} takes no abstraction (set abstraction=none); "
-                          f"solvers that do: {', '.join(takers) or 'none available yet'}")
+    for kind, key in (("card", "partition"), ("action", "wagers")):
+        if spec.abstraction.name == kind and key not in spec.abstraction.params:
+            raise ConfigError(f"abstraction {kind!r} needs abstraction.params.{key}")
     return spec
 
 

@@ -52,6 +52,15 @@ def test_every_group_option_composes_with_a_known_name(hydra_ctx, group):
             build.make_rules(node.name, **node.params)  # valid rules
         elif group == "solver":
             assert node.name == option  # file name == registry name, one mechanism
+        elif group == "abstraction":
+            assert set(node.params) <= set(table[node.name]), option
+            if option == "none":
+                continue
+            game_name = "nlocp" if option.startswith("nlocp") else "leduc"
+            spec = validate(compose("config", overrides=[f"{group}={option}", f"game={game_name}"]))
+            setup = build.make_setup(spec, build.make_game(spec))  # the library builds it
+            assert 0 < setup.size() < setup.game.num_sequences, option
+            assert setup.policy().game is setup.game  # policies come back in the full game
         else:
             assert node.name in table, (group, option)
             assert set(node.params) <= set(table[node.name]), (group, option)
@@ -101,19 +110,22 @@ def test_presets_compose_and_expand_to_their_arms(hydra_ctx, preset):
             assert job_cfg.regressor.params.max_leaves == int(leaves)
 
 
-def test_leduc_quick_runs_the_tabular_arms(hydra_ctx):
+def test_leduc_quick_runs_the_tabular_arms_and_every_leduc_card_abstraction(hydra_ctx):
     cfg = compose("config", overrides=["+experiment=leduc_quick"], return_hydra_config=True)
     jobs = sweep_jobs(cfg)
     labels = []
     for job in jobs:
         spec = validate(compose("config", overrides=job))
         labels.append(spec.label)
-    assert labels == ["CFR", "CFR+", "LCFR", "DCFR"]
+    assert labels[:4] == ["CFR", "CFR+", "LCFR", "DCFR"]
+    abstracted = {next(o for o in job if o.startswith("+arm="))[9:] for job in jobs[4:]}
+    assert abstracted == {a for a in arms.abstraction_names() if not a.startswith("nlocp")}
+    assert all(label.startswith("CFR+ ") for label in labels[4:]) and len(set(labels)) == len(labels)
 
 
 BAD = [
     (["solver.name=foo"], ["solver.name", "'foo'", "cfr, cfr+, lcfr, dcfr"]),
-    (["game.name=chess"], ["game", "'chess'", "kuhn, leduc, nlocp, ocp"]),
+    (["game.name=chess"], ["game", "'chess'", "kuhn, leduc, nlocp"]),
     (["game=nlocp", "game.params.cards=1"], ["cards", "[2, 13]", "1"]),
     (["run.iterations=0"], ["run.iterations", ">= 1", "0"]),
     (["run.eval_points=-3"], ["run.eval_points", ">= 1"]),
@@ -121,10 +133,13 @@ BAD = [
     (["solver=cfr", "+solver.options.alpha=2"], ["solver.options", "'alpha'", "'cfr'", "allowed: updates, averaging"]),
     (["solver=dcfr", "solver.options.updates=sometimes"], ["updates", "'sometimes'", "alternating, simultaneous"]),
     (["regressor=best_first"], ["'cfr+'", "regressor=none"]),
-    (["abstraction=leduc_jq_k"], ["'cfr+'", "abstraction=none"]),
+    (["abstraction=nlocp_hp"], ["abstraction 'action'", "no-limit game", "leduc"]),
+    (["abstraction=leduc_jq_k", "abstraction.params.partition=J.QK.K"], ["partition 'J.QK.K'", "'J.Q.K'"]),
+    (["abstraction.name=card"], ["abstraction 'card' needs abstraction.params.partition"]),
+    (["abstraction=ehs3", "abstraction.params.recall=total"], ["recall", "'total'", "perfect, imperfect"]),
     (["regressor.name=forest"], ["regressor.name", "'forest'", "best_first", "lightgbm", "mlp"]),
     (["features.name=pixels"], ["features.name", "'pixels'", "indicator, poker, generic"]),
-    (["abstraction.name=magic"], ["abstraction.name", "'magic'", "card, ehs, action"]),
+    (["abstraction.name=magic"], ["abstraction.name", "'magic'", "none, card, action, ranks, ehs, ehs2"]),
     (["regressor=best_first", "+regressor.params.leafs=3"], ["regressor.params", "'leafs'", "max_leaves"]),
     (["+arm=bf+-64"], ["solver.name", "'rcfr+'", "allowed: cfr"]),
 ]
@@ -135,7 +150,7 @@ def test_bad_configs_fail_naming_the_field_and_the_allowed_values(hydra_ctx, ove
     cfg = compose("config", overrides=overrides)
     with pytest.raises(ConfigError) as err:
         spec = validate(cfg)
-        build.make_run_solver(spec, build.make_game(spec))  # value errors the constructor finds
+        build.make_setup(spec, build.make_game(spec))  # value errors the constructors find
     for fragment in fragments:
         assert fragment in str(err.value), (fragment, str(err.value))
 
@@ -169,7 +184,7 @@ def test_a_bad_job_stops_the_whole_sweep_before_any_job_runs(hydra_ctx):
     assert "+arm=cfr " in str(err.value)  # names the job
     cfg.hydra.overrides.task[-1] = "run.seed=1,2"
     ValidateSweep().on_multirun_start(cfg)  # a valid sweep passes
-    assert len(sweep_jobs(cfg)) == 8
+    assert len(sweep_jobs(cfg)) == 2 * 13
 
 
 # ---- launchers ----------------------------------------------------------------------------------

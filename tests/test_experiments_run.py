@@ -92,6 +92,27 @@ def test_interrupted_then_resumed_equals_uninterrupted_bit_for_bit(tmp_path, sol
                 assert np.array_equal(a[key], b[key]), key
 
 
+@pytest.mark.parametrize("game,abstraction", [("leduc", {"name": "card", "params": {"partition": "JQ.K"}}),
+                                              ("leduc", {"name": "ehs", "params": {"buckets": 2}}),
+                                              ("nlocp", {"name": "action", "params": {"wagers": "HP"}})])
+def test_abstracted_runs_resume_bit_for_bit_and_score_in_the_full_game(tmp_path, game, abstraction):
+    cfg = {**config(game, "cfr+", 60), "abstraction": abstraction}
+    whole, parts = tmp_path / "whole", tmp_path / "parts"
+    run_experiment(cfg, whole)
+    with pytest.raises(Interrupted):
+        run_experiment(cfg, parts, should_stop=lambda it: it == 23)
+    run_experiment(cfg, parts)
+    assert (parts / "policy.json").read_bytes() == (whole / "policy.json").read_bytes()
+    assert without_timing(metrics(parts)) == without_timing(metrics(whole))
+
+    full = rcfr.load_game(game)
+    policy = rcfr.Policy.load(full, whole / "policy.json")  # a policy of the full game
+    summary = json.loads((whole / "summary.json").read_text())
+    assert summary["exploitability"] == pytest.approx(rcfr.evaluate(full, policy).exploitability, rel=1e-9)
+    assert 0 < summary["representation_pct"] < 100
+    assert summary["representation_size"] < full.num_sequences
+
+
 def test_a_crash_loses_nothing_before_the_last_checkpoint(tmp_path):
     """A kill (here: an exception) between checkpoints resumes from the last one, same result."""
     whole, crashed = tmp_path / "whole", tmp_path / "crashed"
