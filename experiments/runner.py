@@ -155,6 +155,9 @@ def run_experiment(cfg, run_dir: str | Path, *,
 
     checkpoint = run_dir / "checkpoint.npz"
     meta = _load_checkpoint(checkpoint, solver, key) if spec.run.resume and checkpoint.exists() else None
+    if meta is None and solver.iteration:  # a checkpoint that failed half-way through loading
+        setup = build.make_setup(spec, game)
+        solver = setup.solver
     rows = [r for r in meta["rows"] if r["iteration"] <= solver.iteration] if meta else []
     solve_seconds = meta["solve_seconds"] if meta else 0.0
     wall_before = meta["wall_seconds"] if meta else 0.0

@@ -170,6 +170,19 @@ def test_a_damaged_checkpoint_is_ignored_with_a_warning(tmp_path, caplog):
     assert "cannot read checkpoint" in caplog.text
     assert (broken / "policy.json").read_bytes() == (fresh / "policy.json").read_bytes()
 
+    # right configuration, wrong contents: loading fails half-way, the run starts over cleanly
+    half = tmp_path / "half"
+    with pytest.raises(Interrupted):
+        run_experiment(config("kuhn", "cfr+", 40), half, should_stop=lambda it: it == 10)
+    with np.load(half / "checkpoint.npz") as data:
+        state = {k: data[k] for k in data.files}
+    state["solver.store.regrets1"] = state["solver.store.regrets1"][:-1]
+    np.savez(half / "checkpoint.npz", **state)
+    caplog.clear()
+    run_experiment(config("kuhn", "cfr+", 40), half)
+    assert "cannot read checkpoint" in caplog.text
+    assert (half / "policy.json").read_bytes() == (fresh / "policy.json").read_bytes()
+
 
 def test_invalid_config_fails_before_writing_anything(tmp_path):
     with pytest.raises(ConfigError, match="run.iterations must be an integer >= 1"):
