@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..registry import build
 from ..tree import Game
 from .cfr import CFR, CFRPlus, CFRSolver, DiscountedCFR, LinearCFR
+from .mccfr import ChanceSamplingCFR, ExternalSamplingMCCFR, MCCFRSolver, OutcomeSamplingMCCFR
 from .stores import RegretStore, RegretTable
 
 SOLVERS = {
@@ -12,13 +13,17 @@ SOLVERS = {
     "cfr+": CFRPlus,
     "lcfr": LinearCFR,
     "dcfr": DiscountedCFR,
+    "cscfr": ChanceSamplingCFR,
+    "os-mccfr": OutcomeSamplingMCCFR,
+    "es-mccfr": ExternalSamplingMCCFR,
 }
 
 
-def make_solver(name: str, game: Game, **options) -> CFRSolver:
+def make_solver(name: str, game: Game, **options) -> CFRSolver | MCCFRSolver:
     """Build solver `name` for `game`; unknown names or options fail with the allowed ones."""
     return build("solver", SOLVERS, name, game, **options)
 
 
-__all__ = ["CFR", "CFRPlus", "CFRSolver", "DiscountedCFR", "LinearCFR", "RegretStore", "RegretTable",
-           "SOLVERS", "make_solver"]
+__all__ = ["CFR", "CFRPlus", "CFRSolver", "ChanceSamplingCFR", "DiscountedCFR", "ExternalSamplingMCCFR",
+           "LinearCFR", "MCCFRSolver", "OutcomeSamplingMCCFR", "RegretStore", "RegretTable", "SOLVERS",
+           "make_solver"]
