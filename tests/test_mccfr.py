@@ -1,0 +1,167 @@
+"""Monte Carlo CFR: unbiased sampled regrets, convergence, reproducibility, checkpoints, validation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import rcfr
+from rcfr import Policy, evaluate, make_solver
+from rcfr.sampling import estimate_regrets, exact_regrets, expected_average_increment
+
+# (sampler, traverser, epsilon); traverser 2 = parallel outcome / simultaneous chance sampling
+CASES = [("chance", 0, 0.6), ("chance", 1, 0.6), ("chance", 2, 0.6), ("external", 0, 0.6),
+         ("external", 1, 0.6), ("outcome", 0, 0.6), ("outcome", 1, 0.3), ("outcome", 2, 0.6)]
+SAMPLES = {"kuhn": {"chance": 20_000, "external": 50_000, "outcome": 200_000},
+           "leduc": {"chance": 20_000, "external": 100_000, "outcome": 1_000_000}}
+
+
+@pytest.fixture(scope="module", params=["kuhn", "leduc"])
+def game(request):
+    return rcfr.load_game(request.param)
+
+
+@pytest.mark.parametrize("sampler,traverser,epsilon", CASES)
+def test_sampled_regrets_are_unbiased(game, sampler, traverser, epsilon):
+    """At a fixed random profile the mean sampled regret of every sequence matches the exact
+    counterfactual regret, and the average-strategy increments match their expectation."""
+    policy = Policy.random(game, seed=7)
+    samples = SAMPLES[game.name][sampler]
+    est = estimate_regrets(game, sampler, policy, traverser, samples, seed=11, epsilon=epsilon)
+    players = (0, 1) if traverser == 2 else (traverser,)
+    exact = sum(exact_regrets(game, policy, p) for p in players)
+    error = est.mean - exact
+    z = np.abs(error) / np.maximum(est.stderr, 1e-12)
+    assert z.max() < 6.0, f"worst sequence {game.action_names[z.argmax()]} z={z.max():.1f}"
+    assert np.linalg.norm(error) < 0.15 * np.linalg.norm(exact)
+    others = (0, 1) if traverser == 2 else (1 - traverser,)
+    expected = sum(expected_average_increment(game, policy, p) for p in others)
+    assert np.abs(est.average_increment - expected).max() < 0.05 * np.abs(expected).max()
+    # sequences of a player who is not updated get no regret
+    if traverser != 2:
+        view = game.views[1 - traverser]
+        assert not np.any(est.mean[view.offset:view.offset + view.num_sequences - 1])
+
+
+def test_a_wrong_estimator_is_caught():
+    """The unbiasedness check has teeth: dropping the importance weight 1/q(z) fails it."""
+    game = rcfr.load_game("kuhn")
+    policy = Policy.random(game, seed=7)
+    est = estimate_regrets(game, "outcome", policy, 0, 100_000, seed=1)
+    exact = exact_regrets(game, policy, 0)
+    est_b = estimate_regrets(game, "outcome", policy, 0, 100_000, seed=1, epsilon=1.0)
+    # same estimator under a different sampling policy: still unbiased ...
+    assert np.linalg.norm(est_b.mean - exact) < 0.15 * np.linalg.norm(exact)
+    # ... but a biased variant (halving the sampled regrets) is far outside the tolerance
+    z = np.abs(est.mean / 2 - exact) / np.maximum(est.stderr / 2, 1e-12)
+    assert z.max() > 6.0
+
+
+SOLVER_OPTIONS = [("cscfr", {}), ("cscfr", {"updates": "alternating", "regret_matching": "rm+"}),
+                  ("es-mccfr", {}), ("es-mccfr", {"averaging": "optimistic", "regret_matching": "rm+"}),
+                  ("os-mccfr", {}), ("os-mccfr", {"updates": "parallel", "averaging": "optimistic"}),
+                  ("os-mccfr", {"regret_matching": "rm+", "weighting": "linear"})]
+
+
+@pytest.mark.parametrize("name,options", SOLVER_OPTIONS)
+def test_identical_seeds_give_identical_runs(name, options):
+    game = rcfr.load_game("kuhn")
+    runs = [make_solver(name, game, seed=s, **options).run(300) for s in (5, 5, 6)]
+    a, b, c = (r.state_dict() for r in runs)
+    for key in a:
+        np.testing.assert_array_equal(a[key], b[key])
+    assert not np.array_equal(a["sampler.regrets"], c["sampler.regrets"])
+
+
+@pytest.mark.parametrize("name,options", SOLVER_OPTIONS)
+def test_checkpoint_resume_is_exact(name, options):
+    game = rcfr.load_game("kuhn")
+    straight = make_solver(name, game, seed=3, **options).run(200)
+    first = make_solver(name, game, seed=3, **options).run(120)
+    resumed = make_solver(name, game, seed=99, **options)
+    resumed.load_state_dict(first.state_dict())
+    resumed.run(80)
+    for key, value in straight.state_dict().items():
+        np.testing.assert_array_equal(value, resumed.state_dict()[key])
+    assert resumed.nodes_touched == straight.nodes_touched
+
+
+@pytest.mark.parametrize("name", ["cscfr", "os-mccfr", "es-mccfr"])
+def test_averaging_mode_never_changes_regrets(name):
+    game = rcfr.load_game("kuhn")
+    a = make_solver(name, game, seed=2, averaging="stochastic").run(500)
+    b = make_solver(name, game, seed=2, averaging="optimistic").run(500)
+    np.testing.assert_array_equal(a.buffers.regrets, b.buffers.regrets)
+    assert not np.array_equal(a.buffers.avg, b.buffers.avg)
+
+
+def test_iterate_run_and_callback_agree():
+    game = rcfr.load_game("kuhn")
+    one = make_solver("es-mccfr", game, seed=1)
+    for _ in range(50):
+        one.iterate()
+    seen = []
+    many = make_solver("es-mccfr", game, seed=1).run(50, callback=lambda s: seen.append(s.iteration), every=7)
+    assert seen == [7, 14, 21, 28, 35, 42, 49] and many.iteration == one.iteration == 50
+    np.testing.assert_array_equal(one.buffers.regrets, many.buffers.regrets)
+
+
+def test_nodes_touched():
+    game = rcfr.load_game("kuhn")
+    solver = make_solver("cscfr", game)
+    solver.iterate()
+    assert solver.nodes_touched == 11  # two chance nodes and the 9-history betting tree of one deal
+    os_solver = make_solver("os-mccfr", game, updates="parallel").run(10)
+    assert 10 * 4 <= os_solver.nodes_touched <= 10 * 6  # one trajectory of 4 to 6 histories each
+
+
+CONVERGENCE = [("kuhn", "cscfr", {}, 5_000, 0.02), ("kuhn", "es-mccfr", {}, 20_000, 0.015),
+               ("kuhn", "os-mccfr", {}, 100_000, 0.015), ("kuhn", "os-mccfr", {"updates": "parallel"}, 100_000, 0.02),
+               ("kuhn", "es-mccfr", {"regret_matching": "rm+", "averaging": "optimistic"}, 20_000, 0.02)]
+
+
+@pytest.mark.parametrize("game_name,name,options,iterations,target", CONVERGENCE)
+def test_convergence_kuhn(game_name, name, options, iterations, target):
+    game = rcfr.load_game(game_name)
+    solver = make_solver(name, game, seed=0, **options).run(iterations)
+    assert evaluate(game, solver.average_policy()).exploitability < target
+    assert evaluate(game, Policy.uniform(game)).exploitability > 0.4  # the bar is far below the start
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,options,iterations,target", [
+    ("cscfr", {}, 50_000, 0.1), ("es-mccfr", {}, 300_000, 0.06), ("os-mccfr", {}, 1_000_000, 0.2),
+    ("os-mccfr", {"updates": "parallel", "regret_matching": "rm+"}, 500_000, 0.5)])
+def test_convergence_leduc(name, options, iterations, target):
+    game = rcfr.load_game("leduc")
+    solver = make_solver(name, game, seed=0, **options).run(iterations)
+    assert evaluate(game, solver.average_policy()).exploitability < target
+
+
+def test_current_and_average_policies_are_valid():
+    game = rcfr.load_game("leduc")
+    solver = make_solver("os-mccfr", game, seed=0).run(1000)
+    for policy in (solver.current_policy(), solver.average_policy()):
+        sums = np.bincount(game.sequence_infoset, policy.probs, minlength=game.num_infosets)
+        np.testing.assert_allclose(sums, 1.0)
+        assert policy.probs.min() >= 0.0
+    assert make_solver("es-mccfr", game).average_policy().probs == pytest.approx(Policy.uniform(game).probs)
+
+
+@pytest.mark.parametrize("name,options,field", [
+    ("os-mccfr", {"epsilon": 0.0}, "epsilon"), ("os-mccfr", {"epsilon": 1.5}, "epsilon"),
+    ("os-mccfr", {"updates": "simultaneous"}, "updates"), ("cscfr", {"updates": "parallel"}, "updates"),
+    ("es-mccfr", {"regret_matching": "cfr+"}, "regret_matching"), ("es-mccfr", {"averaging": "lazy"}, "averaging"),
+    ("es-mccfr", {"seed": -1}, "seed"), ("es-mccfr", {"updates": "alternating"}, "updates"),
+    ("es-mccfr", {"averaging": "optimistic", "weighting": "linear"}, "weighting")])
+def test_bad_options_name_the_field(name, options, field):
+    with pytest.raises(ValueError, match=field):
+        make_solver(name, rcfr.load_game("kuhn"), **options)
+
+
+def test_run_rejects_bad_arguments():
+    solver = make_solver("es-mccfr", rcfr.load_game("kuhn"))
+    with pytest.raises(ValueError, match="iterations"):
+        solver.run(-1)
+    with pytest.raises(ValueError, match="every"):
+        solver.run(3, every=0)
