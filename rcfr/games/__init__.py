@@ -31,5 +31,5 @@ def make_rules(name: str, **params) -> GameRules:
     return build("game", GAMES, name, **params)
 
 
-__all__ = ["CHANCE", "TERMINAL", "GAMES", "Bluff", "DieRollPoker", "GameRules", "Goofspiel", "Kuhn", "Leduc", "LimitPoker",
-           "NoLimitOneCardPoker", "OneCardPoker", "make_rules", "register_game"]
+__all__ = ["CHANCE", "TERMINAL", "GAMES", "Bluff", "DieRollPoker", "GameRules", "Goofspiel", "Kuhn", "Leduc",
+           "LimitPoker", "NoLimitOneCardPoker", "OneCardPoker", "make_rules", "register_game"]
