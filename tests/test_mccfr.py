@@ -60,7 +60,9 @@ def test_a_wrong_estimator_is_caught():
 SOLVER_OPTIONS = [("cscfr", {}), ("cscfr", {"updates": "alternating", "regret_matching": "rm+"}),
                   ("es-mccfr", {}), ("es-mccfr", {"averaging": "optimistic", "regret_matching": "rm+"}),
                   ("os-mccfr", {}), ("os-mccfr", {"updates": "parallel", "averaging": "optimistic"}),
-                  ("os-mccfr", {"regret_matching": "rm+", "weighting": "linear"})]
+                  ("os-mccfr", {"regret_matching": "rm+", "weighting": "linear"}),
+                  ("os-mccfr", {"averaging": "lazy"}),
+                  ("es-mccfr", {"averaging": "lazy"}), ("cscfr", {"averaging": "lazy", "updates": "alternating"})]
 
 
 @pytest.mark.parametrize("name,options", SOLVER_OPTIONS)
@@ -89,10 +91,28 @@ def test_checkpoint_resume_is_exact(name, options):
 @pytest.mark.parametrize("name", ["cscfr", "os-mccfr", "es-mccfr"])
 def test_averaging_mode_never_changes_regrets(name):
     game = rcfr.load_game("kuhn")
-    a = make_solver(name, game, seed=2, averaging="stochastic").run(500)
-    b = make_solver(name, game, seed=2, averaging="optimistic").run(500)
+    modes = ("stochastic", "optimistic", "lazy")
+    a, b, c = (make_solver(name, game, seed=2, averaging=mode).run(500) for mode in modes)
     np.testing.assert_array_equal(a.buffers.regrets, b.buffers.regrets)
-    assert not np.array_equal(a.buffers.avg, b.buffers.avg)
+    np.testing.assert_array_equal(a.buffers.regrets, c.buffers.regrets)
+    assert not np.array_equal(a.buffers.avg, b.buffers.avg) and not np.array_equal(a.buffers.avg, c.buffers.avg)
+
+
+@pytest.mark.parametrize("sampler,traverser", [("outcome", 0), ("outcome", 2), ("external", 1), ("chance", 2)])
+def test_lazy_averaging_is_exact_for_a_fixed_strategy(sampler, traverser):
+    """With the strategy held fixed, lazy weighting credits every sequence with (iteration of its
+    information set's last visit) x (its realization weight): no importance weights, no noise."""
+    game = rcfr.load_game("leduc")
+    policy = Policy.random(game, seed=3)
+    samples = 3000
+    est = estimate_regrets(game, sampler, policy, traverser, samples, seed=1, averaging="lazy")
+    for p in ((0, 1) if traverser == 2 else (1 - traverser,)):
+        view = game.views[p]
+        plan = view.plan(policy.local(p))[1:]
+        mine = slice(view.offset, view.offset + view.num_sequences - 1)
+        visits = est.average_increment[mine] * samples / plan
+        assert np.allclose(visits, np.round(visits), atol=1e-6)
+        assert visits.max() == pytest.approx(samples) and visits.min() >= 0
 
 
 def test_iterate_run_and_callback_agree():
@@ -116,8 +136,11 @@ def test_nodes_touched():
 
 
 CONVERGENCE = [("kuhn", "cscfr", {}, 5_000, 0.02), ("kuhn", "es-mccfr", {}, 20_000, 0.015),
-               ("kuhn", "os-mccfr", {}, 100_000, 0.015), ("kuhn", "os-mccfr", {"updates": "parallel"}, 100_000, 0.02),
-               ("kuhn", "es-mccfr", {"regret_matching": "rm+", "averaging": "optimistic"}, 20_000, 0.02)]
+               ("kuhn", "os-mccfr", {}, 100_000, 0.015),
+               ("kuhn", "os-mccfr", {"updates": "parallel"}, 100_000, 0.02),
+               ("kuhn", "es-mccfr", {"regret_matching": "rm+", "averaging": "optimistic"}, 20_000, 0.02),
+               ("kuhn", "os-mccfr", {"averaging": "lazy"}, 100_000, 0.015),
+               ("kuhn", "es-mccfr", {"averaging": "lazy"}, 20_000, 0.015)]
 
 
 @pytest.mark.parametrize("game_name,name,options,iterations,target", CONVERGENCE)
@@ -151,9 +174,11 @@ def test_current_and_average_policies_are_valid():
 @pytest.mark.parametrize("name,options,field", [
     ("os-mccfr", {"epsilon": 0.0}, "epsilon"), ("os-mccfr", {"epsilon": 1.5}, "epsilon"),
     ("os-mccfr", {"updates": "simultaneous"}, "updates"), ("cscfr", {"updates": "parallel"}, "updates"),
-    ("es-mccfr", {"regret_matching": "cfr+"}, "regret_matching"), ("es-mccfr", {"averaging": "lazy"}, "averaging"),
+    ("es-mccfr", {"regret_matching": "cfr+"}, "regret_matching"),
+    ("es-mccfr", {"averaging": "weighted"}, "averaging"),
     ("es-mccfr", {"seed": -1}, "seed"), ("es-mccfr", {"updates": "alternating"}, "updates"),
-    ("es-mccfr", {"averaging": "optimistic", "weighting": "linear"}, "weighting")])
+    ("es-mccfr", {"averaging": "optimistic", "weighting": "linear"}, "weighting"),
+    ("os-mccfr", {"averaging": "lazy", "weighting": "quadratic"}, "weighting")])
 def test_bad_options_name_the_field(name, options, field):
     with pytest.raises(ValueError, match=field):
         make_solver(name, rcfr.load_game("kuhn"), **options)

@@ -35,7 +35,8 @@ class SamplerBuffers:
                      np.ascontiguousarray(game.infoset, np.int32),
                      np.ascontiguousarray(game.utility, np.float64),
                      np.ascontiguousarray(game.infoset_first_seq, np.int32),
-                     np.ascontiguousarray(game.infoset_num_actions, np.int32))
+                     np.ascontiguousarray(game.infoset_num_actions, np.int32),
+                     np.ascontiguousarray(game.infoset_parent_seq, np.int32))
         self.regrets = np.zeros(S)  # cumulative regrets
         self.avg = np.zeros(S)  # average-strategy sums
         self.sigma = np.zeros(S)  # current strategy of the information sets visited lately
@@ -43,7 +44,7 @@ class SamplerBuffers:
         self.touched = np.zeros(N, np.int64)
         self.counts = np.zeros(1, np.int64)
         self.touched_stamp = np.zeros(N, np.int64)
-        self.last = np.zeros(N)  # optimistic averaging: iteration of the last visit
+        self.last = np.zeros(N)  # optimistic / lazy averaging: iteration or parent mass at the last visit
         self.counters = np.zeros(2, np.int64)  # traversals, nodes touched
         self.rng = seed_state(seed)
         depth = int(game.depth.max()) + 1

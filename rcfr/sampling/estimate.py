@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import kernels as full
 from ..policy import Policy
+from ..registry import check_choice
 from ..tree import Game
 from . import kernels
 from .buffers import SamplerBuffers
@@ -20,7 +21,7 @@ from .buffers import SamplerBuffers
 @dataclass(frozen=True)
 class RegretEstimate:
     """Per global sequence: mean sampled regret, its standard error, and the mean average-strategy
-    increment of the other player (stochastic weighting), over `samples` traversals."""
+    increment of the other player, over `samples` traversals."""
 
     mean: np.ndarray
     stderr: np.ndarray
@@ -30,11 +31,14 @@ class RegretEstimate:
 
 
 def estimate_regrets(game: Game, sampler: str, policy: Policy, traverser: int, samples: int, *,
-                     seed: int = 0, epsilon: float = 0.6) -> RegretEstimate:
+                     seed: int = 0, epsilon: float = 0.6, averaging: str = "stochastic") -> RegretEstimate:
     """Run `samples` traversals of `sampler` ("outcome", "external", "chance") at the fixed `policy`.
 
-    `traverser` is 0 or 1, or 2 for the parallel (outcome) / simultaneous (chance) forms.
+    `traverser` is 0 or 1, or 2 for the parallel (outcome) / simultaneous (chance) forms; traversal k
+    counts as iteration k for the optimistic and lazy `averaging` modes.
     """
+    modes = {"stochastic": kernels.AVG_STOCHASTIC, "optimistic": kernels.AVG_OPTIMISTIC, "lazy": kernels.AVG_LAZY}
+    mode = modes[check_choice("averaging", averaging, list(modes))]
     if traverser not in (0, 1, 2) or (traverser == 2 and sampler == "external"):
         raise ValueError(f"traverser must be 0 or 1 (or 2 for outcome/chance sampling), got {traverser!r}")
     if not isinstance(samples, (int, np.integer)) or samples < 1:
@@ -44,11 +48,13 @@ def estimate_regrets(game: Game, sampler: str, policy: Policy, traverser: int, s
     sums, squares = np.zeros(game.num_sequences), np.zeros(game.num_sequences)
     if sampler == "outcome":
         kernels.estimate_outcome(buffers.tree, buffers.state, buffers.scratch, traverser, float(epsilon),
-                                 samples, sums, squares)
+                                 samples, mode, sums, squares)
     elif sampler == "external":
-        kernels.estimate_external(buffers.tree, buffers.state, buffers.scratch, traverser, samples, sums, squares)
+        kernels.estimate_external(buffers.tree, buffers.state, buffers.scratch, traverser, samples, mode, sums,
+                                  squares)
     else:
-        kernels.estimate_chance(buffers.tree, buffers.state, buffers.scratch, traverser, samples, sums, squares)
+        kernels.estimate_chance(buffers.tree, buffers.state, buffers.scratch, traverser, samples, mode, sums,
+                                squares)
     mean = sums / samples
     variance = np.maximum(squares / samples - mean ** 2, 0.0)
     return RegretEstimate(mean=mean, stderr=np.sqrt(variance / samples), average_increment=buffers.avg / samples,

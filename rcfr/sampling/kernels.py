@@ -20,7 +20,11 @@ Estimators (derived from the unbiasedness lemma, Lanctot et al. 2009, Lemma 1; f
 Average strategies: "stochastic" adds ``w * pi_p(h) * pi_c(h) / q(h) * sigma(I, .)`` at each
 visited history of the accumulating player p, whose expectation is ``w * pi_c(I) * pi_p(I) *
 sigma(I, .)`` (``pi_c(I)`` is constant over iterations, so it cancels when normalizing);
-"optimistic" adds ``(t - last[I]) * pi_p(h) * sigma(I, .)`` and sets ``last[I] = t``.
+"optimistic" adds ``(t - last[I]) * pi_p(h) * sigma(I, .)`` and sets ``last[I] = t`` (Lanctot et al.
+2009); "lazy" pushes realization mass down p's sequence tree only when a sample reaches it: I
+receives the mass its parent sequence gained since I's last visit (``t`` for the empty sequence),
+split by the current sigma, so reach weights need no importance weighting; like optimistic
+averaging it assumes sigma(I) did not change between visits.
 
 Random numbers come from a splitmix64 generator whose state is one uint64 owned by the solver, so
 runs are reproducible and resumable.
@@ -34,7 +38,7 @@ from numba import njit
 CHANCE = -1
 TERMINAL = -2
 
-AVG_NONE, AVG_STOCHASTIC, AVG_OPTIMISTIC = 0, 1, 2
+AVG_NONE, AVG_STOCHASTIC, AVG_OPTIMISTIC, AVG_LAZY = 0, 1, 2, 3
 BOTH = 2  # traverser value meaning "both players" (parallel / simultaneous forms)
 
 # indices into the int64 counters array
@@ -131,13 +135,28 @@ def _accumulate(avg, sigma, first, n, amount):
         avg[s] += amount * sigma[s]
 
 
+@njit(cache=True, inline="always")
+def _average(avg, sigma, last, parent_seq, I, f, n, t, averaging, stochastic, own):
+    """Credit the accumulating player's average strategy at a visit of its information set I."""
+    if averaging == AVG_STOCHASTIC:
+        _accumulate(avg, sigma, f, n, stochastic)
+    elif averaging == AVG_OPTIMISTIC:
+        _accumulate(avg, sigma, f, n, (t - last[I]) * own)
+        last[I] = t
+    elif averaging == AVG_LAZY:
+        parent = parent_seq[I]
+        mass = np.float64(t) if parent < 0 else avg[parent]
+        _accumulate(avg, sigma, f, n, mass - last[I])
+        last[I] = mass
+
+
 # ---- outcome sampling -------------------------------------------------------------------------
 @njit(cache=True)
 def outcome_traversal(tree, state, path, traverser, eps, t, weight, averaging, from_regrets):
     """One sampled trajectory. ``traverser`` is 0 or 1 (alternating form: exploration at the
     traverser's nodes, averages for the other player) or BOTH (parallel form: exploration at every
     decision node, both players' regrets and averages from the same trajectory)."""
-    player, first_child, num_children, chance_prob, infoset, utility, first_seq, num_actions = tree
+    player, first_child, num_children, chance_prob, infoset, utility, first_seq, num_actions, parent_seq = tree
     regrets, avg, sigma, delta, touched, counts, touched_stamp, last, counters, rng = state
     counters[C_TRAVERSAL] += 1
     # forward: sample the path, remembering prefix reaches at every decision
@@ -170,11 +189,8 @@ def outcome_traversal(tree, state, path, traverser, eps, t, weight, averaging, f
                 q *= sigma[f + k]
             if averaging != AVG_NONE and (traverser == BOTH or p != traverser):
                 own = r0 if p == 0 else r1
-                if averaging == AVG_STOCHASTIC:
-                    _accumulate(avg, sigma, f, n, weight * own * rc / path[depth, 5])
-                else:
-                    _accumulate(avg, sigma, f, n, (t - last[I]) * own)
-                    last[I] = t
+                stochastic = weight * own * rc / path[depth, 5]
+                _average(avg, sigma, last, parent_seq, I, f, n, t, averaging, stochastic, own)
             if p == 0:
                 r0 *= sigma[f + k]
             else:
@@ -215,7 +231,7 @@ def outcome_traversal(tree, state, path, traverser, eps, t, weight, averaging, f
 def external_traversal(tree, state, scratch, traverser, t, weight, averaging, from_regrets):
     """All of the traverser's actions, one sampled action per opponent information set (kept for the
     whole traversal) and per chance node. Values are the traverser's."""
-    player, first_child, num_children, chance_prob, infoset, utility, first_seq, num_actions = tree
+    player, first_child, num_children, chance_prob, infoset, utility, first_seq, num_actions, parent_seq = tree
     regrets, avg, sigma, delta, touched, counts, touched_stamp, last, counters, rng = state
     counters[C_TRAVERSAL] += 1
     stamp = counters[C_TRAVERSAL]
@@ -258,11 +274,7 @@ def external_traversal(tree, state, scratch, traverser, t, weight, averaging, fr
                     cached_stamp[I] = stamp
                     cached[I] = _pick(sigma, f, n, rng)
                 k = cached[I]
-                if averaging == AVG_STOCHASTIC:
-                    _accumulate(avg, sigma, f, n, weight)
-                elif averaging == AVG_OPTIMISTIC:
-                    _accumulate(avg, sigma, f, n, (t - last[I]) * reach[h])
-                    last[I] = t
+                _average(avg, sigma, last, parent_seq, I, f, n, t, averaging, weight, reach[h])
                 reach[c + k] = reach[h] * sigma[f + k]
             top += 1
             stack[top] = -h - 1
@@ -293,7 +305,7 @@ def external_traversal(tree, state, scratch, traverser, t, weight, averaging, fr
 def chance_traversal(tree, state, scratch, traverser, t, weight, averaging, from_regrets):
     """Full width over both players' actions, one sampled outcome per chance node. ``traverser`` 0
     or 1 updates that player's regrets and the other's average; BOTH updates both (simultaneous)."""
-    player, first_child, num_children, chance_prob, infoset, utility, first_seq, num_actions = tree
+    player, first_child, num_children, chance_prob, infoset, utility, first_seq, num_actions, parent_seq = tree
     regrets, avg, sigma, delta, touched, counts, touched_stamp, last, counters, rng = state
     counters[C_TRAVERSAL] += 1
     stack, value, reach0, reach1, chosen = scratch
@@ -329,11 +341,7 @@ def chance_traversal(tree, state, scratch, traverser, t, weight, averaging, from
             _strategy(regrets, sigma, f, n, from_regrets)
             own = reach0[h] if p == 0 else reach1[h]
             if averaging != AVG_NONE and (traverser == BOTH or p != traverser) and own > 0.0:
-                if averaging == AVG_STOCHASTIC:
-                    _accumulate(avg, sigma, f, n, weight * own)
-                else:
-                    _accumulate(avg, sigma, f, n, (t - last[I]) * own)
-                    last[I] = t
+                _average(avg, sigma, last, parent_seq, I, f, n, t, averaging, weight * own, own)
             for a in range(n):
                 r0 = reach0[h] * sigma[f + a] if p == 0 else reach0[h]
                 r1 = reach1[h] * sigma[f + a] if p == 1 else reach1[h]
@@ -415,21 +423,21 @@ def run_chance(tree, state, scratch, t0, iterations, alternating, power, averagi
 
 # ---- estimates at a fixed profile (tests; sampled training data for regret stores) -------------
 @njit(cache=True)
-def estimate_outcome(tree, state, path, traverser, eps, samples, sums, squares):
-    for _ in range(samples):
-        outcome_traversal(tree, state, path, traverser, eps, 1, 1.0, AVG_STOCHASTIC, False)
+def estimate_outcome(tree, state, path, traverser, eps, samples, averaging, sums, squares):
+    for it in range(samples):
+        outcome_traversal(tree, state, path, traverser, eps, it + 1, 1.0, averaging, False)
         collect_regrets(state[3], state[4], state[5], tree[6], tree[7], sums, squares)
 
 
 @njit(cache=True)
-def estimate_external(tree, state, scratch, traverser, samples, sums, squares):
-    for _ in range(samples):
-        external_traversal(tree, state, scratch, traverser, 1, 1.0, AVG_STOCHASTIC, False)
+def estimate_external(tree, state, scratch, traverser, samples, averaging, sums, squares):
+    for it in range(samples):
+        external_traversal(tree, state, scratch, traverser, it + 1, 1.0, averaging, False)
         collect_regrets(state[3], state[4], state[5], tree[6], tree[7], sums, squares)
 
 
 @njit(cache=True)
-def estimate_chance(tree, state, scratch, traverser, samples, sums, squares):
-    for _ in range(samples):
-        chance_traversal(tree, state, scratch, traverser, 1, 1.0, AVG_STOCHASTIC, False)
+def estimate_chance(tree, state, scratch, traverser, samples, averaging, sums, squares):
+    for it in range(samples):
+        chance_traversal(tree, state, scratch, traverser, it + 1, 1.0, averaging, False)
         collect_regrets(state[3], state[4], state[5], tree[6], tree[7], sums, squares)

@@ -23,7 +23,8 @@ from ..tree import Game
 from .cfr import averaging_power
 
 REGRET_MATCHING = ("rm", "rm+")
-AVERAGING_MODES = {"stochastic": kernels.AVG_STOCHASTIC, "optimistic": kernels.AVG_OPTIMISTIC}
+AVERAGING_MODES = {"stochastic": kernels.AVG_STOCHASTIC, "optimistic": kernels.AVG_OPTIMISTIC,
+                   "lazy": kernels.AVG_LAZY}
 CHUNK = 4096  # iterations per compiled call when nobody needs control back sooner
 
 
@@ -38,9 +39,9 @@ class MCCFRSolver:
         self.clip = check_choice("regret_matching", regret_matching, REGRET_MATCHING) == "rm+"
         self.averaging = check_choice("averaging", averaging, list(AVERAGING_MODES))
         self.power = averaging_power(weighting)
-        if self.averaging == "optimistic" and self.power != 0.0:
-            raise ValueError("weighting applies to stochastic averaging only; use weighting='uniform' "
-                             "with averaging='optimistic'")
+        if self.averaging != "stochastic" and self.power != 0.0:
+            raise ValueError(f"weighting applies to stochastic averaging only; use weighting='uniform' "
+                             f"with averaging={self.averaging!r}")
         self.seed = seed
         self.buffers = SamplerBuffers(game, self.sampler, seed)
         self.iteration = 0
