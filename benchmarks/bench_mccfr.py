@@ -32,6 +32,7 @@ CONFIGS = {
     "os-optimistic": ("os-mccfr", {"averaging": "optimistic"}),
     "os-lazy": ("os-mccfr", {"averaging": "lazy"}),
     "es-lazy": ("es-mccfr", {"averaging": "lazy"}),
+    "vr": ("vr-mccfr", {}),
     "cs": ("cscfr", {}),
 }
 
@@ -54,7 +55,7 @@ def main(argv=None):
     parser.add_argument("--max-iterations", type=float, default=1e6)
     parser.add_argument("--cs-max-iterations", type=float, default=1e5,
                         help="chance sampling costs far more per iteration; its own cap")
-    parser.add_argument("--configs", default="es,es-rm+,es-lazy,os,os-parallel,os-optimistic,os-lazy,cs",
+    parser.add_argument("--configs", default="es,es-rm+,es-lazy,os,os-parallel,os-optimistic,os-lazy,vr,cs",
                         help=f"comma-separated, from {', '.join(CONFIGS)}")
     parser.add_argument("--json", default=None, help="also write the results here")
     args = parser.parse_args(argv)

@@ -43,6 +43,45 @@ def test_sampled_regrets_are_unbiased(game, sampler, traverser, epsilon):
         assert not np.any(est.mean[view.offset:view.offset + view.num_sequences - 1])
 
 
+def _history_values(game, policy):
+    """Exact expected utility (player 0) of every history under `policy`, by brute force."""
+    edge = game.chance_prob.copy()
+    rows = np.flatnonzero(game.parent >= 0)
+    rows = rows[game.player[game.parent[rows]] >= 0]
+    edge[rows] = policy.probs[game.infoset_first_seq[game.infoset[game.parent[rows]]] + game.action[rows]]
+    values = game.utility.copy()
+    for h in range(game.num_histories - 1, 0, -1):
+        values[game.parent[h]] += edge[h] * values[h]
+    return values
+
+
+@pytest.mark.parametrize("traverser", [0, 1, 2])
+def test_baseline_corrected_regrets_are_unbiased_for_any_baseline(game, traverser):
+    policy = Policy.random(game, seed=7)
+    samples = 200_000 if game.name == "kuhn" else 1_000_000
+    players = (0, 1) if traverser == 2 else (traverser,)
+    exact = sum(exact_regrets(game, policy, p) for p in players)
+    noise = np.random.default_rng(0).normal(size=game.num_histories)
+    oracle = _history_values(game, policy)
+    assert oracle[0] == pytest.approx(rcfr.expected_value(game, policy))
+    errors = {}
+    for name, baseline in (("noise", noise), ("oracle", oracle)):
+        est = estimate_regrets(game, "baseline", policy, traverser, samples, seed=11, baseline=baseline)
+        z = np.abs(est.mean - exact) / np.maximum(est.stderr, 1e-12)
+        assert z.max() < 6.0 and np.linalg.norm(est.mean - exact) < 0.15 * np.linalg.norm(exact)
+        errors[name] = est.stderr.mean()
+    plain = estimate_regrets(game, "outcome", policy, traverser, samples, seed=11)
+    assert errors["oracle"] < 0.6 * plain.stderr.mean()  # a good baseline removes variance
+
+
+def test_zero_baseline_is_plain_outcome_sampling():
+    game = rcfr.load_game("leduc")
+    policy = Policy.random(game, seed=1)
+    a = estimate_regrets(game, "baseline", policy, 0, 20_000, seed=4)
+    b = estimate_regrets(game, "outcome", policy, 0, 20_000, seed=4)
+    np.testing.assert_allclose(a.mean, b.mean, rtol=1e-9, atol=1e-12)
+
+
 def test_a_wrong_estimator_is_caught():
     """The unbiasedness check has teeth: dropping the importance weight 1/q(z) fails it."""
     game = rcfr.load_game("kuhn")
@@ -62,7 +101,8 @@ SOLVER_OPTIONS = [("cscfr", {}), ("cscfr", {"updates": "alternating", "regret_ma
                   ("os-mccfr", {}), ("os-mccfr", {"updates": "parallel", "averaging": "optimistic"}),
                   ("os-mccfr", {"regret_matching": "rm+", "weighting": "linear"}),
                   ("os-mccfr", {"averaging": "lazy"}),
-                  ("es-mccfr", {"averaging": "lazy"}), ("cscfr", {"averaging": "lazy", "updates": "alternating"})]
+                  ("es-mccfr", {"averaging": "lazy"}), ("cscfr", {"averaging": "lazy", "updates": "alternating"}),
+                  ("vr-mccfr", {}), ("vr-mccfr", {"updates": "parallel", "averaging": "lazy", "baseline_decay": 0.9})]
 
 
 @pytest.mark.parametrize("name,options", SOLVER_OPTIONS)
@@ -88,7 +128,7 @@ def test_checkpoint_resume_is_exact(name, options):
     assert resumed.nodes_touched == straight.nodes_touched
 
 
-@pytest.mark.parametrize("name", ["cscfr", "os-mccfr", "es-mccfr"])
+@pytest.mark.parametrize("name", ["cscfr", "os-mccfr", "es-mccfr", "vr-mccfr"])
 def test_averaging_mode_never_changes_regrets(name):
     game = rcfr.load_game("kuhn")
     modes = ("stochastic", "optimistic", "lazy")
@@ -140,7 +180,8 @@ CONVERGENCE = [("kuhn", "cscfr", {}, 5_000, 0.02), ("kuhn", "es-mccfr", {}, 20_0
                ("kuhn", "os-mccfr", {"updates": "parallel"}, 100_000, 0.02),
                ("kuhn", "es-mccfr", {"regret_matching": "rm+", "averaging": "optimistic"}, 20_000, 0.02),
                ("kuhn", "os-mccfr", {"averaging": "lazy"}, 100_000, 0.015),
-               ("kuhn", "es-mccfr", {"averaging": "lazy"}, 20_000, 0.015)]
+               ("kuhn", "es-mccfr", {"averaging": "lazy"}, 20_000, 0.015),
+               ("kuhn", "vr-mccfr", {}, 100_000, 0.015)]
 
 
 @pytest.mark.parametrize("game_name,name,options,iterations,target", CONVERGENCE)
@@ -154,7 +195,8 @@ def test_convergence_kuhn(game_name, name, options, iterations, target):
 @pytest.mark.slow
 @pytest.mark.parametrize("name,options,iterations,target", [
     ("cscfr", {}, 50_000, 0.1), ("es-mccfr", {}, 300_000, 0.06), ("os-mccfr", {}, 1_000_000, 0.2),
-    ("os-mccfr", {"updates": "parallel", "regret_matching": "rm+"}, 500_000, 0.5)])
+    ("os-mccfr", {"updates": "parallel", "regret_matching": "rm+"}, 500_000, 0.5),
+    ("vr-mccfr", {}, 300_000, 0.25)])
 def test_convergence_leduc(name, options, iterations, target):
     game = rcfr.load_game("leduc")
     solver = make_solver(name, game, seed=0, **options).run(iterations)
@@ -178,7 +220,8 @@ def test_current_and_average_policies_are_valid():
     ("es-mccfr", {"averaging": "weighted"}, "averaging"),
     ("es-mccfr", {"seed": -1}, "seed"), ("es-mccfr", {"updates": "alternating"}, "updates"),
     ("es-mccfr", {"averaging": "optimistic", "weighting": "linear"}, "weighting"),
-    ("os-mccfr", {"averaging": "lazy", "weighting": "quadratic"}, "weighting")])
+    ("os-mccfr", {"averaging": "lazy", "weighting": "quadratic"}, "weighting"),
+    ("vr-mccfr", {"baseline_decay": 1.5}, "baseline_decay")])
 def test_bad_options_name_the_field(name, options, field):
     with pytest.raises(ValueError, match=field):
         make_solver(name, rcfr.load_game("kuhn"), **options)

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..tree import Game
 
-SAMPLERS = ("outcome", "external", "chance")
+SAMPLERS = ("outcome", "external", "chance", "baseline")
 
 
 def seed_state(seed: int) -> np.ndarray:
@@ -48,8 +48,9 @@ class SamplerBuffers:
         self.counters = np.zeros(2, np.int64)  # traversals, nodes touched
         self.rng = seed_state(seed)
         depth = int(game.depth.max()) + 1
-        if sampler == "outcome":
-            self.scratch = np.zeros((depth + 1, 6))
+        self.baseline = np.zeros(H if sampler == "baseline" else 0)  # b(h, a) at child history ha
+        if sampler in ("outcome", "baseline"):
+            self.scratch = np.zeros((depth + 1, 7))
         elif sampler == "external":
             self.scratch = (np.zeros(H + depth + 2, np.int64), np.zeros(H), np.zeros(H),
                             np.zeros(N, np.int64), np.zeros(N, np.int64))
@@ -69,10 +70,10 @@ class SamplerBuffers:
     # persistent part of the state (scratch and stamps are rebuilt freely)
     def state_dict(self) -> dict[str, np.ndarray]:
         return {"regrets": self.regrets.copy(), "avg": self.avg.copy(), "last": self.last.copy(),
-                "counters": self.counters.copy(), "rng": self.rng.copy()}
+                "counters": self.counters.copy(), "rng": self.rng.copy(), "baseline": self.baseline.copy()}
 
     def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
-        for name in ("regrets", "avg", "last", "counters", "rng"):
+        for name in ("regrets", "avg", "last", "counters", "rng", "baseline"):
             target = getattr(self, name)
             value = np.asarray(state[name])
             if value.shape != target.shape:

@@ -31,22 +31,32 @@ class RegretEstimate:
 
 
 def estimate_regrets(game: Game, sampler: str, policy: Policy, traverser: int, samples: int, *,
-                     seed: int = 0, epsilon: float = 0.6, averaging: str = "stochastic") -> RegretEstimate:
-    """Run `samples` traversals of `sampler` ("outcome", "external", "chance") at the fixed `policy`.
+                     seed: int = 0, epsilon: float = 0.6, averaging: str = "stochastic",
+                     baseline: np.ndarray | None = None) -> RegretEstimate:
+    """Run `samples` traversals of `sampler` ("outcome", "external", "chance", "baseline") at the fixed
+    `policy`.
 
     `traverser` is 0 or 1, or 2 for the parallel (outcome) / simultaneous (chance) forms; traversal k
-    counts as iteration k for the optimistic and lazy `averaging` modes.
+    counts as iteration k for the optimistic and lazy `averaging` modes. The "baseline" sampler
+    (variance-reduced outcome sampling) uses the fixed per-history `baseline` (zeros by default).
     """
     modes = {"stochastic": kernels.AVG_STOCHASTIC, "optimistic": kernels.AVG_OPTIMISTIC, "lazy": kernels.AVG_LAZY}
     mode = modes[check_choice("averaging", averaging, list(modes))]
     if traverser not in (0, 1, 2) or (traverser == 2 and sampler == "external"):
-        raise ValueError(f"traverser must be 0 or 1 (or 2 for outcome/chance sampling), got {traverser!r}")
+        raise ValueError(f"traverser must be 0 or 1 (or 2 except for external sampling), got {traverser!r}")
     if not isinstance(samples, (int, np.integer)) or samples < 1:
         raise ValueError(f"samples must be a positive integer, got {samples!r}")
     buffers = SamplerBuffers(game, sampler, seed)
     buffers.sigma[:] = policy.probs
     sums, squares = np.zeros(game.num_sequences), np.zeros(game.num_sequences)
-    if sampler == "outcome":
+    if baseline is not None:
+        if sampler != "baseline" or np.shape(baseline) != buffers.baseline.shape:
+            raise ValueError(f"baseline needs sampler='baseline' and shape {buffers.baseline.shape}")
+        buffers.baseline[:] = baseline
+    if sampler == "baseline":
+        kernels.estimate_baseline(buffers.tree, buffers.state, buffers.scratch, buffers.baseline, traverser,
+                                  float(epsilon), 0.0, samples, mode, sums, squares)
+    elif sampler == "outcome":
         kernels.estimate_outcome(buffers.tree, buffers.state, buffers.scratch, traverser, float(epsilon),
                                  samples, mode, sums, squares)
     elif sampler == "external":

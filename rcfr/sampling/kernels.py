@@ -226,6 +226,89 @@ def outcome_traversal(tree, state, path, traverser, eps, t, weight, averaging, f
         tail *= sk
 
 
+# ---- variance-reduced outcome sampling (Schmid et al. 2019) ---------------------------------------
+@njit(cache=True)
+def baseline_traversal(tree, state, path, baseline, traverser, eps, decay, t, weight, averaging,
+                       from_regrets):
+    """Outcome sampling with action baselines b(h, a) = ``baseline[child]`` (player 0's values).
+
+    Backwards along the sampled path, each history gets the control-variate estimate
+    ``u(h, a) = b(h, a) + [a sampled] (u(h a) - b(h, a)) / xi(h, a)`` for every action (xi: the
+    sampling probability) and ``u(h) = sum_a sigma(h, a) u(h, a)`` (chance likewise with its
+    probabilities). For any baseline that does not depend on the current sample,
+    ``E[u(h, a)] = v(h, a)``; the traverser's regret is ``pi_-i(h) / q(h) * (u(h, a) - u(h))``.
+    Afterwards the sampled action's baseline moves towards its estimate:
+    ``b <- (1 - decay) b + decay * u(h a)`` (decay 0 keeps the baseline fixed)."""
+    player, first_child, num_children, chance_prob, infoset, utility, first_seq, num_actions, parent_seq = tree
+    regrets, avg, sigma, delta, touched, counts, touched_stamp, last, counters, rng = state
+    counters[C_TRAVERSAL] += 1
+    h = 0
+    r0, r1, rc, q = 1.0, 1.0, 1.0, 1.0
+    depth = 0
+    while player[h] != TERMINAL:
+        p = player[h]
+        path[depth, 0] = h
+        path[depth, 2] = r0
+        path[depth, 3] = r1
+        path[depth, 4] = rc
+        path[depth, 5] = q
+        n = num_children[h]
+        if p == CHANCE:
+            k = _pick(chance_prob, first_child[h], n, rng)
+            xi = chance_prob[first_child[h] + k]
+            rc *= xi
+        else:
+            I = infoset[h]
+            f = first_seq[I]
+            _strategy(regrets, sigma, f, n, from_regrets)
+            if traverser == BOTH or p == traverser:
+                k = _pick_mixed(sigma, f, n, eps, rng)
+                xi = eps / n + (1.0 - eps) * sigma[f + k]
+            else:
+                k = _pick(sigma, f, n, rng)
+                xi = sigma[f + k]
+            if averaging != AVG_NONE and (traverser == BOTH or p != traverser):
+                own = r0 if p == 0 else r1
+                stochastic = weight * own * rc / q
+                _average(avg, sigma, last, parent_seq, I, f, n, t, averaging, stochastic, own)
+            if p == 0:
+                r0 *= sigma[f + k]
+            else:
+                r1 *= sigma[f + k]
+        q *= xi
+        path[depth, 1] = k
+        path[depth, 6] = xi
+        h = first_child[h] + k
+        depth += 1
+    counters[C_NODES] += depth + 1
+    below = utility[h]  # estimate of the value of the child history on the path
+    for d in range(depth - 1, -1, -1):
+        node = int(path[d, 0])
+        p = player[node]
+        k = int(path[d, 1])
+        c = first_child[node]
+        n = num_children[node]
+        corrected = baseline[c + k] + (below - baseline[c + k]) / path[d, 6]
+        if p == CHANCE:
+            value = 0.0
+            for a in range(n):
+                value += chance_prob[c + a] * (corrected if a == k else baseline[c + a])
+        else:
+            I = infoset[node]
+            f = first_seq[I]
+            value = 0.0
+            for a in range(n):
+                value += sigma[f + a] * (corrected if a == k else baseline[c + a])
+            if traverser == BOTH or p == traverser:
+                opp = path[d, 3] if p == 0 else path[d, 2]
+                w = (1.0 if p == 0 else -1.0) * opp * path[d, 4] / path[d, 5]
+                _touch(I, touched, counts, touched_stamp, counters)
+                for a in range(n):
+                    delta[f + a] += w * ((corrected if a == k else baseline[c + a]) - value)
+        baseline[c + k] += decay * (below - baseline[c + k])
+        below = value
+
+
 # ---- external sampling ------------------------------------------------------------------------
 @njit(cache=True)
 def external_traversal(tree, state, scratch, traverser, t, weight, averaging, from_regrets):
@@ -421,6 +504,22 @@ def run_chance(tree, state, scratch, t0, iterations, alternating, power, averagi
             apply_regrets(regrets, delta, touched, counts, tree[6], tree[7], clip)
 
 
+@njit(cache=True)
+def run_baseline(tree, state, path, baseline, t0, iterations, eps, decay, alternating, power, averaging, clip):
+    """Variance-reduced outcome sampling iterations, alternating or parallel like `run_outcome`."""
+    regrets, delta, touched, counts = state[0], state[3], state[4], state[5]
+    for it in range(iterations):
+        t = t0 + it + 1
+        w = np.float64(t) ** power
+        if alternating:
+            for i in range(2):
+                baseline_traversal(tree, state, path, baseline, i, eps, decay, t, w, averaging, True)
+                apply_regrets(regrets, delta, touched, counts, tree[6], tree[7], clip)
+        else:
+            baseline_traversal(tree, state, path, baseline, BOTH, eps, decay, t, w, averaging, True)
+            apply_regrets(regrets, delta, touched, counts, tree[6], tree[7], clip)
+
+
 # ---- estimates at a fixed profile (tests; sampled training data for regret stores) -------------
 @njit(cache=True)
 def estimate_outcome(tree, state, path, traverser, eps, samples, averaging, sums, squares):
@@ -440,4 +539,11 @@ def estimate_external(tree, state, scratch, traverser, samples, averaging, sums,
 def estimate_chance(tree, state, scratch, traverser, samples, averaging, sums, squares):
     for it in range(samples):
         chance_traversal(tree, state, scratch, traverser, it + 1, 1.0, averaging, False)
+        collect_regrets(state[3], state[4], state[5], tree[6], tree[7], sums, squares)
+
+
+@njit(cache=True)
+def estimate_baseline(tree, state, path, baseline, traverser, eps, decay, samples, averaging, sums, squares):
+    for it in range(samples):
+        baseline_traversal(tree, state, path, baseline, traverser, eps, decay, it + 1, 1.0, averaging, False)
         collect_regrets(state[3], state[4], state[5], tree[6], tree[7], sums, squares)

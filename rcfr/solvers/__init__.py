@@ -5,7 +5,8 @@ from __future__ import annotations
 from ..registry import build
 from ..tree import Game
 from .cfr import CFR, CFRPlus, CFRSolver, DiscountedCFR, LinearCFR
-from .mccfr import ChanceSamplingCFR, ExternalSamplingMCCFR, MCCFRSolver, OutcomeSamplingMCCFR
+from .mccfr import (ChanceSamplingCFR, ExternalSamplingMCCFR, MCCFRSolver, OutcomeSamplingMCCFR,
+                    VarianceReducedMCCFR)
 from .stores import RegretStore, RegretTable
 
 SOLVERS = {
@@ -16,6 +17,7 @@ SOLVERS = {
     "cscfr": ChanceSamplingCFR,
     "os-mccfr": OutcomeSamplingMCCFR,
     "es-mccfr": ExternalSamplingMCCFR,
+    "vr-mccfr": VarianceReducedMCCFR,
 }
 
 
@@ -26,4 +28,4 @@ def make_solver(name: str, game: Game, **options) -> CFRSolver | MCCFRSolver:
 
 __all__ = ["CFR", "CFRPlus", "CFRSolver", "ChanceSamplingCFR", "DiscountedCFR", "ExternalSamplingMCCFR",
            "LinearCFR", "MCCFRSolver", "OutcomeSamplingMCCFR", "RegretStore", "RegretTable", "SOLVERS",
-           "make_solver"]
+           "VarianceReducedMCCFR", "make_solver"]

@@ -171,3 +171,27 @@ class ExternalSamplingMCCFR(MCCFRSolver):
         b = self.buffers
         kernels.run_external(b.tree, b.state, b.scratch, self.iteration, iterations, self.power,
                              AVERAGING_MODES[self.averaging], self.clip)
+
+
+class VarianceReducedMCCFR(OutcomeSamplingMCCFR):
+    """Variance-reduced outcome sampling (VR-MCCFR, Schmid et al. 2019): outcome sampling whose sampled
+    values are corrected with learned action baselines b(h, a), an exponentially decaying average of
+    past value estimates of history h a (``baseline_decay`` is the weight of the newest estimate)."""
+
+    sampler = "baseline"
+
+    def __init__(self, game: Game, *, epsilon: float = 0.6, baseline_decay: float = 0.5,
+                 updates: str = "alternating", regret_matching: str = "rm", averaging: str = "stochastic",
+                 weighting: str | float = "uniform", seed: int = 0):
+        if (isinstance(baseline_decay, bool) or not isinstance(baseline_decay, (int, float))
+                or not 0.0 <= baseline_decay <= 1.0):
+            raise ValueError(f"baseline_decay must be a number in [0, 1], got {baseline_decay!r}")
+        self.baseline_decay = float(baseline_decay)
+        super().__init__(game, epsilon=epsilon, updates=updates, regret_matching=regret_matching,
+                         averaging=averaging, weighting=weighting, seed=seed)
+
+    def _run_compiled(self, iterations: int) -> None:
+        b = self.buffers
+        kernels.run_baseline(b.tree, b.state, b.scratch, b.baseline, self.iteration, iterations, self.epsilon,
+                             self.baseline_decay, self.updates == "alternating", self.power,
+                             AVERAGING_MODES[self.averaging], self.clip)
