@@ -233,3 +233,18 @@ def test_run_rejects_bad_arguments():
         solver.run(-1)
     with pytest.raises(ValueError, match="every"):
         solver.run(3, every=0)
+
+
+def test_regret_sampler_batches_continue_the_random_stream():
+    game = rcfr.load_game("kuhn")
+    policy = Policy.random(game, seed=1)
+    sampler = rcfr.sampling.RegretSampler(game, "external", seed=3)
+    first, second = sampler.sample(policy, 0, 50), sampler.sample(policy.probs, 0, 50)
+    assert not np.array_equal(first.mean, second.mean)
+    np.testing.assert_array_equal(first.mean, estimate_regrets(game, "external", policy, 0, 50, seed=3).mean)
+    with pytest.raises(ValueError, match="traverser"):
+        sampler.sample(policy, 2, 10)
+    with pytest.raises(ValueError, match="samples"):
+        sampler.sample(policy, 0, 0)
+    with pytest.raises(ValueError, match="baseline"):
+        rcfr.sampling.RegretSampler(game, "outcome", baseline=np.zeros(game.num_histories))

@@ -30,45 +30,70 @@ class RegretEstimate:
     nodes_touched: int
 
 
+AVERAGING = {"stochastic": kernels.AVG_STOCHASTIC, "optimistic": kernels.AVG_OPTIMISTIC, "lazy": kernels.AVG_LAZY}
+
+
+class RegretSampler:
+    """Sampled counterfactual regrets of a given strategy profile, batch after batch, with one persistent
+    random stream: the training-data source for a sampled regret estimator (sampled RCFR).
+
+    `sampler` is "outcome", "external", "chance" or "baseline" (variance-reduced outcome sampling with
+    the fixed per-history `baseline`, zeros by default). Each `sample` call runs its own traversals;
+    within a call, traversal k counts as iteration k for the optimistic and lazy `averaging` modes.
+    """
+
+    def __init__(self, game: Game, sampler: str, *, seed: int = 0, epsilon: float = 0.6,
+                 averaging: str = "stochastic", baseline: np.ndarray | None = None):
+        self.game = game
+        self.buffers = SamplerBuffers(game, sampler, seed)
+        self.sampler = sampler
+        if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0.0 < epsilon <= 1.0:
+            raise ValueError(f"epsilon must be a number in (0, 1], got {epsilon!r}")
+        self.epsilon = float(epsilon)
+        self.mode = AVERAGING[check_choice("averaging", averaging, list(AVERAGING))]
+        if baseline is not None:
+            if sampler != "baseline" or np.shape(baseline) != self.buffers.baseline.shape:
+                raise ValueError(f"baseline needs sampler='baseline' and shape {self.buffers.baseline.shape}")
+            self.buffers.baseline[:] = baseline
+
+    def sample(self, policy: Policy | np.ndarray, traverser: int, samples: int) -> RegretEstimate:
+        """`samples` traversals at `policy` (a Policy or probabilities over global sequences).
+
+        `traverser` is 0 or 1, or 2 for the parallel (outcome) / simultaneous (chance) forms. The mean
+        is over all traversals, counting a sequence that was not visited as a zero sample.
+        """
+        if traverser not in (0, 1, 2) or (traverser == 2 and self.sampler == "external"):
+            raise ValueError(f"traverser must be 0 or 1 (or 2 except for external sampling), got {traverser!r}")
+        if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
+            raise ValueError(f"samples must be a positive integer, got {samples!r}")
+        b = self.buffers
+        b.sigma[:] = policy.probs if isinstance(policy, Policy) else policy
+        b.avg[:] = 0.0
+        b.last[:] = 0.0
+        nodes = b.nodes_touched
+        sums, squares = np.zeros(self.game.num_sequences), np.zeros(self.game.num_sequences)
+        if self.sampler == "baseline":
+            kernels.estimate_baseline(b.tree, b.state, b.scratch, b.baseline, traverser, self.epsilon, 0.0,
+                                      samples, self.mode, sums, squares)
+        elif self.sampler == "outcome":
+            kernels.estimate_outcome(b.tree, b.state, b.scratch, traverser, self.epsilon, samples, self.mode,
+                                     sums, squares)
+        elif self.sampler == "external":
+            kernels.estimate_external(b.tree, b.state, b.scratch, traverser, samples, self.mode, sums, squares)
+        else:
+            kernels.estimate_chance(b.tree, b.state, b.scratch, traverser, samples, self.mode, sums, squares)
+        mean = sums / samples
+        variance = np.maximum(squares / samples - mean ** 2, 0.0)
+        return RegretEstimate(mean=mean, stderr=np.sqrt(variance / samples), average_increment=b.avg / samples,
+                              samples=samples, nodes_touched=b.nodes_touched - nodes)
+
+
 def estimate_regrets(game: Game, sampler: str, policy: Policy, traverser: int, samples: int, *,
                      seed: int = 0, epsilon: float = 0.6, averaging: str = "stochastic",
                      baseline: np.ndarray | None = None) -> RegretEstimate:
-    """Run `samples` traversals of `sampler` ("outcome", "external", "chance", "baseline") at the fixed
-    `policy`.
-
-    `traverser` is 0 or 1, or 2 for the parallel (outcome) / simultaneous (chance) forms; traversal k
-    counts as iteration k for the optimistic and lazy `averaging` modes. The "baseline" sampler
-    (variance-reduced outcome sampling) uses the fixed per-history `baseline` (zeros by default).
-    """
-    modes = {"stochastic": kernels.AVG_STOCHASTIC, "optimistic": kernels.AVG_OPTIMISTIC, "lazy": kernels.AVG_LAZY}
-    mode = modes[check_choice("averaging", averaging, list(modes))]
-    if traverser not in (0, 1, 2) or (traverser == 2 and sampler == "external"):
-        raise ValueError(f"traverser must be 0 or 1 (or 2 except for external sampling), got {traverser!r}")
-    if not isinstance(samples, (int, np.integer)) or samples < 1:
-        raise ValueError(f"samples must be a positive integer, got {samples!r}")
-    buffers = SamplerBuffers(game, sampler, seed)
-    buffers.sigma[:] = policy.probs
-    sums, squares = np.zeros(game.num_sequences), np.zeros(game.num_sequences)
-    if baseline is not None:
-        if sampler != "baseline" or np.shape(baseline) != buffers.baseline.shape:
-            raise ValueError(f"baseline needs sampler='baseline' and shape {buffers.baseline.shape}")
-        buffers.baseline[:] = baseline
-    if sampler == "baseline":
-        kernels.estimate_baseline(buffers.tree, buffers.state, buffers.scratch, buffers.baseline, traverser,
-                                  float(epsilon), 0.0, samples, mode, sums, squares)
-    elif sampler == "outcome":
-        kernels.estimate_outcome(buffers.tree, buffers.state, buffers.scratch, traverser, float(epsilon),
-                                 samples, mode, sums, squares)
-    elif sampler == "external":
-        kernels.estimate_external(buffers.tree, buffers.state, buffers.scratch, traverser, samples, mode, sums,
-                                  squares)
-    else:
-        kernels.estimate_chance(buffers.tree, buffers.state, buffers.scratch, traverser, samples, mode, sums,
-                                squares)
-    mean = sums / samples
-    variance = np.maximum(squares / samples - mean ** 2, 0.0)
-    return RegretEstimate(mean=mean, stderr=np.sqrt(variance / samples), average_increment=buffers.avg / samples,
-                          samples=samples, nodes_touched=buffers.nodes_touched)
+    """One-off `RegretSampler(game, sampler, ...).sample(policy, traverser, samples)`."""
+    return RegretSampler(game, sampler, seed=seed, epsilon=epsilon, averaging=averaging,
+                         baseline=baseline).sample(policy, traverser, samples)
 
 
 def exact_regrets(game: Game, policy: Policy, player: int) -> np.ndarray:
