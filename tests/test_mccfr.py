@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rcfr
 from rcfr import Policy, evaluate, make_solver
@@ -248,3 +250,20 @@ def test_regret_sampler_batches_continue_the_random_stream():
         sampler.sample(policy, 0, 0)
     with pytest.raises(ValueError, match="baseline"):
         rcfr.sampling.RegretSampler(game, "outcome", baseline=np.zeros(game.num_histories))
+
+
+@settings(max_examples=25, deadline=None)
+@given(policy_seed=st.integers(0, 10_000), seed=st.integers(0, 10_000),
+       case=st.sampled_from([("outcome", 0), ("outcome", 2), ("external", 1), ("chance", 2), ("baseline", 0),
+                             ("baseline", 2)]))
+def test_each_traversal_regrets_are_zero_under_sigma(policy_seed, seed, case):
+    """Every single traversal's sampled regrets satisfy sum_a sigma(I, a) delta(I, a) = 0 at each
+    information set, like exact regrets do; and only the traverser's sequences get any."""
+    sampler, traverser = case
+    game = rcfr.load_game("leduc")
+    policy = Policy.random(game, seed=policy_seed)
+    delta = estimate_regrets(game, sampler, policy, traverser, 1, seed=seed).mean
+    rows = np.bincount(game.sequence_infoset, policy.probs * delta, minlength=game.num_infosets)
+    assert np.abs(rows).max() <= 1e-9 * max(1.0, np.abs(delta).max())
+    if traverser != 2:
+        assert not np.any(delta[game.infoset_player[game.sequence_infoset] != traverser])
