@@ -9,10 +9,7 @@ inside compiled loops (`rcfr.sampling.kernels`); Python is entered once per `run
 
 from __future__ import annotations
 
-from typing import Callable
-
 import numpy as np
-from tqdm.auto import tqdm
 
 from .. import kernels as full
 from ..policy import Policy
@@ -20,18 +17,19 @@ from ..registry import check_choice
 from ..sampling import kernels
 from ..sampling.buffers import SamplerBuffers
 from ..tree import Game
+from .base import IterativeSolver
 from .cfr import averaging_power
 
 REGRET_MATCHING = ("rm", "rm+")
 AVERAGING_MODES = {"stochastic": kernels.AVG_STOCHASTIC, "optimistic": kernels.AVG_OPTIMISTIC,
                    "lazy": kernels.AVG_LAZY}
-CHUNK = 4096  # iterations per compiled call when nobody needs control back sooner
 
 
-class MCCFRSolver:
+class MCCFRSolver(IterativeSolver):
     """Base class: a regret table and average-strategy sums filled by a compiled sampler."""
 
     sampler = ""
+    chunk = 4096  # iterations per compiled call
 
     def __init__(self, game: Game, *, regret_matching: str = "rm", averaging: str = "stochastic",
                  weighting: str | float = "uniform", seed: int = 0):
@@ -56,31 +54,9 @@ class MCCFRSolver:
         """Histories visited so far (each visit of a history in a traversal counts once)."""
         return self.buffers.nodes_touched
 
-    def iterate(self) -> None:
-        """One iteration."""
-        self._run_compiled(1)
-        self.iteration += 1
-
-    def run(self, iterations: int, *, progress: bool = False,
-            callback: Callable[["MCCFRSolver"], object] | None = None, every: int = 1) -> "MCCFRSolver":
-        """Run `iterations` more iterations; call `callback(self)` every `every` iterations."""
-        if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 0:
-            raise ValueError(f"iterations must be a non-negative integer, got {iterations!r}")
-        if isinstance(every, bool) or not isinstance(every, (int, np.integer)) or every < 1:
-            raise ValueError(f"every must be a positive integer, got {every!r}")
-        left = int(iterations)
-        with tqdm(total=left, disable=not progress, desc=type(self).__name__, unit="it") as bar:
-            while left:
-                step = min(left, CHUNK)
-                if callback is not None:
-                    step = min(step, every - self.iteration % every)
-                self._run_compiled(step)
-                self.iteration += step
-                left -= step
-                bar.update(step)
-                if callback is not None and self.iteration % every == 0:
-                    callback(self)
-        return self
+    def _advance(self, iterations: int) -> None:
+        self._run_compiled(iterations)
+        self.iteration += iterations
 
     # ---- policies ------------------------------------------------------------------------------
     def _local(self, values: np.ndarray, player: int) -> np.ndarray:
