@@ -150,95 +150,13 @@ def _average(avg, sigma, last, parent_seq, I, f, n, t, averaging, stochastic, ow
         last[I] = mass
 
 
-# ---- outcome sampling -------------------------------------------------------------------------
-@njit(cache=True)
-def outcome_traversal(tree, state, path, traverser, eps, t, weight, averaging, from_regrets):
-    """One sampled trajectory. ``traverser`` is 0 or 1 (alternating form: exploration at the
-    traverser's nodes, averages for the other player) or BOTH (parallel form: exploration at every
-    decision node, both players' regrets and averages from the same trajectory)."""
-    player, first_child, num_children, chance_prob, infoset, utility, first_seq, num_actions, parent_seq = tree
-    regrets, avg, sigma, delta, touched, counts, touched_stamp, last, counters, rng = state
-    counters[C_TRAVERSAL] += 1
-    # forward: sample the path, remembering prefix reaches at every decision
-    # path columns: node, chosen child index, reach0, reach1, chance reach, q (all before the move)
-    h = 0
-    r0, r1, rc, q = 1.0, 1.0, 1.0, 1.0
-    depth = 0
-    while player[h] != TERMINAL:
-        p = player[h]
-        path[depth, 0] = h
-        path[depth, 2] = r0
-        path[depth, 3] = r1
-        path[depth, 4] = rc
-        path[depth, 5] = q
-        n = num_children[h]
-        if p == CHANCE:
-            k = _pick(chance_prob, first_child[h], n, rng)
-            rc *= chance_prob[first_child[h] + k]
-            q *= chance_prob[first_child[h] + k]
-        else:
-            I = infoset[h]
-            f = first_seq[I]
-            _strategy(regrets, sigma, f, n, from_regrets)
-            explore = traverser == BOTH or p == traverser
-            if explore:
-                k = _pick_mixed(sigma, f, n, eps, rng)
-                q *= eps / n + (1.0 - eps) * sigma[f + k]
-            else:
-                k = _pick(sigma, f, n, rng)
-                q *= sigma[f + k]
-            if averaging != AVG_NONE and (traverser == BOTH or p != traverser):
-                own = r0 if p == 0 else r1
-                stochastic = weight * own * rc / path[depth, 5]
-                _average(avg, sigma, last, parent_seq, I, f, n, t, averaging, stochastic, own)
-            if p == 0:
-                r0 *= sigma[f + k]
-            else:
-                r1 *= sigma[f + k]
-        path[depth, 1] = k
-        h = first_child[h] + k
-        depth += 1
-    counters[C_NODES] += depth + 1
-    u0 = utility[h]
-    # backward: tail = pi(h a* -> z), both players and chance
-    tail = 1.0
-    for d in range(depth - 1, -1, -1):
-        node = int(path[d, 0])
-        p = player[node]
-        k = int(path[d, 1])
-        if p == CHANCE:
-            tail *= chance_prob[first_child[node] + k]
-            continue
-        I = infoset[node]
-        f = first_seq[I]
-        n = num_children[node]
-        sk = sigma[f + k]
-        if traverser == BOTH or p == traverser:
-            opp = path[d, 3] if p == 0 else path[d, 2]
-            u = u0 if p == 0 else -u0
-            w = u * opp * path[d, 4] / q
-            _touch(I, touched, counts, touched_stamp, counters)
-            for a in range(n):
-                if a == k:
-                    delta[f + a] += w * tail * (1.0 - sk)
-                else:
-                    delta[f + a] -= w * tail * sk
-        tail *= sk
-
-
-# ---- variance-reduced outcome sampling (Schmid et al. 2019) ---------------------------------------
-@njit(cache=True)
-def baseline_traversal(tree, state, path, baseline, traverser, eps, decay, t, weight, averaging,
-                       from_regrets):
-    """Outcome sampling with action baselines b(h, a) = ``baseline[child]`` (player 0's values).
-
-    Backwards along the sampled path, each history gets the control-variate estimate
-    ``u(h, a) = b(h, a) + [a sampled] (u(h a) - b(h, a)) / xi(h, a)`` for every action (xi: the
-    sampling probability) and ``u(h) = sum_a sigma(h, a) u(h, a)`` (chance likewise with its
-    probabilities). For any baseline that does not depend on the current sample,
-    ``E[u(h, a)] = v(h, a)``; the traverser's regret is ``pi_-i(h) / q(h) * (u(h, a) - u(h))``.
-    Afterwards the sampled action's baseline moves towards its estimate:
-    ``b <- (1 - decay) b + decay * u(h a)`` (decay 0 keeps the baseline fixed)."""
+@njit(cache=True, inline="always")
+def _sample_trajectory(tree, state, path, traverser, eps, t, weight, averaging, from_regrets):
+    """Forward pass of outcome sampling: sample one terminal history, epsilon-exploring at the
+    traverser's nodes (all nodes when ``traverser == BOTH``), accumulating the other players'
+    averages on the way. Fills one row of ``path`` per move — node, chosen index, reach0, reach1,
+    chance reach and sample probability q (all before the move), the move's sampling probability —
+    and returns (terminal history, number of moves)."""
     player, first_child, num_children, chance_prob, infoset, utility, first_seq, num_actions, parent_seq = tree
     regrets, avg, sigma, delta, touched, counts, touched_stamp, last, counters, rng = state
     counters[C_TRAVERSAL] += 1
@@ -281,6 +199,61 @@ def baseline_traversal(tree, state, path, baseline, traverser, eps, decay, t, we
         h = first_child[h] + k
         depth += 1
     counters[C_NODES] += depth + 1
+    return h, depth
+
+
+# ---- outcome sampling -------------------------------------------------------------------------
+@njit(cache=True)
+def outcome_traversal(tree, state, path, traverser, eps, t, weight, averaging, from_regrets):
+    """One sampled trajectory. ``traverser`` is 0 or 1 (alternating form: exploration at the
+    traverser's nodes, averages for the other player) or BOTH (parallel form: exploration at every
+    decision node, both players' regrets and averages from the same trajectory)."""
+    player, first_child, num_children, chance_prob, infoset, utility, first_seq, num_actions, parent_seq = tree
+    regrets, avg, sigma, delta, touched, counts, touched_stamp, last, counters, rng = state
+    h, depth = _sample_trajectory(tree, state, path, traverser, eps, t, weight, averaging, from_regrets)
+    u0 = utility[h]
+    # backward: tail = pi(h a* -> z), both players and chance
+    tail = 1.0
+    for d in range(depth - 1, -1, -1):
+        node = int(path[d, 0])
+        p = player[node]
+        k = int(path[d, 1])
+        if p == CHANCE:
+            tail *= chance_prob[first_child[node] + k]
+            continue
+        I = infoset[node]
+        f = first_seq[I]
+        n = num_children[node]
+        sk = sigma[f + k]
+        if traverser == BOTH or p == traverser:
+            opp = path[d, 3] if p == 0 else path[d, 2]
+            u = u0 if p == 0 else -u0
+            w = u * opp * path[d, 4] / q
+            _touch(I, touched, counts, touched_stamp, counters)
+            for a in range(n):
+                if a == k:
+                    delta[f + a] += w * tail * (1.0 - sk)
+                else:
+                    delta[f + a] -= w * tail * sk
+        tail *= sk
+
+
+# ---- variance-reduced outcome sampling (Schmid et al. 2019) ---------------------------------------
+@njit(cache=True)
+def baseline_traversal(tree, state, path, baseline, traverser, eps, decay, t, weight, averaging,
+                       from_regrets):
+    """Outcome sampling with action baselines b(h, a) = ``baseline[child]`` (player 0's values).
+
+    Backwards along the sampled path, each history gets the control-variate estimate
+    ``u(h, a) = b(h, a) + [a sampled] (u(h a) - b(h, a)) / xi(h, a)`` for every action (xi: the
+    sampling probability) and ``u(h) = sum_a sigma(h, a) u(h, a)`` (chance likewise with its
+    probabilities). For any baseline that does not depend on the current sample,
+    ``E[u(h, a)] = v(h, a)``; the traverser's regret is ``pi_-i(h) / q(h) * (u(h, a) - u(h))``.
+    Afterwards the sampled action's baseline moves towards its estimate:
+    ``b <- (1 - decay) b + decay * u(h a)`` (decay 0 keeps the baseline fixed)."""
+    player, first_child, num_children, chance_prob, infoset, utility, first_seq, num_actions, parent_seq = tree
+    regrets, avg, sigma, delta, touched, counts, touched_stamp, last, counters, rng = state
+    h, depth = _sample_trajectory(tree, state, path, traverser, eps, t, weight, averaging, from_regrets)
     below = utility[h]  # estimate of the value of the child history on the path
     for d in range(depth - 1, -1, -1):
         node = int(path[d, 0])
