@@ -156,7 +156,7 @@ def _sample_trajectory(tree, state, path, traverser, eps, t, weight, averaging, 
     traverser's nodes (all nodes when ``traverser == BOTH``), accumulating the other players'
     averages on the way. Fills one row of ``path`` per move — node, chosen index, reach0, reach1,
     chance reach and sample probability q (all before the move), the move's sampling probability —
-    and returns (terminal history, number of moves)."""
+    and returns (terminal history, number of moves, its sampling probability q(z))."""
     player, first_child, num_children, chance_prob, infoset, utility, first_seq, num_actions, parent_seq = tree
     regrets, avg, sigma, delta, touched, counts, touched_stamp, last, counters, rng = state
     counters[C_TRAVERSAL] += 1
@@ -199,7 +199,7 @@ def _sample_trajectory(tree, state, path, traverser, eps, t, weight, averaging, 
         h = first_child[h] + k
         depth += 1
     counters[C_NODES] += depth + 1
-    return h, depth
+    return h, depth, q
 
 
 # ---- outcome sampling -------------------------------------------------------------------------
@@ -210,7 +210,7 @@ def outcome_traversal(tree, state, path, traverser, eps, t, weight, averaging, f
     decision node, both players' regrets and averages from the same trajectory)."""
     player, first_child, num_children, chance_prob, infoset, utility, first_seq, num_actions, parent_seq = tree
     regrets, avg, sigma, delta, touched, counts, touched_stamp, last, counters, rng = state
-    h, depth = _sample_trajectory(tree, state, path, traverser, eps, t, weight, averaging, from_regrets)
+    h, depth, q = _sample_trajectory(tree, state, path, traverser, eps, t, weight, averaging, from_regrets)
     u0 = utility[h]
     # backward: tail = pi(h a* -> z), both players and chance
     tail = 1.0
@@ -253,7 +253,7 @@ def baseline_traversal(tree, state, path, baseline, traverser, eps, decay, t, we
     ``b <- (1 - decay) b + decay * u(h a)`` (decay 0 keeps the baseline fixed)."""
     player, first_child, num_children, chance_prob, infoset, utility, first_seq, num_actions, parent_seq = tree
     regrets, avg, sigma, delta, touched, counts, touched_stamp, last, counters, rng = state
-    h, depth = _sample_trajectory(tree, state, path, traverser, eps, t, weight, averaging, from_regrets)
+    h, depth, q = _sample_trajectory(tree, state, path, traverser, eps, t, weight, averaging, from_regrets)
     below = utility[h]  # estimate of the value of the child history on the path
     for d in range(depth - 1, -1, -1):
         node = int(path[d, 0])
