@@ -2,7 +2,7 @@
 sweep axis (``+arm=...``, or ``glob`` patterns over arm names) can mix methods with different
 shapes: BF/BF_BS/BF+/BF+_BS at many leaf budgets, CFR+ on each static abstraction, tabular CFRs.
 
-Names: ``cfr``, ``cfr+``, ``lcfr``, ``dcfr``; ``bf-64``, ``bf_bs-64``, ``bf+-64``, ``bf+_bs-64``
+Names: ``cfr``, ``cfr+``, ``lcfr``, ``dcfr``, ``cscfr``, ``os-mccfr``, ``es-mccfr``, ``vr-mccfr``; ``bf-64``, ``bf_bs-64``, ``bf+-64``, ``bf+_bs-64``
 (best-first tree, 64 leaves; Morrill 2016's BF = RCFR, BF+ = RCFR+, _BS = bootstrapped targets);
 ``abs_<abstraction>`` (CFR+ on configs/abstraction/<abstraction>.yaml).
 """
@@ -15,7 +15,8 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import OmegaConf
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
-TABULAR = {"cfr": "CFR", "cfr+": "CFR+", "lcfr": "LCFR", "dcfr": "DCFR"}
+TABULAR = {"cfr": "CFR", "cfr+": "CFR+", "lcfr": "LCFR", "dcfr": "DCFR",  # solvers without components
+           "cscfr": "CS-CFR", "os-mccfr": "OS-MCCFR", "es-mccfr": "ES-MCCFR", "vr-mccfr": "VR-MCCFR"}
 REGRESSION = {  # arm prefix: (solver, bootstrapped targets, label)
     "bf": ("rcfr", False, "BF"),
     "bf_bs": ("rcfr", True, "BF_BS"),

@@ -24,7 +24,7 @@ from typing import Callable
 from rcfr import SOLVERS, load_game, make_rules, make_solver  # noqa: F401  (make_rules: validation)
 from rcfr.policy import Policy
 from rcfr.registry import keyword_names
-from rcfr.solvers import CFRSolver
+from rcfr.solvers import CFRSolver, RegretStore
 from rcfr.tree import Game
 
 from .schema import ConfigError, ExperimentConfig
@@ -112,8 +112,10 @@ class Setup:
 
     def size(self) -> int:
         """Values the solver keeps to produce its strategy: table entries, abstract sequences, or the
-        regressor's complexity, as reported by its regret store."""
-        return int(self.solver.store.size())
+        regressor's complexity, as reported by its regret store (or by the solver, for solvers
+        without one, such as the MCCFR family)."""
+        store = getattr(self.solver, "store", None)
+        return int(store.size() if store is not None else self.solver.size())
 
 
 def make_setup(spec: ExperimentConfig, game: Game) -> Setup:
@@ -130,6 +132,10 @@ def make_setup(spec: ExperimentConfig, game: Game) -> Setup:
         options = _options(spec, game)
         if abstraction.name == "none":
             return Setup(game, make_solver(name, game, **options))
+        if not isinstance(getattr(make_solver(name, game, **options), "store", None), RegretStore):
+            takers = [n for n, f in SOLVERS.items() if isinstance(getattr(f(game), "store", None), RegretStore)]
+            raise ConfigError(f"solver {name!r} has no regret store to run on a card abstraction; solvers "
+                              f"that do: {', '.join(takers)} (action abstractions work with every solver)")
         params = dict(abstraction.params)
         kind = params.pop("partition") if abstraction.name == "card" else abstraction.name
         return Setup(game, abstractions.abstract_solver(

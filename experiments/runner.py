@@ -139,8 +139,9 @@ def run_experiment(cfg, run_dir: str | Path, *,
                    should_stop: Callable[[int], bool] | None = None) -> dict:
     """Run (or resume) one configuration in `run_dir`; return the summary.
 
-    `should_stop(iteration)` is checked after every iteration, like a Ctrl-C; on a stop the run
-    checkpoints and raises `Interrupted`.
+    The solver advances in its own batches (`solver.chunk` iterations, e.g. 16 for full-width CFR,
+    4096 for compiled MCCFR), cut at evaluations and checkpoints. `should_stop(iteration)` is checked
+    after every batch, like a Ctrl-C; on a stop the run checkpoints and raises `Interrupted`.
     """
     spec = validate(cfg)
     game = build.make_game(spec)
@@ -184,11 +185,14 @@ def run_experiment(cfg, run_dir: str | Path, *,
     with _stop_on_signals(flag), tqdm(total=total, initial=min(solver.iteration, total), unit="it",
                                       desc=label, disable=None if spec.run.progress is None
                                       else not spec.run.progress, leave=False) as bar:
+        chunk = max(1, int(getattr(solver, "chunk", 1)))  # the solver's own batch (MCCFR: compiled loops)
         while solver.iteration < total:
+            it = solver.iteration
+            stop_at = min([total, it + chunk] + schedule[:1] + ([(it // every + 1) * every] if every else []))
             t0 = time.perf_counter()
-            solver.iterate()
+            solver.run(stop_at - it)
             solve_seconds += time.perf_counter() - t0
-            bar.update()
+            bar.update(stop_at - it)
             it = solver.iteration
             if schedule and it == schedule[0]:
                 schedule.pop(0)

@@ -124,8 +124,8 @@ def test_leduc_quick_runs_the_tabular_arms_and_every_leduc_card_abstraction(hydr
 
 
 BAD = [
-    (["solver.name=foo"], ["solver.name", "'foo'", "cfr, cfr+, lcfr, dcfr"]),
-    (["game.name=chess"], ["game", "'chess'", "kuhn, leduc, nlocp"]),
+    (["solver.name=foo"], ["solver.name", "'foo'", "allowed: cfr, cfr+, lcfr, dcfr", "es-mccfr"]),
+    (["game.name=chess"], ["game", "'chess'", "allowed:", "kuhn", "leduc", "nlocp"]),
     (["game=nlocp", "game.params.cards=1"], ["cards", "[2, 13]", "1"]),
     (["run.iterations=0"], ["run.iterations", ">= 1", "0"]),
     (["run.eval_points=-3"], ["run.eval_points", ">= 1"]),

@@ -82,9 +82,9 @@ def test_an_interrupted_run_is_listed_with_its_status(tmp_path):
     from experiments.runner import Interrupted
     with pytest.raises(Interrupted):
         run_experiment({"game": {"name": "kuhn"}, "run": {"iterations": 50, "eval_points": 5}}, tmp_path / "r",
-                       should_stop=lambda it: it == 20)
+                       should_stop=lambda it: it >= 20)
     result = aggregate(tmp_path)
-    assert [(r["status"], r["iteration"]) for r in result.rows] == [("interrupted", 20)]
+    assert [r["status"] for r in result.rows] == ["interrupted"] and 20 <= result.rows[0]["iteration"] < 50
     assert "| interrupted |" in (tmp_path / "results.md").read_text()
 
 
