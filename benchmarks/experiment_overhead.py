@@ -33,7 +33,8 @@ def kit(game_name: str, solver: str, iterations: int, **run) -> tuple[float, flo
 
 def main() -> None:
     rows = []
-    for game, solver, n in [("leduc", "cfr+", 20000), ("nlocp", "cfr+", 10000), ("kuhn", "cfr", 50000)]:
+    for game, solver, n in [("leduc", "cfr+", 20000), ("nlocp", "cfr+", 10000), ("kuhn", "cfr", 50000),
+                            ("leduc", "es-mccfr", 200000), ("leduc", "os-mccfr", 1000000)]:
         base = raw(game, solver, n)
         for label, run in [("20 evals", {"eval_points": 20}), ("40 evals + ckpt/1000", {"eval_points": 40,
                                                                                       "checkpoint_every": 1000})]:
