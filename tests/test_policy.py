@@ -91,3 +91,14 @@ def test_lookup_and_shape_errors():
         policy["Z||"]
     with pytest.raises(ValueError, match="needs 24 probabilities"):
         Policy(game, np.ones(3))
+
+
+def test_saved_files_follow_the_umask(tmp_path):
+    import os
+    game = rcfr.load_game("kuhn")
+    old = os.umask(0o022)
+    try:
+        Policy.uniform(game).save(tmp_path / "p.json")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "p.json").stat().st_mode & 0o777 == 0o644
