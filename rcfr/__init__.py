@@ -19,6 +19,8 @@ def load_game(name: str, *, cache: bool = True, **params) -> Game:
     return load_compiled(make_rules(name, **params), cache=cache)
 
 
+from . import abstraction  # noqa: E402  (static abstractions; registers the game "nlocp_wagers")
+
 __all__ = ["CFRSolver", "Evaluation", "GAMES", "Game", "GameRules", "Policy", "PolicyError", "SOLVERS",
            "best_response", "compile_game", "evaluate", "expected_value", "exploitability", "load_game",
            "make_rules", "make_solver", "nash_conv", "register_game",

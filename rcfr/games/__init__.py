@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from ..registry import build
 from .base import CHANCE, TERMINAL, GameRules
+from .dice import Bluff, DieRollPoker
+from .goofspiel import Goofspiel
 from .poker import Kuhn, Leduc, LimitPoker, NoLimitOneCardPoker, OneCardPoker
 
 GAMES: dict[str, type[GameRules]] = {
@@ -11,6 +13,9 @@ GAMES: dict[str, type[GameRules]] = {
     "leduc": Leduc,
     "ocp": OneCardPoker,
     "nlocp": NoLimitOneCardPoker,
+    "liars_dice": Bluff,
+    "goofspiel": Goofspiel,
+    "dieroll": DieRollPoker,
 }
 
 
@@ -26,5 +31,5 @@ def make_rules(name: str, **params) -> GameRules:
     return build("game", GAMES, name, **params)
 
 
-__all__ = ["CHANCE", "TERMINAL", "GAMES", "GameRules", "Kuhn", "Leduc", "LimitPoker",
-           "NoLimitOneCardPoker", "OneCardPoker", "make_rules", "register_game"]
+__all__ = ["CHANCE", "TERMINAL", "GAMES", "Bluff", "DieRollPoker", "GameRules", "Goofspiel", "Kuhn", "Leduc",
+           "LimitPoker", "NoLimitOneCardPoker", "OneCardPoker", "make_rules", "register_game"]

@@ -8,15 +8,13 @@ The average policy is kept exactly, as a weighted sum of realization plans (weig
 
 from __future__ import annotations
 
-from typing import Callable
-
 import numpy as np
-from tqdm.auto import tqdm
 
 from .. import kernels
 from ..policy import Policy
 from ..registry import check_choice
 from ..tree import Game
+from .base import IterativeSolver
 from .stores import RegretStore, RegretTable
 
 AVERAGING = {"uniform": 0.0, "linear": 1.0, "quadratic": 2.0}
@@ -31,7 +29,7 @@ def averaging_power(averaging: str | float) -> float:
     return float(averaging)
 
 
-class CFRSolver:
+class CFRSolver(IterativeSolver):
     """Counterfactual regret minimization over a compiled game with a pluggable regret store."""
 
     def __init__(self, game: Game, store: RegretStore, *, updates: str = "alternating",
@@ -61,8 +59,11 @@ class CFRSolver:
             view.infoset_parent, self._regrets[player])
         return self._regrets[player]
 
-    def iterate(self) -> None:
-        """One CFR iteration."""
+    def _advance(self, iterations: int) -> None:
+        for _ in range(iterations):
+            self._iterate_once()
+
+    def _iterate_once(self) -> None:
         t = self.iteration = self.iteration + 1
         weight = float(t) ** self.power
         if self.updates == "alternating":
@@ -76,21 +77,6 @@ class CFRSolver:
             for p in (0, 1):
                 self.average_plans[p] += weight * plans[p]
                 self.store.update(p, regrets[p], t)
-
-    def run(self, iterations: int, *, progress: bool = False,
-            callback: Callable[["CFRSolver"], object] | None = None, every: int = 1) -> "CFRSolver":
-        """Run `iterations` more iterations; call `callback(self)` every `every` iterations."""
-        if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 0:
-            raise ValueError(f"iterations must be a non-negative integer, got {iterations!r}")
-        if every < 1:
-            raise ValueError(f"every must be >= 1, got {every!r}")
-        with tqdm(total=iterations, disable=not progress, desc=type(self).__name__, unit="it") as bar:
-            for _ in range(iterations):
-                self.iterate()
-                bar.update()
-                if callback is not None and self.iteration % every == 0:
-                    callback(self)
-        return self
 
     # ---- checkpoints ---------------------------------------------------------------------------
     def state_dict(self) -> dict[str, np.ndarray]:

@@ -1,0 +1,156 @@
+"""The one place where a validated config becomes library objects.
+
+Every run is `make_solver(solver.name, solve_game, **solver.options, **injected)`, where
+
+* `injected` holds the objects built from the regressor and features groups (``regressor``,
+  ``features``) and the run seed (``seed``). Each is passed only to solvers whose constructor takes a
+  keyword of that name: RCFR/RCFR+ take a regressor, sampling solvers take a seed. There is no list
+  of special cases.
+* the abstraction group picks what the solver runs on. A card abstraction (`rcfr.abstraction`:
+  ranks, rank partitions, E[HS] buckets) runs the same solver on the full game with its regret store
+  wrapped in `AbstractRegrets`. An action abstraction runs it on the abstract no-limit game, and its
+  average policy is translated into the full game for evaluation.
+
+Which components exist, and which parameters each takes, is listed below. Components whose library
+module is not merged yet fail with `NotAvailable`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Callable
+
+from rcfr import SOLVERS, load_game, make_rules, make_solver  # noqa: F401  (make_rules: validation)
+from rcfr.policy import Policy
+from rcfr.registry import keyword_names
+from rcfr.solvers import CFRSolver, RegretStore
+from rcfr.tree import Game
+
+from .schema import ConfigError, ExperimentConfig
+
+#: solver constructor keywords the kit fills from other config groups (never from solver.options)
+INJECTED_OPTIONS = ("regressor", "features", "seed")
+
+#: component name -> the parameters its factory accepts (size parameters first)
+REGRESSORS: dict[str, list[str]] = {
+    "none": [],
+    "table": [],
+    "best_first": ["max_leaves", "min_samples_leaf"],
+    "recursive": ["max_depth", "min_samples_leaf"],
+    "lightgbm": ["num_leaves", "n_estimators", "learning_rate", "min_child_samples"],
+    "mlp": ["hidden", "epochs", "learning_rate", "batch_size"],
+    "linear": ["alpha"],
+}
+FEATURES: dict[str, list[str]] = {
+    "none": [],
+    "indicator": [],
+    "poker": ["history"],
+    "generic": [],
+}
+
+
+def _abstractions() -> dict[str, list[str]]:
+    from rcfr.abstraction import CARD_ABSTRACTIONS
+
+    table = {"none": [], "card": ["partition"], "action": ["wagers"]}
+    for name, factory in CARD_ABSTRACTIONS.items():  # ranks, ehs, ehs2 (identity is "none")
+        if name != "identity":
+            table[name] = keyword_names(factory)[1:]
+    return table
+
+
+#: ``card``: a rank partition such as "J.QK"; ``action``: no-limit wagers such as "HP"; the others
+#: are `rcfr.abstraction.CARD_ABSTRACTIONS` with their keyword parameters
+ABSTRACTIONS: dict[str, list[str]] = _abstractions()
+
+#: where each learned component's factory lives once its issue is merged
+FACTORIES = {
+    "regressor": ("rcfr.regressors", "make_regressor"),
+    "features": ("features", "make_features"),
+}
+
+
+class NotAvailable(RuntimeError):
+    """A configured component whose library module is not part of this checkout yet."""
+
+
+def solver_registry() -> dict:
+    return SOLVERS
+
+
+def _factory(kind: str):
+    module_name, attr = FACTORIES[kind]
+    try:
+        return getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError):
+        raise NotAvailable(f"{kind} components need {module_name}.{attr}, which this checkout does not "
+                           f"provide yet (wire it in experiments/build.py)") from None
+
+
+def make_game(spec: ExperimentConfig) -> Game:
+    return load_game(spec.game.name, **spec.game.params)
+
+
+def make_component(kind: str, name: str, params: dict, game: Game):
+    """A regressor (`make_regressor(name, **params)`) or the feature matrix of `game`
+    (`make_features(name, game, **params)`)."""
+    factory = _factory(kind)
+    return factory(name, **params) if kind == "regressor" else factory(name, game, **params)
+
+
+@dataclass
+class Setup:
+    """A solver, and how its average policy becomes a policy of the full game."""
+
+    game: Game  # the full game, where every policy is evaluated
+    solver: CFRSolver
+    to_full: Callable[[Policy], Policy] = lambda policy: policy
+
+    def policy(self) -> Policy:
+        return self.to_full(self.solver.average_policy())
+
+    def size(self) -> int:
+        """Values the solver keeps to produce its strategy: table entries, abstract sequences, or the
+        regressor's complexity, as reported by its regret store (or by the solver, for solvers
+        without one, such as the MCCFR family)."""
+        store = getattr(self.solver, "store", None)
+        return int(store.size() if store is not None else self.solver.size())
+
+
+def make_setup(spec: ExperimentConfig, game: Game) -> Setup:
+    """The solver of a validated config on `game` (or on its abstraction); value errors that only
+    the constructors can find become `ConfigError`s, before any work."""
+    from rcfr import abstraction as abstractions
+
+    name, abstraction = spec.solver.name, spec.abstraction
+    try:
+        if abstraction.name == "action":
+            abstract_game = abstractions.action_abstraction(game, **abstraction.params)
+            solver = make_solver(name, abstract_game, **_options(spec, abstract_game))
+            return Setup(game, solver, lambda policy: abstractions.translate(game, abstract_game, policy))
+        options = _options(spec, game)
+        if abstraction.name == "none":
+            return Setup(game, make_solver(name, game, **options))
+        if not isinstance(getattr(make_solver(name, game, **options), "store", None), RegretStore):
+            takers = [n for n, f in SOLVERS.items() if isinstance(getattr(f(game), "store", None), RegretStore)]
+            raise ConfigError(f"solver {name!r} has no regret store to run on a card abstraction; solvers "
+                              f"that do: {', '.join(takers)} (action abstractions work with every solver)")
+        params = dict(abstraction.params)
+        kind = params.pop("partition") if abstraction.name == "card" else abstraction.name
+        return Setup(game, abstractions.abstract_solver(
+            name, game, abstractions.make_abstraction(game, kind, **params), **options))
+    except (ValueError, TypeError) as err:  # a value only a constructor can check
+        raise ConfigError(f"solver {name!r} with abstraction {abstraction.name!r}: {err}") from None
+
+
+def _options(spec: ExperimentConfig, game: Game) -> dict:
+    accepted = keyword_names(SOLVERS[spec.solver.name])
+    options = dict(spec.solver.options)
+    if "regressor" in accepted:
+        options["regressor"] = make_component("regressor", spec.regressor.name, spec.regressor.params, game)
+    if "features" in accepted:
+        options["features"] = make_component("features", spec.features.name, spec.features.params, game)
+    if "seed" in accepted:
+        options["seed"] = spec.run.seed
+    return options

@@ -1,0 +1,54 @@
+"""Hydra callbacks: validate every job of a sweep before the first one starts, and aggregate the
+sweep directory (table + plots) when the multirun ends."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hydra.experimental.callback import Callback
+from omegaconf import DictConfig
+
+BASIC_SWEEPER = "hydra._internal.core_plugins.basic_sweeper.BasicSweeper"
+
+
+def sweep_jobs(config: DictConfig) -> list[list[str]]:
+    """The override lists of the jobs the basic sweeper will launch, expanded the way it does
+    (sweeper params first, then the command line, which wins on the same key)."""
+    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    params = config.hydra.sweeper.get("params") or {}
+    arguments = [f"{k}={v}" for k, v in params.items()] + list(config.hydra.overrides.task)
+    parser = OverridesParser.create(config_loader=GlobalHydra.instance().config_loader())
+    jobs = []
+    for batch in BasicSweeper.split_arguments(parser.parse_overrides(arguments), None):
+        jobs.extend(batch)
+    return jobs
+
+
+class ValidateSweep(Callback):
+    """Compose and validate each job's config before any job runs; a bad one stops the sweep."""
+
+    def on_multirun_start(self, config: DictConfig, **kwargs) -> None:
+        if config.hydra.sweeper.get("_target_") != BASIC_SWEEPER:
+            return  # other sweepers choose their jobs as they go; each job still validates itself
+        from hydra import compose
+
+        from .schema import ConfigError, validate
+
+        jobs = sweep_jobs(config)
+        for job in jobs:
+            try:
+                validate(compose(config_name=config.hydra.job.config_name, overrides=job))
+            except ConfigError as err:
+                raise SystemExit(f"config error in sweep job {' '.join(job)}: {err}") from None
+
+
+class AggregateMultirun(Callback):
+    def on_multirun_end(self, config: DictConfig, **kwargs) -> None:
+        from .aggregate import aggregate, report
+
+        result = aggregate(Path(config.hydra.sweep.dir))
+        if result is not None:
+            print(report(result))

@@ -1,0 +1,47 @@
+"""The Hydra app: ``python -m experiments.run [overrides]`` runs one configuration into its run
+directory; ``-m`` (or an experiment preset) sweeps, and the multirun's results are aggregated."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+import hydra
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import DictConfig
+
+from .arms import register_arms
+from .runner import Interrupted, run_experiment
+from .schema import ConfigError, register_configs
+
+register_configs()
+register_arms()
+log = logging.getLogger("experiments")
+CONFIG_DIR = str(Path(__file__).resolve().parent.parent / "configs")
+
+
+@hydra.main(version_base="1.3", config_path=CONFIG_DIR, config_name="config")
+def main(cfg: DictConfig) -> float:
+    hydra_cfg = HydraConfig.get()
+    run_dir = Path(hydra_cfg.runtime.output_dir)
+    try:
+        summary = run_experiment(cfg, run_dir)
+    except ConfigError as err:
+        raise SystemExit(f"config error: {err}") from None
+    except Interrupted as stop:
+        if hydra_cfg.mode.name == "MULTIRUN":
+            hint = f"rerun the same command with hydra.sweep.dir={hydra_cfg.sweep.dir}"
+        else:
+            hint = f"python -m experiments.run {' '.join(hydra_cfg.overrides.task)} hydra.run.dir={run_dir}"
+        print(f"\n{stop}\nresume: {hint}", file=sys.stderr)
+        sys.exit(130)
+    if hydra_cfg.mode.name != "MULTIRUN":
+        print(f"{summary['label']}: exploitability {summary['exploitability']:.6g} chips "
+              f"({summary['exploitability_mbb']:.4g} mbb/g) after {summary['iteration']} iterations, "
+              f"{summary['seconds']:.3g} s; results in {run_dir}")
+    return summary["exploitability"]
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,245 @@
+"""Run one configuration into a run directory, resumably.
+
+Files (all written atomically, so a kill never leaves a torn file):
+
+* ``config.yaml``   the resolved configuration
+* ``metrics.csv``   one row per evaluation: iteration, solve seconds (evaluation excluded), wall
+                    seconds, exploitability in chips and mbb/g, value, representation size and % of game
+* ``checkpoint.npz`` solver state + metrics so far; a new run in the same directory with the same
+                    configuration continues from it, and reproduces an uninterrupted run bit for bit
+* ``policy.json``   the final average policy (`rcfr.Policy` format)
+* ``summary.json``  status ("complete" or "interrupted"), sizes and the final numbers
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import logging
+import signal
+import time
+from contextlib import contextmanager
+from dataclasses import asdict
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+from omegaconf import OmegaConf
+from tqdm.auto import tqdm
+
+from rcfr import evaluate
+from rcfr.files import atomic_write, write_json
+
+from . import build
+from .schema import ExperimentConfig, validate
+
+log = logging.getLogger("experiments")
+
+METRICS = ["iteration", "seconds", "wall_seconds", "exploitability", "exploitability_mbb", "value",
+           "representation_size", "representation_pct"]
+#: run settings that may change between an interrupted run and its resumption
+_RESUMABLE_CHANGES = ("iterations", "eval_points", "checkpoint_every", "checkpoint_seconds", "resume", "progress")
+
+
+class Interrupted(KeyboardInterrupt):
+    """The run stopped early (Ctrl-C, SIGTERM or a stop hook) after saving a checkpoint."""
+
+    def __init__(self, iteration: int, run_dir: Path):
+        super().__init__(f"interrupted at iteration {iteration}; checkpoint saved in {run_dir}")
+        self.iteration, self.run_dir = iteration, run_dir
+
+
+def eval_schedule(iterations: int, points: int) -> list[int]:
+    """About `points` log-spaced iterations from 1 to `iterations`, always including the last."""
+    marks = np.unique(np.round(np.geomspace(1, iterations, max(points, 1))).astype(np.int64))
+    return sorted(set(marks.tolist()) | {iterations})
+
+
+def identity(spec: ExperimentConfig) -> str:
+    """What a checkpoint must match to be resumed: everything but the run-length/IO settings."""
+    data = asdict(spec)
+    data.pop("label")
+    for key in _RESUMABLE_CHANGES:
+        data["run"].pop(key)
+    return json.dumps(data, sort_keys=True, default=str)
+
+
+@contextmanager
+def _stop_on_signals(flag: dict):
+    """Turn SIGINT/SIGTERM into a request to stop after the current iteration."""
+    def handler(signum, frame):
+        if flag["stop"]:  # a second Ctrl-C stops at once
+            raise KeyboardInterrupt
+        flag["stop"] = True
+
+    previous = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            previous[sig] = signal.signal(sig, handler)
+        except ValueError:  # not the main thread: leave signals alone
+            pass
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def _rng_of(solver):
+    rng = getattr(solver, "rng", None)
+    return rng if isinstance(rng, np.random.Generator) else None
+
+
+def _save_checkpoint(path: Path, solver, meta: dict) -> None:
+    state = {f"solver.{k}": np.asarray(v) for k, v in solver.state_dict().items()}
+    rng = _rng_of(solver)
+    if rng is not None:
+        meta = {**meta, "rng": rng.bit_generator.state}
+    state["meta"] = np.array(json.dumps(meta))
+    atomic_write(path, lambda f: np.savez(f, **state))
+
+
+def _load_checkpoint(path: Path, solver, key: str) -> dict | None:
+    """Restore `solver` from `path` when the checkpoint belongs to this configuration."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"]))
+            if meta.get("identity") != key:
+                log.warning("checkpoint %s is for another configuration; starting over", path)
+                return None
+            solver.load_state_dict({k[7:]: data[k] for k in data.files if k.startswith("solver.")})
+    except (OSError, ValueError, KeyError) as err:
+        log.warning("cannot read checkpoint %s (%s); starting over", path, err)
+        return None
+    rng = _rng_of(solver)
+    if rng is not None and "rng" in meta:
+        rng.bit_generator.state = meta["rng"]
+    return meta
+
+
+def _write_metrics(path: Path, rows: list[dict]) -> None:
+    text = io.StringIO()
+    writer = csv.DictWriter(text, fieldnames=METRICS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    atomic_write(path, lambda f: f.write(text.getvalue().encode()))
+
+
+def _warm_up() -> None:
+    """Load the compiled kernels once per process (numba's first call costs tens of milliseconds),
+    so a run's first iterations are not timed with it."""
+    from rcfr import load_game, make_solver
+
+    kuhn = load_game("kuhn")
+    evaluate(kuhn, make_solver("cfr", kuhn).run(1).average_policy())
+
+
+def run_experiment(cfg, run_dir: str | Path, *,
+                   should_stop: Callable[[int], bool] | None = None) -> dict:
+    """Run (or resume) one configuration in `run_dir`; return the summary.
+
+    The solver advances in its own batches (`solver.chunk` iterations, e.g. 16 for full-width CFR,
+    4096 for compiled MCCFR), cut at evaluations and checkpoints. `should_stop(iteration)` is checked
+    after every batch, like a Ctrl-C; on a stop the run checkpoints and raises `Interrupted`.
+    """
+    spec = validate(cfg)
+    game = build.make_game(spec)
+    setup = build.make_setup(spec, game)  # constructors check the values validate cannot
+    solver = setup.solver
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    key = identity(spec)
+    label = spec.label or spec.solver.name
+    text = OmegaConf.to_yaml(OmegaConf.structured(spec))
+    atomic_write(run_dir / "config.yaml", lambda f: f.write(text.encode()))
+
+    checkpoint = run_dir / "checkpoint.npz"
+    meta = _load_checkpoint(checkpoint, solver, key) if spec.run.resume and checkpoint.exists() else None
+    if meta is None and solver.iteration:  # a checkpoint that failed half-way through loading
+        setup = build.make_setup(spec, game)
+        solver = setup.solver
+    rows = [r for r in meta["rows"] if r["iteration"] <= solver.iteration] if meta else []
+    solve_seconds = meta["solve_seconds"] if meta else 0.0
+    wall_before = meta["wall_seconds"] if meta else 0.0
+    if meta:
+        log.info("resuming %s from iteration %d", run_dir, solver.iteration)
+
+    total = spec.run.iterations
+    schedule = [i for i in eval_schedule(total, spec.run.eval_points) if i > solver.iteration]
+    _warm_up()
+    started = time.perf_counter()
+    last_checkpoint = time.monotonic()
+
+    def wall() -> float:
+        return wall_before + time.perf_counter() - started
+
+    def checkpoint_now() -> None:
+        nonlocal last_checkpoint
+        _save_checkpoint(checkpoint, solver, {"identity": key, "rows": rows, "solve_seconds": solve_seconds,
+                                              "wall_seconds": wall()})
+        last_checkpoint = time.monotonic()
+
+    flag = {"stop": False}
+    every = spec.run.checkpoint_every
+    with _stop_on_signals(flag), tqdm(total=total, initial=min(solver.iteration, total), unit="it",
+                                      desc=label, disable=None if spec.run.progress is None
+                                      else not spec.run.progress, leave=False) as bar:
+        chunk = max(1, int(getattr(solver, "chunk", 1)))  # the solver's own batch (MCCFR: compiled loops)
+        while solver.iteration < total:
+            it = solver.iteration
+            stop_at = min([total, it + chunk] + schedule[:1] + ([(it // every + 1) * every] if every else []))
+            t0 = time.perf_counter()
+            solver.run(stop_at - it)
+            solve_seconds += time.perf_counter() - t0
+            bar.update(stop_at - it)
+            it = solver.iteration
+            if schedule and it == schedule[0]:
+                schedule.pop(0)
+                size = setup.size()
+                result = evaluate(game, setup.policy())
+                rows.append({"iteration": it, "seconds": solve_seconds, "wall_seconds": wall(),
+                             "exploitability": result.exploitability,
+                             "exploitability_mbb": result.exploitability_mbb, "value": result.value,
+                             "representation_size": size,
+                             "representation_pct": 100.0 * size / game.num_sequences})
+                _write_metrics(run_dir / "metrics.csv", rows)
+                log.info("iteration %d: exploitability %.6g chips (%.4g mbb/g), %.3g s",
+                         it, result.exploitability, result.exploitability_mbb, solve_seconds)
+                checkpoint_now()
+            elif (every and it % every == 0) or time.monotonic() - last_checkpoint >= spec.run.checkpoint_seconds:
+                checkpoint_now()
+            if flag["stop"] or (should_stop is not None and should_stop(it)):
+                checkpoint_now()
+                _write_summary(run_dir, spec, label, game, rows, solver.iteration, "interrupted")
+                raise Interrupted(it, run_dir)
+
+    _write_metrics(run_dir / "metrics.csv", rows)
+    setup.policy().save(run_dir / "policy.json")
+    checkpoint_now()
+    return _write_summary(run_dir, spec, label, game, rows, solver.iteration, "complete")
+
+
+def short_game_name(spec: ExperimentConfig) -> str:
+    """``leduc``, or ``leduc(merge_suits=True)`` for the parameters that differ from the defaults."""
+    given, default = build.make_rules(spec.game.name, **spec.game.params).params(), \
+        build.make_rules(spec.game.name).params()
+    changed = ", ".join(f"{k}={v!r}" for k, v in given.items() if default.get(k) != v)
+    return f"{spec.game.name}({changed})" if changed else spec.game.name
+
+
+def _write_summary(run_dir: Path, spec: ExperimentConfig, label: str, game, rows: list[dict],
+                   iteration: int, status: str) -> dict:
+    final = rows[-1] if rows else {}
+    summary = {
+        "status": status, "label": label, "iteration": iteration, "iterations": spec.run.iterations,
+        "seed": spec.run.seed, "game": short_game_name(spec), "game_rules": game.rules.description(),
+        "solver": spec.solver.name,
+        "solver_options": spec.solver.options, "regressor": spec.regressor.name,
+        "regressor_params": spec.regressor.params, "features": spec.features.name,
+        "abstraction": spec.abstraction.name, "abstraction_params": spec.abstraction.params,
+        "game_sequences": game.num_sequences, "game_infosets": game.num_infosets,
+        **{k: final.get(k) for k in METRICS if k != "iteration"},
+    }
+    write_json(run_dir / "summary.json", summary)
+    return summary

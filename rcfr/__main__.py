@@ -1,0 +1,73 @@
+"""Command line: solve a game with a tabular solver and print exploitability as it converges.
+
+    python -m rcfr --game leduc --solver cfr+ --iterations 1000
+    python -m rcfr --game nlocp --param stack=20 --solver dcfr --save policy.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import sys
+import time
+
+import numpy as np
+
+from . import evaluate, load_game, make_solver
+from .games import GAMES
+from .solvers import SOLVERS
+
+
+def _parse_param(text: str) -> tuple[str, object]:
+    key, sep, value = text.partition("=")
+    if not sep:
+        raise argparse.ArgumentTypeError(f"--param expects key=value, got {text!r}")
+    try:
+        return key, ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        return key, value
+
+
+def checkpoints(iterations: int, per_decade: int = 3) -> list[int]:
+    """Roughly log-spaced iteration counts up to and including `iterations`."""
+    marks = np.unique(np.round(np.logspace(0, np.log10(max(iterations, 1)), 1 + per_decade * 6)).astype(int))
+    return sorted({int(m) for m in marks if m <= iterations} | {iterations} - {0})
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m rcfr", description=__doc__.splitlines()[0])
+    parser.add_argument("--game", default="leduc", help=f"one of: {', '.join(sorted(GAMES))}")
+    parser.add_argument("--param", action="append", type=_parse_param, default=[], metavar="KEY=VALUE",
+                        help="game parameter, e.g. --param merge_suits=True (repeatable)")
+    parser.add_argument("--solver", default="cfr+", help=f"one of: {', '.join(SOLVERS)}")
+    parser.add_argument("--iterations", type=int, default=1000)
+    parser.add_argument("--save", metavar="PATH", help="write the average policy as JSON")
+    parser.add_argument("--progress", action="store_true", help="show a progress bar")
+    args = parser.parse_args(argv)
+    try:
+        game = load_game(args.game, **dict(args.param))
+        solver = make_solver(args.solver, game)
+    except ValueError as err:
+        parser.error(str(err))
+
+    print(f"{game.rules.description()}")
+    for key, value in game.sizes().items():
+        print(f"  {key:22s} {value}")
+    print(f"\n{'iteration':>10} {'seconds':>9} {'exploitability (chips)':>24} {'mbb/g':>10}")
+    elapsed, done = 0.0, 0
+    for mark in checkpoints(args.iterations):
+        start = time.perf_counter()
+        solver.run(mark - done, progress=args.progress)
+        elapsed += time.perf_counter() - start
+        done = mark
+        result = evaluate(game, solver.average_policy())
+        print(f"{mark:>10} {elapsed:>9.3f} {result.exploitability:>24.6g} {result.exploitability_mbb:>10.3f}")
+    print(f"\ngame value for player 1 (average policy): {result.value:.6f}")
+    if args.save:
+        solver.average_policy().save(args.save)
+        print(f"average policy written to {args.save}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,64 @@
+"""Static abstractions, solved with the shared CFR loop and scored exactly in the full game.
+
+>>> import rcfr
+>>> from rcfr.abstraction import make_abstraction, abstract_solver
+>>> game = rcfr.load_game("leduc")
+>>> abstraction = make_abstraction(game, "J.QK")
+>>> solver = abstract_solver("cfr+", game, abstraction).run(100)
+>>> rcfr.exploitability(game, solver.average_policy()) > 0
+True
+"""
+
+from __future__ import annotations
+
+from ..games import register_game
+from ..policy import Policy
+from ..registry import build
+from ..solvers import make_solver
+from ..tree import Game, load_compiled
+from . import card
+from .action import ACTION_ABSTRACTIONS, NoLimitWagers, parse_wagers, read_wager, translate
+from .base import Abstraction, identity
+from .card import HandStrength, hand_strength
+from .store import AbstractRegrets, abstract_solver, average_policy, tie
+
+register_game("nlocp_wagers", NoLimitWagers)
+
+def _ehs2(game: Game, buckets=3, method: str = "kmeans", recall: str = "perfect", seed: int = 0) -> Abstraction:
+    """E[HS^2] bucketing (see `card.ehs`)."""
+    return card.ehs(game, buckets=buckets, metric="ehs2", method=method, recall=recall, seed=seed)
+
+
+CARD_ABSTRACTIONS = {"identity": identity, "ranks": card.ranks, "ehs": card.ehs, "ehs2": _ehs2}
+
+
+def make_abstraction(game: Game, name: str, **options) -> Abstraction:
+    """Card abstraction `name` of `game`: one of `CARD_ABSTRACTIONS` ("ehs"/"ehs2" take buckets,
+    method, recall, seed; "ehs" also metric) or a rank partition such as "J.QK"."""
+    if name in CARD_ABSTRACTIONS:
+        return build("card abstraction", CARD_ABSTRACTIONS, name, game, **options)
+    ranks = getattr(getattr(game.rules, "deck", None), "rank_chars", None)
+    if isinstance(name, str) and ranks and set(name) <= set(ranks) | {"."}:
+        return build("card abstraction", {name: card.partition}, name, game, name, **options)
+    example = f", or a partition of the ranks {ranks!r} such as {'.'.join(ranks)!r}" if ranks else ""
+    raise ValueError(f"unknown card abstraction {name!r}; allowed: {', '.join(CARD_ABSTRACTIONS)}{example}")
+
+
+def action_abstraction(game: Game, wagers: str) -> Game:
+    """The compiled abstract game of no-limit `game` with the wagers named by `wagers` ("null", "HP", ...)."""
+    rules = game.rules
+    if not hasattr(rules, "stack"):
+        raise ValueError(f"action abstractions need a no-limit game (nlocp), not {game.name!r}")
+    return load_compiled(NoLimitWagers(cards=rules.cards, stack=rules.stack, ante=rules.ante, wagers=wagers))
+
+
+def solve_action_abstraction(game: Game, wagers: str, iterations: int, solver: str = "cfr+") -> Policy:
+    """Solve the action abstraction `wagers` with `solver` and translate its average policy into `game`."""
+    abstract = action_abstraction(game, wagers)
+    return translate(game, abstract, make_solver(solver, abstract).run(iterations).average_policy())
+
+
+__all__ = ["ACTION_ABSTRACTIONS", "AbstractRegrets", "Abstraction", "CARD_ABSTRACTIONS", "HandStrength",
+           "NoLimitWagers", "abstract_solver", "action_abstraction", "average_policy", "hand_strength",
+           "identity", "make_abstraction", "parse_wagers", "read_wager", "solve_action_abstraction", "tie",
+           "translate"]

@@ -1,0 +1,191 @@
+"""Card (state-space) abstractions for the library's poker games.
+
+Information-set keys read ``private|board|betting`` (see `rcfr.games.poker`); a card abstraction
+rewrites the card part and keeps the betting, so merged sets always share their legal actions.
+
+* `ranks`: forget suits (lossless in these games: suits never matter).
+* `partition`: Waugh et al. 2009's rank partitions, e.g. ``"J.QK"`` (J alone, Q and K together):
+  a player knows the bucket of its private card and, once there is a board, whether its card pairs it.
+* `ehs`: expected-hand-strength bucketing (E[HS] or E[HS^2], k buckets per round, k-means or
+  percentile), with perfect recall (the key keeps every round's bucket) or imperfect recall (only the
+  current round's bucket, Lanctot 2013 ch. 5).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..tree import Game
+from .base import Abstraction
+
+MAX_DEALS = 2_000_000
+
+
+# ---- reading keys -----------------------------------------------------------------------------
+def _deck(game: Game):
+    deck = getattr(game.rules, "deck", None)
+    if deck is None:
+        raise ValueError(f"card abstractions need a poker game of rcfr.games.poker, not {game.name!r}")
+    return deck
+
+
+def board_cards(game: Game) -> int:
+    """Number of public cards the game deals (one per betting round after the first)."""
+    return len(getattr(game.rules, "bets", (0,))) - 1
+
+
+def split_key(game: Game, key: str) -> tuple[int, tuple[int, ...], str]:
+    """(private rank, board ranks, betting) of a readable information-set key."""
+    deck = _deck(game)
+    private, board, betting = key.split("|", 2)
+    width = 2 if deck.show_suits else 1
+    ranks = tuple(deck.rank_chars.index(board[j]) for j in range(0, len(board), width))
+    return deck.rank_chars.index(private[0]), ranks, betting
+
+
+def _rank_key(game: Game):
+    chars = _deck(game).rank_chars
+
+    def key(k: str) -> str:
+        private, board, betting = split_key(game, k)
+        return f"{chars[private]}|{''.join(chars[r] for r in board)}|{betting}"
+    return key
+
+
+# ---- named abstractions -------------------------------------------------------------------------
+def ranks(game: Game) -> Abstraction:
+    """Suits forgotten: lossless here; on Leduc the rank-only game's 288 sets and 672 sequences."""
+    return Abstraction.from_keys(game, "ranks", _rank_key(game))
+
+
+def parse_partition(game: Game, partition: str) -> list[int]:
+    """Bucket of each rank for a partition such as ``"J.QK"``; every rank exactly once."""
+    chars = _deck(game).rank_chars
+    groups = partition.split(".") if isinstance(partition, str) else None
+    letters = "".join(groups or [])
+    if not groups or any(not g for g in groups) or sorted(letters) != sorted(chars):
+        raise ValueError(f"card partition {partition!r} must list each rank of {chars!r} exactly once, in "
+                         f"groups separated by '.', e.g. {'.'.join(chars)!r} or {chars!r}")
+    return [next(b for b, g in enumerate(groups) if c in g) for c in chars]
+
+
+def partition(game: Game, partition: str) -> Abstraction:
+    """Waugh et al. 2009: the private card's bucket, then also whether it pairs the board."""
+    bucket = parse_partition(game, partition)
+
+    def key(k: str) -> str:
+        private, board, betting = split_key(game, k)
+        paired = "" if not board else ("p" if private in board else "n")
+        return f"{bucket[private]}|{paired}|{betting}"
+    return Abstraction.from_keys(game, partition, key)
+
+
+# ---- hand strength --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class HandStrength:
+    """Per information set: E[HS] and E[HS^2] (equity against a uniformly random opponent card,
+    ties counted half, rolled out over the board cards still to come) and the round (board cards seen)."""
+
+    ehs: np.ndarray
+    ehs2: np.ndarray
+    round: np.ndarray
+    # per hand class (private rank, visible board ranks) of each round: values and deal frequencies
+    classes: tuple[dict[tuple[int, ...], tuple[float, float, int]], ...]
+
+
+def _deals(cards: int, count: int) -> np.ndarray:
+    total = int(np.prod(np.arange(cards - count + 1, cards + 1)))
+    if total > MAX_DEALS:
+        raise ValueError(f"hand strength would enumerate {total} deals (more than {MAX_DEALS})")
+    return np.array(list(itertools.permutations(range(cards), count)), dtype=np.int64).reshape(-1, count)
+
+
+def _group(columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row groups of equal `columns`: (unique rows, inverse index)."""
+    unique, inverse = np.unique(columns, axis=0, return_inverse=True)
+    return unique, inverse.reshape(-1)
+
+
+def hand_strength(game: Game) -> HandStrength:
+    """Exact E[HS] and E[HS^2] of every information set, by enumerating all deals once (vectorized)."""
+    deck = _deck(game)
+    b = board_cards(game)
+    deals = _deals(deck.size, 2 + b)  # (me, opponent, board...)
+    rank = deals // deck.suits
+    board = rank[:, 2:]
+    pairs = [(board == rank[:, [p]]).sum(axis=1) for p in (0, 1)]
+    score = [pairs[p] * deck.ranks + rank[:, p] for p in (0, 1)]
+    outcome = np.where(score[0] > score[1], 1.0, np.where(score[0] == score[1], 0.5, 0.0))
+    # final hand strength of (my rank, board ranks): the mean over opponent cards
+    mine = np.column_stack([rank[:, :1], board])
+    _, inv = _group(mine)
+    final = (np.bincount(inv, outcome) / np.bincount(inv))[inv]
+    classes = []
+    for k in range(b + 1):
+        unique, inv = _group(mine[:, :k + 1])
+        count = np.bincount(inv)
+        ehs, ehs2 = np.bincount(inv, final) / count, np.bincount(inv, final ** 2) / count
+        classes.append({tuple(u.tolist()): (float(e), float(e2), int(c))
+                        for u, e, e2, c in zip(unique, ehs, ehs2, count)})
+    values = np.empty((game.num_infosets, 3))
+    for i, key in enumerate(game.infoset_keys):
+        private, seen, _ = split_key(game, str(key))
+        e, e2, _ = classes[len(seen)][(private, *seen)]
+        values[i] = e, e2, len(seen)
+    return HandStrength(values[:, 0], values[:, 1], values[:, 2].astype(np.int64), tuple(classes))
+
+
+METRICS = ("ehs", "ehs2")
+METHODS = ("kmeans", "percentile")
+RECALL = ("perfect", "imperfect")
+
+
+def _buckets(values: np.ndarray, weights: np.ndarray, k: int, method: str, seed: int) -> np.ndarray:
+    """Bucket 0..k-1 of each value (0 weakest); equal values always share a bucket."""
+    distinct, inverse = np.unique(values, return_inverse=True)
+    mass = np.bincount(inverse, weights)
+    if len(distinct) <= k:
+        return inverse
+    if method == "percentile":
+        middle = (np.cumsum(mass) - mass / 2) / mass.sum()
+        labels = np.minimum((middle * k).astype(np.int64), k - 1)
+    else:
+        from sklearn.cluster import KMeans
+        model = KMeans(n_clusters=k, n_init=10, random_state=seed).fit(distinct.reshape(-1, 1), sample_weight=mass)
+        order = np.argsort(np.argsort(model.cluster_centers_.ravel()))
+        labels = order[model.labels_]
+    _, labels = np.unique(labels, return_inverse=True)  # drop empty buckets, keep the order
+    return labels.reshape(-1)[inverse]
+
+
+def ehs(game: Game, buckets: int | tuple = 3, metric: str = "ehs", method: str = "kmeans",
+        recall: str = "perfect", seed: int = 0) -> Abstraction:
+    """Expected-hand-strength bucketing: `buckets` per round (one int for every round, or one per round)."""
+    from ..registry import check_choice
+    check_choice("metric", metric, METRICS)
+    check_choice("method", method, METHODS)
+    check_choice("recall", recall, RECALL)
+    rounds = board_cards(game) + 1
+    counts = (buckets,) * rounds if isinstance(buckets, (int, np.integer)) else tuple(buckets)
+    if len(counts) != rounds or any(isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1
+                                    for k in counts):
+        raise ValueError(f"buckets must be an integer >= 1 or {rounds} of them (one per round), got {buckets!r}")
+    strength = hand_strength(game)
+    bucket_of: list[dict[tuple[int, ...], int]] = []
+    for k, classes in enumerate(strength.classes):
+        names = list(classes)
+        table = np.array([classes[n] for n in names])
+        labels = _buckets(table[:, METRICS.index(metric)], table[:, 2], int(counts[k]), method, seed)
+        bucket_of.append(dict(zip(names, labels.tolist())))
+
+    def key(k: str) -> str:
+        private, seen, betting = split_key(game, k)
+        path = [bucket_of[r][(private, *seen[:r])] for r in range(len(seen) + 1)]
+        if recall == "imperfect":
+            path = path[-1:]
+        return f"{'.'.join(map(str, path))}|{betting}"
+    label = "x".join(map(str, counts))
+    return Abstraction.from_keys(game, f"{metric}-{method}-{label}-{recall}", key)

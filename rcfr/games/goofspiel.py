@@ -1,0 +1,65 @@
+"""Imperfect-information Goofspiel."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ..registry import check_choice
+from .base import TERMINAL, GameRules
+from .poker import _check_int
+
+
+class GoofspielState(NamedTuple):
+    bids: tuple[tuple[int, ...], tuple[int, ...]]  # each player's bids so far (card values)
+
+
+class Goofspiel(GameRules):
+    """Goofspiel(N), imperfect-information form: each player holds cards 1..N; the point cards N, N-1,
+    ..., 1 are contested in that fixed order. Each turn both players bid a card at once (modelled as
+    player 0 then player 1, who does not see player 0's card); the higher bid wins the point card, a
+    tie discards it. Players see only whether they won, lost or tied each bid, never the other's card.
+    With ``returns="win_loss"`` (default) the payoff is +1/-1/0 by who has more points; with
+    ``"points"`` it is the point difference. Keys read ``player:own bids|results``, e.g. ``1:5 3|WT``.
+    """
+
+    name = "goofspiel"
+
+    def __init__(self, cards: int = 5, returns: str = "win_loss"):
+        self.cards = _check_int("cards", cards, 1, 9)
+        self.returns = check_choice("returns", returns, ["win_loss", "points"])
+
+    def initial_state(self):
+        return GoofspielState(((), ()))
+
+    def player(self, s: GoofspielState) -> int:
+        done = len(s.bids[1])
+        if done == self.cards:
+            return TERMINAL
+        return 0 if len(s.bids[0]) == done else 1
+
+    def _hand(self, s: GoofspielState, p: int) -> list[int]:
+        return [c for c in range(1, self.cards + 1) if c not in s.bids[p]]
+
+    def actions(self, s: GoofspielState):
+        return [str(c) for c in self._hand(s, self.player(s))]
+
+    def next_state(self, s: GoofspielState, action: int):
+        p = self.player(s)
+        bids = list(s.bids)
+        bids[p] = bids[p] + (self._hand(s, p)[action],)
+        return GoofspielState(tuple(bids))
+
+    def utility(self, s: GoofspielState) -> float:
+        points = [0, 0]
+        for turn, (a, b) in enumerate(zip(*s.bids)):
+            if a != b:
+                points[0 if a > b else 1] += self.cards - turn
+        diff = points[0] - points[1]
+        return float(diff) if self.returns == "points" else float((diff > 0) - (diff < 0))
+
+    def infoset_key(self, s: GoofspielState) -> str:
+        p = self.player(s)
+        done = len(s.bids[1])
+        results = "".join("T" if a == b else ("W" if (a > b) == (p == 0) else "L")
+                          for a, b in zip(s.bids[0][:done], s.bids[1][:done]))
+        return f"{p}:{' '.join(map(str, s.bids[p]))}|{results}"

@@ -1,0 +1,123 @@
+"""Sampled counterfactual regrets at a fixed profile: the mean over many traversals of one sampler.
+
+This is the check that a sampler is unbiased (the mean must match `exact_regrets`) and the way to
+turn sampled traversals into training data for a regret estimator without running a solver.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import kernels as full
+from ..policy import Policy
+from ..registry import check_choice
+from ..tree import Game
+from . import kernels
+from .buffers import SamplerBuffers
+
+
+@dataclass(frozen=True)
+class RegretEstimate:
+    """Per global sequence: mean sampled regret, its standard error, and the mean average-strategy
+    increment of the other player, over `samples` traversals."""
+
+    mean: np.ndarray
+    stderr: np.ndarray
+    average_increment: np.ndarray
+    samples: int
+    nodes_touched: int
+
+
+AVERAGING = {"stochastic": kernels.AVG_STOCHASTIC, "optimistic": kernels.AVG_OPTIMISTIC, "lazy": kernels.AVG_LAZY}
+
+
+class RegretSampler:
+    """Sampled counterfactual regrets of a given strategy profile, batch after batch, with one persistent
+    random stream: the training-data source for a sampled regret estimator (sampled RCFR).
+
+    `sampler` is "outcome", "external", "chance" or "baseline" (variance-reduced outcome sampling with
+    the fixed per-history `baseline`, zeros by default). Each `sample` call runs its own traversals;
+    within a call, traversal k counts as iteration k for the optimistic and lazy `averaging` modes.
+    """
+
+    def __init__(self, game: Game, sampler: str, *, seed: int = 0, epsilon: float = 0.6,
+                 averaging: str = "stochastic", baseline: np.ndarray | None = None):
+        self.game = game
+        self.buffers = SamplerBuffers(game, sampler, seed)
+        self.sampler = sampler
+        if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0.0 < epsilon <= 1.0:
+            raise ValueError(f"epsilon must be a number in (0, 1], got {epsilon!r}")
+        self.epsilon = float(epsilon)
+        self.mode = AVERAGING[check_choice("averaging", averaging, list(AVERAGING))]
+        if baseline is not None:
+            if sampler != "baseline" or np.shape(baseline) != self.buffers.baseline.shape:
+                raise ValueError(f"baseline needs sampler='baseline' and shape {self.buffers.baseline.shape}")
+            self.buffers.baseline[:] = baseline
+
+    def sample(self, policy: Policy | np.ndarray, traverser: int, samples: int) -> RegretEstimate:
+        """`samples` traversals at `policy` (a Policy or probabilities over global sequences).
+
+        `traverser` is 0 or 1, or 2 for the parallel (outcome) / simultaneous (chance) forms. The mean
+        is over all traversals, counting a sequence that was not visited as a zero sample.
+        """
+        if traverser not in (0, 1, 2) or (traverser == 2 and self.sampler == "external"):
+            raise ValueError(f"traverser must be 0 or 1 (or 2 except for external sampling), got {traverser!r}")
+        if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
+            raise ValueError(f"samples must be a positive integer, got {samples!r}")
+        b = self.buffers
+        b.sigma[:] = policy.probs if isinstance(policy, Policy) else policy
+        b.avg[:] = 0.0
+        b.last[:] = 0.0
+        nodes = b.nodes_touched
+        sums, squares = np.zeros(self.game.num_sequences), np.zeros(self.game.num_sequences)
+        if self.sampler == "baseline":
+            kernels.estimate_baseline(b.tree, b.state, b.scratch, b.baseline, traverser, self.epsilon, 0.0,
+                                      samples, self.mode, sums, squares)
+        elif self.sampler == "outcome":
+            kernels.estimate_outcome(b.tree, b.state, b.scratch, traverser, self.epsilon, samples, self.mode,
+                                     sums, squares)
+        elif self.sampler == "external":
+            kernels.estimate_external(b.tree, b.state, b.scratch, traverser, samples, self.mode, sums, squares)
+        else:
+            kernels.estimate_chance(b.tree, b.state, b.scratch, traverser, samples, self.mode, sums, squares)
+        mean = sums / samples
+        variance = np.maximum(squares / samples - mean ** 2, 0.0)
+        return RegretEstimate(mean=mean, stderr=np.sqrt(variance / samples), average_increment=b.avg / samples,
+                              samples=samples, nodes_touched=b.nodes_touched - nodes)
+
+
+def estimate_regrets(game: Game, sampler: str, policy: Policy, traverser: int, samples: int, *,
+                     seed: int = 0, epsilon: float = 0.6, averaging: str = "stochastic",
+                     baseline: np.ndarray | None = None) -> RegretEstimate:
+    """One-off `RegretSampler(game, sampler, ...).sample(policy, traverser, samples)`."""
+    return RegretSampler(game, sampler, seed=seed, epsilon=epsilon, averaging=averaging,
+                         baseline=baseline).sample(policy, traverser, samples)
+
+
+def exact_regrets(game: Game, policy: Policy, player: int) -> np.ndarray:
+    """Exact instantaneous counterfactual regrets of `player`'s sequences (global ids; zero elsewhere)."""
+    out = np.zeros(game.num_sequences)
+    views = game.views
+    view = views[player]
+    opponent = views[1 - player].plan(policy.local(1 - player))
+    values = view.terminal_values(opponent)
+    regrets = np.zeros(view.num_sequences)
+    full.counterfactual_regrets(values, policy.local(player), view.infoset_first, view.infoset_size,
+                                view.infoset_parent, regrets)
+    out[view.offset:view.offset + view.num_sequences - 1] = regrets[1:]
+    return out
+
+
+def expected_average_increment(game: Game, policy: Policy, player: int) -> np.ndarray:
+    """What every sampler's stochastically weighted average-strategy increment for `player` equals in
+    expectation: chance reach of the information set x the player's own reach x sigma (global ids)."""
+    out = np.zeros(game.num_sequences)
+    view = game.views[player]
+    plan = view.plan(policy.local(player))
+    decisions = np.flatnonzero(game.player == player)
+    chance = np.bincount(game.infoset[decisions], game.chance_reach[decisions], minlength=game.num_infosets)
+    seqs = np.arange(view.offset, view.offset + view.num_sequences - 1)
+    out[seqs] = chance[game.sequence_infoset[seqs]] * plan[1:]
+    return out

@@ -1,0 +1,522 @@
+"""Monte Carlo CFR traversals compiled with numba over the history arrays of `rcfr.tree.Game`.
+
+Every traversal is iterative (explicit stacks or a path array) and writes the *sampled
+instantaneous counterfactual regrets* of the traverser's sequences into ``delta`` (global sequence
+ids), listing each information set it wrote in ``touched``. Regrets only change afterwards, in
+`apply_regrets`, so the current strategy is the same everywhere inside one traversal even when an
+information set is reached by several histories (hidden actions). ``touched`` + ``delta`` is the
+batch a regret store (a table here; a regressor later) consumes.
+
+Estimators (derived from the unbiasedness lemma, Lanctot et al. 2009, Lemma 1; for every sampler
+``E[delta[I, a]] = v(I, a) - v(I)`` with the exact counterfactual values, chance included):
+
+* outcome sampling, one terminal z drawn with probability q(z), traverser i acts at h in I and
+  the path takes a*: with ``W = u_i(z) * pi_-i(h) / q(z)`` and ``tail = pi(h a* -> z)`` (both players),
+  ``delta[I, a*] = W * tail * (1 - sigma(a*))`` and ``delta[I, a] = -W * tail * sigma(a*)`` otherwise;
+* external sampling (chance and opponent on-policy, so ``pi_-i / q`` cancels): ``v(h a) - v(h)``
+  with ``v`` the traverser's sampled values below;
+* chance sampling (chance on-policy): ``pi_-i(h) * (v(h a) - v(h))`` with chance left out of pi.
+
+Average strategies: "stochastic" adds ``w * pi_p(h) * pi_c(h) / q(h) * sigma(I, .)`` at each
+visited history of the accumulating player p, whose expectation is ``w * pi_c(I) * pi_p(I) *
+sigma(I, .)`` (``pi_c(I)`` is constant over iterations, so it cancels when normalizing);
+"optimistic" adds ``(t - last[I]) * pi_p(h) * sigma(I, .)`` and sets ``last[I] = t`` (Lanctot et al.
+2009); "lazy" pushes realization mass down p's sequence tree only when a sample reaches it: I
+receives the mass its parent sequence gained since I's last visit (``t`` for the empty sequence),
+split by the current sigma, so reach weights need no importance weighting; like optimistic
+averaging it assumes sigma(I) did not change between visits.
+
+Random numbers come from a splitmix64 generator whose state is one uint64 owned by the solver, so
+runs are reproducible and resumable.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+CHANCE = -1
+TERMINAL = -2
+
+AVG_NONE, AVG_STOCHASTIC, AVG_OPTIMISTIC, AVG_LAZY = 0, 1, 2, 3
+BOTH = 2  # traverser value meaning "both players" (parallel / simultaneous forms)
+
+# indices into the int64 counters array
+C_TRAVERSAL, C_NODES = 0, 1
+
+
+# ---- random numbers ---------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def uniform01(rng):
+    z = rng[0] + np.uint64(0x9E3779B97F4A7C15)
+    rng[0] = z
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return np.float64(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, inline="always")
+def _pick(probs, start, n, rng):
+    """Index in [0, n) drawn from probs[start:start+n] (which sum to one)."""
+    x = uniform01(rng)
+    for k in range(n - 1):
+        x -= probs[start + k]
+        if x < 0.0:
+            return k
+    return n - 1
+
+
+@njit(cache=True, inline="always")
+def _pick_mixed(sigma, start, n, eps, rng):
+    """Index drawn from eps * uniform + (1 - eps) * sigma[start:start+n]."""
+    x = uniform01(rng)
+    for k in range(n - 1):
+        x -= eps / n + (1.0 - eps) * sigma[start + k]
+        if x < 0.0:
+            return k
+    return n - 1
+
+
+# ---- strategies and regret application ---------------------------------------------------------
+@njit(cache=True, inline="always")
+def _strategy(regrets, sigma, first, n, from_regrets):
+    """Write the current strategy of an information set (regret matching) into sigma[first:first+n]."""
+    if not from_regrets:
+        return
+    total = 0.0
+    for s in range(first, first + n):
+        if regrets[s] > 0.0:
+            total += regrets[s]
+    for s in range(first, first + n):
+        if total > 0.0:
+            sigma[s] = regrets[s] / total if regrets[s] > 0.0 else 0.0
+        else:
+            sigma[s] = 1.0 / n
+
+
+@njit(cache=True, inline="always")
+def _touch(I, touched, counts, touched_stamp, counters):
+    stamp = counters[C_TRAVERSAL]
+    if touched_stamp[I] != stamp:
+        touched_stamp[I] = stamp
+        touched[counts[0]] = I
+        counts[0] += 1
+
+
+@njit(cache=True)
+def apply_regrets(regrets, delta, touched, counts, first_seq, num_actions, clip):
+    """Add the sampled regrets of the touched information sets to the table (clipping at zero for
+    regret-matching+), clear them from ``delta`` and empty the touched list."""
+    for k in range(counts[0]):
+        I = touched[k]
+        for s in range(first_seq[I], first_seq[I] + num_actions[I]):
+            r = regrets[s] + delta[s]
+            regrets[s] = r if (r > 0.0 or not clip) else 0.0
+            delta[s] = 0.0
+    counts[0] = 0
+
+
+@njit(cache=True)
+def collect_regrets(delta, touched, counts, first_seq, num_actions, sums, squares):
+    """Add the sampled regrets of one traversal to running sums (for estimates and tests), then clear."""
+    for k in range(counts[0]):
+        I = touched[k]
+        for s in range(first_seq[I], first_seq[I] + num_actions[I]):
+            sums[s] += delta[s]
+            squares[s] += delta[s] * delta[s]
+            delta[s] = 0.0
+    counts[0] = 0
+
+
+@njit(cache=True, inline="always")
+def _accumulate(avg, sigma, first, n, amount):
+    for s in range(first, first + n):
+        avg[s] += amount * sigma[s]
+
+
+@njit(cache=True, inline="always")
+def _average(avg, sigma, last, parent_seq, I, f, n, t, averaging, stochastic, own):
+    """Credit the accumulating player's average strategy at a visit of its information set I."""
+    if averaging == AVG_STOCHASTIC:
+        _accumulate(avg, sigma, f, n, stochastic)
+    elif averaging == AVG_OPTIMISTIC:
+        _accumulate(avg, sigma, f, n, (t - last[I]) * own)
+        last[I] = t
+    elif averaging == AVG_LAZY:
+        parent = parent_seq[I]
+        mass = np.float64(t) if parent < 0 else avg[parent]
+        _accumulate(avg, sigma, f, n, mass - last[I])
+        last[I] = mass
+
+
+@njit(cache=True, inline="always")
+def _sample_trajectory(tree, state, path, traverser, eps, t, weight, averaging, from_regrets):
+    """Forward pass of outcome sampling: sample one terminal history, epsilon-exploring at the
+    traverser's nodes (all nodes when ``traverser == BOTH``), accumulating the other players'
+    averages on the way. Fills one row of ``path`` per move — node, chosen index, reach0, reach1,
+    chance reach and sample probability q (all before the move), the move's sampling probability —
+    and returns (terminal history, number of moves, its sampling probability q(z))."""
+    player, first_child, num_children, chance_prob, infoset, utility, first_seq, num_actions, parent_seq = tree
+    regrets, avg, sigma, delta, touched, counts, touched_stamp, last, counters, rng = state
+    counters[C_TRAVERSAL] += 1
+    h = 0
+    r0, r1, rc, q = 1.0, 1.0, 1.0, 1.0
+    depth = 0
+    while player[h] != TERMINAL:
+        p = player[h]
+        path[depth, 0] = h
+        path[depth, 2] = r0
+        path[depth, 3] = r1
+        path[depth, 4] = rc
+        path[depth, 5] = q
+        n = num_children[h]
+        if p == CHANCE:
+            k = _pick(chance_prob, first_child[h], n, rng)
+            xi = chance_prob[first_child[h] + k]
+            rc *= xi
+        else:
+            I = infoset[h]
+            f = first_seq[I]
+            _strategy(regrets, sigma, f, n, from_regrets)
+            if traverser == BOTH or p == traverser:
+                k = _pick_mixed(sigma, f, n, eps, rng)
+                xi = eps / n + (1.0 - eps) * sigma[f + k]
+            else:
+                k = _pick(sigma, f, n, rng)
+                xi = sigma[f + k]
+            if averaging != AVG_NONE and (traverser == BOTH or p != traverser):
+                own = r0 if p == 0 else r1
+                stochastic = weight * own * rc / q
+                _average(avg, sigma, last, parent_seq, I, f, n, t, averaging, stochastic, own)
+            if p == 0:
+                r0 *= sigma[f + k]
+            else:
+                r1 *= sigma[f + k]
+        q *= xi
+        path[depth, 1] = k
+        path[depth, 6] = xi
+        h = first_child[h] + k
+        depth += 1
+    counters[C_NODES] += depth + 1
+    return h, depth, q
+
+
+# ---- outcome sampling -------------------------------------------------------------------------
+@njit(cache=True)
+def outcome_traversal(tree, state, path, traverser, eps, t, weight, averaging, from_regrets):
+    """One sampled trajectory. ``traverser`` is 0 or 1 (alternating form: exploration at the
+    traverser's nodes, averages for the other player) or BOTH (parallel form: exploration at every
+    decision node, both players' regrets and averages from the same trajectory)."""
+    player, first_child, num_children, chance_prob, infoset, utility, first_seq, num_actions, parent_seq = tree
+    regrets, avg, sigma, delta, touched, counts, touched_stamp, last, counters, rng = state
+    h, depth, q = _sample_trajectory(tree, state, path, traverser, eps, t, weight, averaging, from_regrets)
+    u0 = utility[h]
+    # backward: tail = pi(h a* -> z), both players and chance
+    tail = 1.0
+    for d in range(depth - 1, -1, -1):
+        node = int(path[d, 0])
+        p = player[node]
+        k = int(path[d, 1])
+        if p == CHANCE:
+            tail *= chance_prob[first_child[node] + k]
+            continue
+        I = infoset[node]
+        f = first_seq[I]
+        n = num_children[node]
+        sk = sigma[f + k]
+        if traverser == BOTH or p == traverser:
+            opp = path[d, 3] if p == 0 else path[d, 2]
+            u = u0 if p == 0 else -u0
+            w = u * opp * path[d, 4] / q
+            _touch(I, touched, counts, touched_stamp, counters)
+            for a in range(n):
+                if a == k:
+                    delta[f + a] += w * tail * (1.0 - sk)
+                else:
+                    delta[f + a] -= w * tail * sk
+        tail *= sk
+
+
+# ---- variance-reduced outcome sampling (Schmid et al. 2019) ---------------------------------------
+@njit(cache=True)
+def baseline_traversal(tree, state, path, baseline, traverser, eps, decay, t, weight, averaging,
+                       from_regrets):
+    """Outcome sampling with action baselines b(h, a) = ``baseline[child]`` (player 0's values).
+
+    Backwards along the sampled path, each history gets the control-variate estimate
+    ``u(h, a) = b(h, a) + [a sampled] (u(h a) - b(h, a)) / xi(h, a)`` for every action (xi: the
+    sampling probability) and ``u(h) = sum_a sigma(h, a) u(h, a)`` (chance likewise with its
+    probabilities). For any baseline that does not depend on the current sample,
+    ``E[u(h, a)] = v(h, a)``; the traverser's regret is ``pi_-i(h) / q(h) * (u(h, a) - u(h))``.
+    Afterwards the sampled action's baseline moves towards its estimate:
+    ``b <- (1 - decay) b + decay * u(h a)`` (decay 0 keeps the baseline fixed)."""
+    player, first_child, num_children, chance_prob, infoset, utility, first_seq, num_actions, parent_seq = tree
+    regrets, avg, sigma, delta, touched, counts, touched_stamp, last, counters, rng = state
+    h, depth, q = _sample_trajectory(tree, state, path, traverser, eps, t, weight, averaging, from_regrets)
+    below = utility[h]  # estimate of the value of the child history on the path
+    for d in range(depth - 1, -1, -1):
+        node = int(path[d, 0])
+        p = player[node]
+        k = int(path[d, 1])
+        c = first_child[node]
+        n = num_children[node]
+        corrected = baseline[c + k] + (below - baseline[c + k]) / path[d, 6]
+        if p == CHANCE:
+            value = 0.0
+            for a in range(n):
+                value += chance_prob[c + a] * (corrected if a == k else baseline[c + a])
+        else:
+            I = infoset[node]
+            f = first_seq[I]
+            value = 0.0
+            for a in range(n):
+                value += sigma[f + a] * (corrected if a == k else baseline[c + a])
+            if traverser == BOTH or p == traverser:
+                opp = path[d, 3] if p == 0 else path[d, 2]
+                w = (1.0 if p == 0 else -1.0) * opp * path[d, 4] / path[d, 5]
+                _touch(I, touched, counts, touched_stamp, counters)
+                for a in range(n):
+                    delta[f + a] += w * ((corrected if a == k else baseline[c + a]) - value)
+        baseline[c + k] += decay * (below - baseline[c + k])
+        below = value
+
+
+# ---- external sampling ------------------------------------------------------------------------
+@njit(cache=True)
+def external_traversal(tree, state, scratch, traverser, t, weight, averaging, from_regrets):
+    """All of the traverser's actions, one sampled action per opponent information set (kept for the
+    whole traversal) and per chance node. Values are the traverser's."""
+    player, first_child, num_children, chance_prob, infoset, utility, first_seq, num_actions, parent_seq = tree
+    regrets, avg, sigma, delta, touched, counts, touched_stamp, last, counters, rng = state
+    counters[C_TRAVERSAL] += 1
+    stamp = counters[C_TRAVERSAL]
+    stack, value, reach, cached, cached_stamp = scratch
+    sign = 1.0 if traverser == 0 else -1.0
+    top = 0
+    stack[0] = 0
+    reach[0] = 1.0
+    nodes = 0
+    while top >= 0:
+        code = stack[top]
+        top -= 1
+        if code >= 0:  # first visit
+            h = code
+            nodes += 1
+            p = player[h]
+            if p == TERMINAL:
+                value[h] = sign * utility[h]
+                continue
+            n = num_children[h]
+            c = first_child[h]
+            if p == traverser:
+                I = infoset[h]
+                _strategy(regrets, sigma, first_seq[I], n, from_regrets)
+                top += 1
+                stack[top] = -h - 1
+                for a in range(n):
+                    top += 1
+                    stack[top] = c + a
+                    reach[c + a] = reach[h]
+                continue
+            if p == CHANCE:
+                k = _pick(chance_prob, c, n, rng)
+                reach[c + k] = reach[h]
+            else:
+                I = infoset[h]
+                f = first_seq[I]
+                if cached_stamp[I] != stamp:
+                    _strategy(regrets, sigma, f, n, from_regrets)
+                    cached_stamp[I] = stamp
+                    cached[I] = _pick(sigma, f, n, rng)
+                k = cached[I]
+                _average(avg, sigma, last, parent_seq, I, f, n, t, averaging, weight, reach[h])
+                reach[c + k] = reach[h] * sigma[f + k]
+            top += 1
+            stack[top] = -h - 1
+            top += 1
+            stack[top] = c + k
+            value[h] = -1.0 - k  # remember the sampled child until the second visit
+        else:  # second visit: children are done
+            h = -code - 1
+            c = first_child[h]
+            if player[h] != traverser:
+                value[h] = value[c + int(-value[h] - 1.0)]
+                continue
+            n = num_children[h]
+            I = infoset[h]
+            f = first_seq[I]
+            v = 0.0
+            for a in range(n):
+                v += sigma[f + a] * value[c + a]
+            _touch(I, touched, counts, touched_stamp, counters)
+            for a in range(n):
+                delta[f + a] += value[c + a] - v
+            value[h] = v
+    counters[C_NODES] += nodes
+
+
+# ---- chance sampling --------------------------------------------------------------------------
+@njit(cache=True)
+def chance_traversal(tree, state, scratch, traverser, t, weight, averaging, from_regrets):
+    """Full width over both players' actions, one sampled outcome per chance node. ``traverser`` 0
+    or 1 updates that player's regrets and the other's average; BOTH updates both (simultaneous)."""
+    player, first_child, num_children, chance_prob, infoset, utility, first_seq, num_actions, parent_seq = tree
+    regrets, avg, sigma, delta, touched, counts, touched_stamp, last, counters, rng = state
+    counters[C_TRAVERSAL] += 1
+    stack, value, reach0, reach1, chosen = scratch
+    top = 0
+    stack[0] = 0
+    reach0[0] = 1.0
+    reach1[0] = 1.0
+    nodes = 0
+    while top >= 0:
+        code = stack[top]
+        top -= 1
+        if code >= 0:
+            h = code
+            nodes += 1
+            p = player[h]
+            if p == TERMINAL:
+                value[h] = utility[h]
+                continue
+            n = num_children[h]
+            c = first_child[h]
+            top += 1
+            stack[top] = -h - 1
+            if p == CHANCE:
+                k = _pick(chance_prob, c, n, rng)
+                chosen[h] = k
+                reach0[c + k] = reach0[h]
+                reach1[c + k] = reach1[h]
+                top += 1
+                stack[top] = c + k
+                continue
+            I = infoset[h]
+            f = first_seq[I]
+            _strategy(regrets, sigma, f, n, from_regrets)
+            own = reach0[h] if p == 0 else reach1[h]
+            if averaging != AVG_NONE and (traverser == BOTH or p != traverser) and own > 0.0:
+                _average(avg, sigma, last, parent_seq, I, f, n, t, averaging, weight * own, own)
+            for a in range(n):
+                r0 = reach0[h] * sigma[f + a] if p == 0 else reach0[h]
+                r1 = reach1[h] * sigma[f + a] if p == 1 else reach1[h]
+                reach0[c + a] = r0
+                reach1[c + a] = r1
+                if r0 > 0.0 or r1 > 0.0:
+                    top += 1
+                    stack[top] = c + a
+                else:
+                    value[c + a] = 0.0  # unreachable for both: contributes nothing
+        else:
+            h = -code - 1
+            c = first_child[h]
+            p = player[h]
+            if p == CHANCE:
+                value[h] = value[c + chosen[h]]
+                continue
+            n = num_children[h]
+            I = infoset[h]
+            f = first_seq[I]
+            v = 0.0
+            for a in range(n):
+                v += sigma[f + a] * value[c + a]
+            value[h] = v
+            if traverser == BOTH or p == traverser:
+                opp = reach1[h] if p == 0 else reach0[h]
+                sign = 1.0 if p == 0 else -1.0
+                _touch(I, touched, counts, touched_stamp, counters)
+                for a in range(n):
+                    delta[f + a] += sign * opp * (value[c + a] - v)
+    counters[C_NODES] += nodes
+
+
+# ---- iteration loops (one compiled call runs many iterations) -----------------------------------
+@njit(cache=True)
+def run_outcome(tree, state, path, t0, iterations, eps, alternating, power, averaging, clip):
+    """Iterations t0+1 .. t0+iterations: one trajectory per player (alternating) or one shared
+    trajectory (parallel), each followed by its regret update."""
+    regrets, delta, touched, counts = state[0], state[3], state[4], state[5]
+    for it in range(iterations):
+        t = t0 + it + 1
+        w = np.float64(t) ** power
+        if alternating:
+            for i in range(2):
+                outcome_traversal(tree, state, path, i, eps, t, w, averaging, True)
+                apply_regrets(regrets, delta, touched, counts, tree[6], tree[7], clip)
+        else:
+            outcome_traversal(tree, state, path, BOTH, eps, t, w, averaging, True)
+            apply_regrets(regrets, delta, touched, counts, tree[6], tree[7], clip)
+
+
+@njit(cache=True)
+def run_external(tree, state, scratch, t0, iterations, power, averaging, clip):
+    """Iterations t0+1 .. t0+iterations: one traversal per player, alternating."""
+    regrets, delta, touched, counts = state[0], state[3], state[4], state[5]
+    for it in range(iterations):
+        t = t0 + it + 1
+        w = np.float64(t) ** power
+        for i in range(2):
+            external_traversal(tree, state, scratch, i, t, w, averaging, True)
+            apply_regrets(regrets, delta, touched, counts, tree[6], tree[7], clip)
+
+
+@njit(cache=True)
+def run_chance(tree, state, scratch, t0, iterations, alternating, power, averaging, clip):
+    """Iterations t0+1 .. t0+iterations: one traversal per player (alternating) or one for both."""
+    regrets, delta, touched, counts = state[0], state[3], state[4], state[5]
+    for it in range(iterations):
+        t = t0 + it + 1
+        w = np.float64(t) ** power
+        if alternating:
+            for i in range(2):
+                chance_traversal(tree, state, scratch, i, t, w, averaging, True)
+                apply_regrets(regrets, delta, touched, counts, tree[6], tree[7], clip)
+        else:
+            chance_traversal(tree, state, scratch, BOTH, t, w, averaging, True)
+            apply_regrets(regrets, delta, touched, counts, tree[6], tree[7], clip)
+
+
+@njit(cache=True)
+def run_baseline(tree, state, path, baseline, t0, iterations, eps, decay, alternating, power, averaging, clip):
+    """Variance-reduced outcome sampling iterations, alternating or parallel like `run_outcome`."""
+    regrets, delta, touched, counts = state[0], state[3], state[4], state[5]
+    for it in range(iterations):
+        t = t0 + it + 1
+        w = np.float64(t) ** power
+        if alternating:
+            for i in range(2):
+                baseline_traversal(tree, state, path, baseline, i, eps, decay, t, w, averaging, True)
+                apply_regrets(regrets, delta, touched, counts, tree[6], tree[7], clip)
+        else:
+            baseline_traversal(tree, state, path, baseline, BOTH, eps, decay, t, w, averaging, True)
+            apply_regrets(regrets, delta, touched, counts, tree[6], tree[7], clip)
+
+
+# ---- estimates at a fixed profile (tests; sampled training data for regret stores) -------------
+@njit(cache=True)
+def estimate_outcome(tree, state, path, traverser, eps, samples, averaging, sums, squares):
+    for it in range(samples):
+        outcome_traversal(tree, state, path, traverser, eps, it + 1, 1.0, averaging, False)
+        collect_regrets(state[3], state[4], state[5], tree[6], tree[7], sums, squares)
+
+
+@njit(cache=True)
+def estimate_external(tree, state, scratch, traverser, samples, averaging, sums, squares):
+    for it in range(samples):
+        external_traversal(tree, state, scratch, traverser, it + 1, 1.0, averaging, False)
+        collect_regrets(state[3], state[4], state[5], tree[6], tree[7], sums, squares)
+
+
+@njit(cache=True)
+def estimate_chance(tree, state, scratch, traverser, samples, averaging, sums, squares):
+    for it in range(samples):
+        chance_traversal(tree, state, scratch, traverser, it + 1, 1.0, averaging, False)
+        collect_regrets(state[3], state[4], state[5], tree[6], tree[7], sums, squares)
+
+
+@njit(cache=True)
+def estimate_baseline(tree, state, path, baseline, traverser, eps, decay, samples, averaging, sums, squares):
+    for it in range(samples):
+        baseline_traversal(tree, state, path, baseline, traverser, eps, decay, it + 1, 1.0, averaging, False)
+        collect_regrets(state[3], state[4], state[5], tree[6], tree[7], sums, squares)

@@ -1,0 +1,173 @@
+"""Monte Carlo CFR solvers: chance sampling, outcome sampling and external sampling.
+
+They share `CFRSolver`'s surface (iterate, run, current_policy, average_policy, state_dict,
+load_state_dict, iteration) so the experiment kit drives them the same way, and add
+``nodes_touched``. One iteration is one traversal per player (alternating forms) or one
+traversal updating both (parallel outcome sampling, simultaneous chance sampling). The work runs
+inside compiled loops (`rcfr.sampling.kernels`); Python is entered once per `run` chunk.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import kernels as full
+from ..policy import Policy
+from ..registry import check_choice
+from ..sampling import kernels
+from ..sampling.buffers import SamplerBuffers
+from ..tree import Game
+from .base import IterativeSolver
+from .cfr import averaging_power
+
+REGRET_MATCHING = ("rm", "rm+")
+AVERAGING_MODES = {"stochastic": kernels.AVG_STOCHASTIC, "optimistic": kernels.AVG_OPTIMISTIC,
+                   "lazy": kernels.AVG_LAZY}
+
+
+class MCCFRSolver(IterativeSolver):
+    """Base class: a regret table and average-strategy sums filled by a compiled sampler."""
+
+    sampler = ""
+    chunk = 4096  # iterations per compiled call
+
+    def __init__(self, game: Game, *, regret_matching: str = "rm", averaging: str = "stochastic",
+                 weighting: str | float = "uniform", seed: int = 0):
+        self.game = game
+        self.clip = check_choice("regret_matching", regret_matching, REGRET_MATCHING) == "rm+"
+        self.averaging = check_choice("averaging", averaging, list(AVERAGING_MODES))
+        self.power = averaging_power(weighting)
+        if self.averaging != "stochastic" and self.power != 0.0:
+            raise ValueError(f"weighting applies to stochastic averaging only; use weighting='uniform' "
+                             f"with averaging={self.averaging!r}")
+        self.seed = seed
+        self.buffers = SamplerBuffers(game, self.sampler, seed)
+        self.iteration = 0
+        self.views = game.views
+
+    # ---- iterations ----------------------------------------------------------------------------
+    def _run_compiled(self, iterations: int) -> None:
+        raise NotImplementedError
+
+    @property
+    def nodes_touched(self) -> int:
+        """Histories visited so far (each visit of a history in a traversal counts once)."""
+        return self.buffers.nodes_touched
+
+    def _advance(self, iterations: int) -> None:
+        self._run_compiled(iterations)
+        self.iteration += iterations
+
+    # ---- policies ------------------------------------------------------------------------------
+    def _local(self, values: np.ndarray, player: int) -> np.ndarray:
+        view = self.views[player]
+        local = np.empty(view.num_sequences)
+        local[0] = 1.0
+        local[1:] = values[view.offset:view.offset + view.num_sequences - 1]
+        return local
+
+    def current_policy(self) -> Policy:
+        """Regret matching on the cumulative regrets."""
+        strategies = []
+        for p, view in enumerate(self.views):
+            strategies.append(full.regret_matching(self._local(self.buffers.regrets, p), view.infoset_first,
+                                                   view.infoset_size, np.empty(view.num_sequences)))
+        return Policy.from_local(self.game, strategies)
+
+    def average_policy(self) -> Policy:
+        """The normalized average-strategy sums (uniform where an information set has none yet)."""
+        strategies = []
+        for p, view in enumerate(self.views):
+            strategies.append(full.normalize_plan(self._local(self.buffers.avg, p), view.infoset_first,
+                                                  view.infoset_size, np.empty(view.num_sequences)))
+        return Policy.from_local(self.game, strategies)
+
+    # ---- checkpoints ---------------------------------------------------------------------------
+    def state_dict(self) -> dict[str, np.ndarray]:
+        """Everything needed to resume bit for bit: tables, counters and the RNG state."""
+        state = {f"sampler.{k}": v for k, v in self.buffers.state_dict().items()}
+        state["iteration"] = np.array(self.iteration)
+        return state
+
+    def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
+        self.buffers.load_state_dict({k[8:]: v for k, v in state.items() if k.startswith("sampler.")})
+        self.iteration = int(state["iteration"])
+
+    def size(self) -> int:
+        """Representation size: one regret per sequence."""
+        return self.game.num_sequences
+
+
+class ChanceSamplingCFR(MCCFRSolver):
+    """Chance-sampled CFR: full width over both players' actions, one sampled outcome per chance node."""
+
+    sampler = "chance"
+
+    def __init__(self, game: Game, *, updates: str = "simultaneous", regret_matching: str = "rm",
+                 averaging: str = "stochastic", weighting: str | float = "uniform", seed: int = 0):
+        self.updates = check_choice("updates", updates, ["alternating", "simultaneous"])
+        super().__init__(game, regret_matching=regret_matching, averaging=averaging, weighting=weighting,
+                         seed=seed)
+
+    def _run_compiled(self, iterations: int) -> None:
+        b = self.buffers
+        kernels.run_chance(b.tree, b.state, b.scratch, self.iteration, iterations, self.updates == "alternating",
+                           self.power, AVERAGING_MODES[self.averaging], self.clip)
+
+
+class OutcomeSamplingMCCFR(MCCFRSolver):
+    """Outcome-sampling MCCFR: one sampled terminal history per traversal, epsilon-on-policy exploration
+    at the updating player's nodes (every node in the parallel form)."""
+
+    sampler = "outcome"
+
+    def __init__(self, game: Game, *, epsilon: float = 0.6, updates: str = "alternating",
+                 regret_matching: str = "rm", averaging: str = "stochastic", weighting: str | float = "uniform",
+                 seed: int = 0):
+        if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0.0 < epsilon <= 1.0:
+            raise ValueError(f"epsilon must be a number in (0, 1], got {epsilon!r}")
+        self.epsilon = float(epsilon)
+        self.updates = check_choice("updates", updates, ["alternating", "parallel"])
+        super().__init__(game, regret_matching=regret_matching, averaging=averaging, weighting=weighting,
+                         seed=seed)
+
+    def _run_compiled(self, iterations: int) -> None:
+        b = self.buffers
+        kernels.run_outcome(b.tree, b.state, b.scratch, self.iteration, iterations, self.epsilon,
+                            self.updates == "alternating", self.power, AVERAGING_MODES[self.averaging], self.clip)
+
+
+class ExternalSamplingMCCFR(MCCFRSolver):
+    """External-sampling MCCFR: all of the traverser's actions, one sampled action per opponent information
+    set and per chance node; alternating updates."""
+
+    sampler = "external"
+
+    def _run_compiled(self, iterations: int) -> None:
+        b = self.buffers
+        kernels.run_external(b.tree, b.state, b.scratch, self.iteration, iterations, self.power,
+                             AVERAGING_MODES[self.averaging], self.clip)
+
+
+class VarianceReducedMCCFR(OutcomeSamplingMCCFR):
+    """Variance-reduced outcome sampling (VR-MCCFR, Schmid et al. 2019): outcome sampling whose sampled
+    values are corrected with learned action baselines b(h, a), an exponentially decaying average of
+    past value estimates of history h a (``baseline_decay`` is the weight of the newest estimate)."""
+
+    sampler = "baseline"
+
+    def __init__(self, game: Game, *, epsilon: float = 0.6, baseline_decay: float = 0.5,
+                 updates: str = "alternating", regret_matching: str = "rm", averaging: str = "stochastic",
+                 weighting: str | float = "uniform", seed: int = 0):
+        if (isinstance(baseline_decay, bool) or not isinstance(baseline_decay, (int, float))
+                or not 0.0 <= baseline_decay <= 1.0):
+            raise ValueError(f"baseline_decay must be a number in [0, 1], got {baseline_decay!r}")
+        self.baseline_decay = float(baseline_decay)
+        super().__init__(game, epsilon=epsilon, updates=updates, regret_matching=regret_matching,
+                         averaging=averaging, weighting=weighting, seed=seed)
+
+    def _run_compiled(self, iterations: int) -> None:
+        b = self.buffers
+        kernels.run_baseline(b.tree, b.state, b.scratch, b.baseline, self.iteration, iterations, self.epsilon,
+                             self.baseline_decay, self.updates == "alternating", self.power,
+                             AVERAGING_MODES[self.averaging], self.clip)

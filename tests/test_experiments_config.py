@@ -1,0 +1,237 @@
+"""Experiment kit configs: every group option and preset composes, bad configs fail early with the
+field and the allowed values, launcher configs for Slurm and Ray are valid (composed, not run)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict
+
+import pytest
+from hydra import compose, initialize_config_dir
+from hydra.core.global_hydra import GlobalHydra
+from hydra.errors import ConfigCompositionException
+from hypothesis import given, strategies as st
+from omegaconf import OmegaConf
+
+from experiments import arms, build
+from experiments.callbacks import ValidateSweep, sweep_jobs
+from experiments.run import CONFIG_DIR
+from experiments.runner import eval_schedule
+from experiments.schema import ConfigError, validate
+
+CONFIGS = Path(CONFIG_DIR)
+
+
+@pytest.fixture()
+def hydra_ctx():
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
+        yield
+    GlobalHydra.instance().clear()
+
+
+def options(group: str) -> list[str]:
+    return sorted(p.stem for p in (CONFIGS / group).glob("*.yaml"))
+
+
+def test_default_config_is_leduc_cfr_plus(hydra_ctx):
+    spec = validate(compose("config"))
+    assert (spec.game.name, spec.solver.name, spec.regressor.name, spec.abstraction.name) == \
+        ("leduc", "cfr+", "none", "none")
+
+
+@pytest.mark.parametrize("group", ["game", "solver", "regressor", "features", "abstraction"])
+def test_every_group_option_composes_with_a_known_name(hydra_ctx, group):
+    table = {"regressor": build.REGRESSORS, "features": build.FEATURES,
+             "abstraction": build.ABSTRACTIONS}.get(group)
+    for option in options(group):
+        cfg = compose("config", overrides=[f"{group}={option}"])
+        node = cfg[group]
+        if group == "game":
+            build.make_rules(node.name, **node.params)  # valid rules
+        elif group == "solver":
+            assert node.name == option  # file name == registry name, one mechanism
+        elif group == "abstraction":
+            assert set(node.params) <= set(table[node.name]), option
+            if option == "none":
+                continue
+            game_name = "nlocp" if option.startswith("nlocp") else "leduc"
+            spec = validate(compose("config", overrides=[f"{group}={option}", f"game={game_name}"]))
+            setup = build.make_setup(spec, build.make_game(spec))  # the library builds it
+            assert 0 < setup.size() < setup.game.num_sequences, option
+            assert setup.policy().game is setup.game  # policies come back in the full game
+        else:
+            assert node.name in table, (group, option)
+            assert set(node.params) <= set(table[node.name]), (group, option)
+
+
+def test_tabular_solver_options_match_their_constructors(hydra_ctx):
+    for name in build.SOLVERS:
+        validate(compose("config", overrides=[f"solver={name}"]))
+
+
+@pytest.mark.parametrize("preset", ["leduc_quick", "leduc_vs_abstraction", "leduc_vs_abstraction_quick",
+                                    "nlocp_vs_abstraction", "nlocp_vs_abstraction_quick"])
+def test_presets_compose_and_expand_to_their_arms(hydra_ctx, preset):
+    cfg = compose("config", overrides=[f"+experiment={preset}"], return_hydra_config=True)
+    assert cfg.hydra.mode.name == "MULTIRUN"
+    jobs = sweep_jobs(cfg)
+    chosen = [next(o.split("=", 1)[1] for o in job if o.startswith("+arm=")) for job in jobs]
+    assert len(chosen) == len(set(chosen)) > 0
+    assert set(chosen) <= set(arms.arms())
+    if preset.endswith("vs_abstraction"):
+        assert cfg.run.iterations == 100_000
+        game = "nlocp" if preset.startswith("nlocp") else "leduc"
+        # BF, BF_BS, BF+, BF+_BS at the same budgets, CFR+ unabstracted, every abstraction of the game
+        for prefix in arms.REGRESSION:
+            assert sum(c.startswith(prefix + "-") for c in chosen) == 8
+        assert "cfr+" in chosen
+        assert {c[4:] for c in chosen if c.startswith("abs_")} == \
+            {a for a in arms.abstraction_names() if a.startswith(game) or (game == "leduc" and "ehs" in a)}
+    seen = set()
+    for job in jobs:  # one job of each kind composes; its arm pins solver, regressor and abstraction
+        arm = next(o.split("=", 1)[1] for o in job if o.startswith("+arm="))
+        kind = arm if arm in arms.TABULAR else arm.split("-")[0] if "-" in arm else arm[:9]
+        if kind in seen:
+            continue
+        seen.add(kind)
+        job_cfg = compose("config", overrides=job)
+        if arm in arms.TABULAR:
+            validate(job_cfg)
+            assert job_cfg.solver.name == arm
+        elif arm.startswith("abs_"):
+            assert job_cfg.abstraction == OmegaConf.load(CONFIGS / "abstraction" / f"{arm[4:]}.yaml")
+        else:
+            prefix, leaves = arm.rsplit("-", 1)
+            solver, bootstrap, label = arms.REGRESSION[prefix]
+            assert (job_cfg.solver.name, job_cfg.solver.options.bootstrap, job_cfg.label) == \
+                (solver, bootstrap, label)
+            assert job_cfg.regressor.params.max_leaves == int(leaves)
+
+
+def test_leduc_quick_runs_the_tabular_arms_and_every_leduc_card_abstraction(hydra_ctx):
+    cfg = compose("config", overrides=["+experiment=leduc_quick"], return_hydra_config=True)
+    jobs = sweep_jobs(cfg)
+    labels = []
+    for job in jobs:
+        spec = validate(compose("config", overrides=job))
+        labels.append(spec.label)
+    assert labels[:4] == ["CFR", "CFR+", "LCFR", "DCFR"]
+    abstracted = {next(o for o in job if o.startswith("+arm="))[9:] for job in jobs[4:]}
+    assert abstracted == {a for a in arms.abstraction_names() if not a.startswith("nlocp")}
+    assert all(label.startswith("CFR+ ") for label in labels[4:]) and len(set(labels)) == len(labels)
+
+
+BAD = [
+    (["solver.name=foo"], ["solver.name", "'foo'", "allowed: cfr, cfr+, lcfr, dcfr", "es-mccfr"]),
+    (["game.name=chess"], ["game", "'chess'", "allowed:", "kuhn", "leduc", "nlocp"]),
+    (["game=nlocp", "game.params.cards=1"], ["cards", "[2, 13]", "1"]),
+    (["run.iterations=0"], ["run.iterations", ">= 1", "0"]),
+    (["run.eval_points=-3"], ["run.eval_points", ">= 1"]),
+    (["run.checkpoint_seconds=-1"], ["run.checkpoint_seconds", ">= 0"]),
+    (["solver=cfr", "+solver.options.alpha=2"], ["solver.options", "'alpha'", "'cfr'", "allowed: updates, averaging"]),
+    (["solver=dcfr", "solver.options.updates=sometimes"], ["updates", "'sometimes'", "alternating, simultaneous"]),
+    (["regressor=best_first"], ["'cfr+'", "regressor=none"]),
+    (["abstraction=nlocp_hp"], ["abstraction 'action'", "no-limit game", "leduc"]),
+    (["abstraction=leduc_jq_k", "abstraction.params.partition=J.QK.K"], ["partition 'J.QK.K'", "'J.Q.K'"]),
+    (["abstraction.name=card"], ["abstraction 'card' needs abstraction.params.partition"]),
+    (["abstraction=ehs3", "abstraction.params.recall=total"], ["recall", "'total'", "perfect, imperfect"]),
+    (["regressor.name=forest"], ["regressor.name", "'forest'", "best_first", "lightgbm", "mlp"]),
+    (["features.name=pixels"], ["features.name", "'pixels'", "indicator, poker, generic"]),
+    (["abstraction.name=magic"], ["abstraction.name", "'magic'", "none, card, action, ranks, ehs, ehs2"]),
+    (["regressor=best_first", "+regressor.params.leafs=3"], ["regressor.params", "'leafs'", "max_leaves"]),
+    (["+arm=bf+-64"], ["solver.name", "'rcfr+'", "allowed: cfr"]),
+]
+
+
+@pytest.mark.parametrize("overrides,fragments", BAD, ids=[" ".join(o) for o, _ in BAD])
+def test_bad_configs_fail_naming_the_field_and_the_allowed_values(hydra_ctx, overrides, fragments):
+    cfg = compose("config", overrides=overrides)
+    with pytest.raises(ConfigError) as err:
+        spec = validate(cfg)
+        build.make_setup(spec, build.make_game(spec))  # value errors the constructors find
+    for fragment in fragments:
+        assert fragment in str(err.value), (fragment, str(err.value))
+
+
+def test_value_errors_found_by_constructors_stop_the_run_before_its_directory_exists(hydra_ctx, tmp_path):
+    from experiments.runner import run_experiment
+    cfg = compose("config", overrides=["solver=dcfr", "solver.options.updates=sometimes", "game=kuhn"])
+    with pytest.raises(ConfigError, match="updates.*sometimes.*alternating, simultaneous"):
+        run_experiment(cfg, tmp_path / "run")
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("overrides,key", [(["bogus=1"], "bogus"), (["run.iterations=abc"], "run.iterations"),
+                                           (["run.itertions=5"], "run.itertions"), (["solver=nope"], "solver")])
+def test_shape_errors_fail_while_composing_and_name_the_key(hydra_ctx, overrides, key):
+    with pytest.raises(ConfigCompositionException) as err:
+        compose("config", overrides=overrides)
+    text = str(err.value) + str(err.value.__cause__)
+    assert key in text
+    if overrides == ["solver=nope"]:
+        assert "cfr+" in text  # hydra lists the available options of the group
+
+
+def test_a_bad_job_stops_the_whole_sweep_before_any_job_runs(hydra_ctx):
+    cfg = compose("config", overrides=["+experiment=leduc_quick"], return_hydra_config=True)
+    OmegaConf.set_readonly(cfg, False)
+    cfg.hydra.overrides.task.append("run.iterations=5,0")
+    with pytest.raises(SystemExit) as err:
+        ValidateSweep().on_multirun_start(cfg)
+    assert "run.iterations must be an integer >= 1, got 0" in str(err.value)
+    assert "+arm=cfr " in str(err.value)  # names the job
+    cfg.hydra.overrides.task[-1] = "run.seed=1,2"
+    ValidateSweep().on_multirun_start(cfg)  # a valid sweep passes
+    assert len(sweep_jobs(cfg)) == 2 * 13
+
+
+# ---- launchers ----------------------------------------------------------------------------------
+def test_joblib_is_the_default_launcher(hydra_ctx):
+    cfg = compose("config", return_hydra_config=True)
+    assert cfg.hydra.launcher._target_ == "hydra_plugins.hydra_joblib_launcher.joblib_launcher.JoblibLauncher"
+
+
+def test_slurm_launcher_config_composes_with_the_submitit_plugin(hydra_ctx):
+    pytest.importorskip("hydra_plugins.hydra_submitit_launcher")
+    cfg = compose("config", overrides=["hydra/launcher=slurm", "hydra.launcher.partition=gpu"],
+                  return_hydra_config=True)
+    launcher = cfg.hydra.launcher
+    assert launcher._target_ == "hydra_plugins.hydra_submitit_launcher.submitit_launcher.SlurmLauncher"
+    assert (launcher.partition, launcher.cpus_per_task, launcher.timeout_min) == ("gpu", 1, 240)
+    from hydra.utils import get_class
+    assert get_class(launcher._target_).__name__ == "SlurmLauncher"
+
+
+@dataclass
+class _RayConf:  # the fields of hydra-ray-launcher's RayLauncherConf (the plugin is not installed)
+    init: Dict[str, Any] = field(default_factory=lambda: {"address": None})
+    remote: Dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class _RayLauncherConf:
+    _target_: str = "hydra_plugins.hydra_ray_launcher.ray_launcher.RayLauncher"
+    ray: _RayConf = field(default_factory=_RayConf)
+
+
+def test_ray_launcher_config_matches_the_plugin_schema(hydra_ctx):
+    cfg = compose("config", overrides=["hydra/launcher=ray_cluster"], return_hydra_config=True)
+    launcher = cfg.hydra.launcher
+    schema = OmegaConf.structured(_RayLauncherConf)
+    merged = OmegaConf.merge(schema, launcher)  # an unknown key or a wrong type would raise here
+    assert merged._target_ == _RayLauncherConf._target_
+    assert merged.ray.init.address == "auto" and merged.ray.remote.num_cpus == 1
+    with pytest.raises(Exception):
+        OmegaConf.merge(schema, {"ray": {"inti": {}}})  # the check itself can fail
+
+
+# ---- evaluation schedule ------------------------------------------------------------------------
+@given(st.integers(1, 10 ** 6), st.integers(1, 60))
+def test_eval_schedule_is_log_spaced_and_ends_at_the_last_iteration(iterations, points):
+    marks = eval_schedule(iterations, points)
+    assert marks == sorted(set(marks)) and marks[0] >= 1 and marks[-1] == iterations
+    assert len(marks) <= points + 1
+    if iterations >= 1000 and points >= 10:
+        assert marks[0] == 1 and len(marks) >= min(points, 10) // 2

@@ -1,0 +1,113 @@
+"""A tiny multirun through the joblib launcher, and the aggregation of its directory."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import rcfr
+from experiments.aggregate import aggregate, main as aggregate_main
+from experiments.runner import run_experiment
+
+ROOT = Path(__file__).resolve().parent.parent
+ENV = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
+
+
+def _run(*args, timeout=300):
+    return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, env=ENV, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_tiny_multirun_through_joblib_is_aggregated_into_tables_and_plots(tmp_path):
+    sweep = tmp_path / "sweep"
+    done = _run("experiments.run", "-m", "+arm=cfr,cfr+", "game=kuhn,leduc", "run.iterations=40",
+                "run.eval_points=5", "hydra.launcher.n_jobs=2", f"hydra.sweep.dir={sweep}")
+    assert done.returncode == 0, done.stderr
+    assert "Joblib.Parallel(n_jobs=2" in done.stdout + done.stderr
+    assert "JoblibLauncher" in (sweep / "multirun.yaml").read_text()
+    assert sorted(p.name for p in sweep.iterdir() if p.is_dir()) == ["0", "1", "2", "3"]
+
+    with (sweep / "results.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert sorted((r["game"], r["label"]) for r in rows) == \
+        [("kuhn", "CFR"), ("kuhn", "CFR+"), ("leduc", "CFR"), ("leduc", "CFR+")]
+    for r in rows:  # every number is the library's own evaluation of the same solve
+        game = rcfr.load_game(r["game"])
+        solver = rcfr.make_solver(r["solver"], game)
+        solver.run(40)
+        assert float(r["exploitability"]) == pytest.approx(
+            rcfr.evaluate(game, solver.average_policy()).exploitability, rel=1e-12)
+        assert r["status"] == "complete" and int(r["iteration"]) == 40
+        assert float(r["representation_pct"]) == 100.0
+    table = (sweep / "results.md").read_text()
+    assert table.splitlines()[0].startswith("| label | game | size | % of game |")
+    assert len(table.splitlines()) == 2 + 4
+    for name in ("exploitability_vs_size", "convergence"):
+        assert (sweep / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert b"<svg" in (sweep / f"{name}.svg").read_bytes()[:500]
+    # the multirun's end prints the table and the plot paths
+    assert "| CFR+ | leduc |" in done.stdout and str(sweep / "exploitability_vs_size.png") in done.stdout
+
+    # the same sweep command again resumes every finished job (nothing recomputed, same results)
+    again = _run("experiments.run", "-m", "+arm=cfr,cfr+", "game=kuhn,leduc", "run.iterations=40",
+                 "run.eval_points=5", "hydra.launcher.n_jobs=2", f"hydra.sweep.dir={sweep}")
+    assert again.returncode == 0, again.stderr
+    with (sweep / "results.csv").open() as f:
+        rerun = list(csv.DictReader(f))
+    assert [r["exploitability"] for r in rerun] == [r["exploitability"] for r in rows]
+    assert [r["seconds"] for r in rerun] == [r["seconds"] for r in rows]  # no iteration was redone
+
+
+def test_aggregate_groups_by_label_and_averages_seeds(tmp_path):
+    for i, (solver, seed) in enumerate([("cfr", 0), ("cfr", 1), ("cfr+", 0)]):
+        run_experiment({"game": {"name": "kuhn"}, "solver": {"name": solver},
+                        "run": {"iterations": 20 + 10 * i, "seed": seed, "eval_points": 4}}, tmp_path / str(i))
+    (tmp_path / "not_a_run").mkdir()
+    result = aggregate(tmp_path)
+    assert [(r["label"], r["seed"], r["iteration"]) for r in result.rows] == \
+        [("cfr", 0, 20), ("cfr", 1, 30), ("cfr+", 0, 40)]
+    assert set(result.curves) == {"0", "1", "2"}
+    assert all(len(c) == 4 for c in result.curves.values())
+    summary = json.loads((tmp_path / "2" / "summary.json").read_text())
+    assert result.rows[2]["exploitability"] == summary["exploitability"]
+
+
+def test_an_interrupted_run_is_listed_with_its_status(tmp_path):
+    from experiments.runner import Interrupted
+    with pytest.raises(Interrupted):
+        run_experiment({"game": {"name": "kuhn"}, "run": {"iterations": 50, "eval_points": 5}}, tmp_path / "r",
+                       should_stop=lambda it: it >= 20)
+    result = aggregate(tmp_path)
+    assert [r["status"] for r in result.rows] == ["interrupted"] and 20 <= result.rows[0]["iteration"] < 50
+    assert "| interrupted |" in (tmp_path / "results.md").read_text()
+
+
+def test_aggregate_command_line(tmp_path, capsys):
+    assert aggregate_main([str(tmp_path)]) == 1  # no runs
+    assert "no runs" in capsys.readouterr().err
+    assert aggregate_main([str(tmp_path / "missing")]) == 2
+    run_experiment({"game": {"name": "kuhn"}, "run": {"iterations": 10, "eval_points": 3}}, tmp_path / "r")
+    assert aggregate_main([str(tmp_path), "--no-plots"]) == 0
+    out = capsys.readouterr().out
+    assert "| cfr+ | kuhn | 24 | 100 | 10 |" in out
+    assert (tmp_path / "results.csv").exists() and not (tmp_path / "convergence.png").exists()
+
+
+@pytest.mark.slow
+def test_the_readme_main_command(tmp_path):
+    """`python -m experiments.run +experiment=leduc_quick` as a new user runs it (about 15 s)."""
+    done = _run("experiments.run", "+experiment=leduc_quick", f"hydra.sweep.dir={tmp_path}")
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stdout.splitlines() if line.startswith("| ")]
+    rows = {line.split(" | ")[0][2:]: float(line.split(" | ")[5]) for line in lines[1:]}
+    assert len(rows) == 13
+    assert rows["CFR+"] < 1e-4 < rows["CFR"] < 1e-2  # REFERENCE.md: CFR+ far ahead of vanilla CFR
+    assert rows["CFR+ ranks"] < 1e-4  # the lossless abstraction converges too
+    assert min(v for k, v in rows.items() if k.startswith("CFR+ ") and k != "CFR+ ranks") > 0.3  # lossy ones plateau
+    assert f"plots: {tmp_path / 'exploitability_vs_size.png'}" in done.stdout

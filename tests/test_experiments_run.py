@@ -1,0 +1,278 @@
+"""One run of the experiment kit: its files, its numbers (checked against the library directly),
+and resumption: an interrupted run + resume == one uninterrupted run, bit for bit."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import rcfr
+from experiments.runner import METRICS, Interrupted, eval_schedule, run_experiment
+from experiments.schema import ConfigError
+
+ROOT = Path(__file__).resolve().parent.parent
+TIMING = {"seconds", "wall_seconds"}
+
+
+def config(game="kuhn", solver="cfr+", iterations=60, **run):
+    options = {"cfr": {"averaging": "uniform"}, "cfr+": {"averaging": "linear"},
+               "dcfr": {"alpha": 1.5, "beta": 0.0, "gamma": 2.0}}.get(solver, {})
+    return {"game": {"name": game, "params": {}}, "solver": {"name": solver, "options": options},
+            "run": {"iterations": iterations, "eval_points": 8, "checkpoint_seconds": 1e9, **run},
+            "label": solver.upper()}
+
+
+def metrics(run_dir: Path) -> list[dict]:
+    with (run_dir / "metrics.csv").open() as f:
+        return [{k: float(v) for k, v in row.items()} for row in csv.DictReader(f)]
+
+
+def without_timing(rows):
+    return [{k: v for k, v in r.items() if k not in TIMING} for r in rows]
+
+
+def test_a_run_writes_config_metrics_policy_and_summary(tmp_path):
+    summary = run_experiment(config(iterations=100), tmp_path)
+    assert {p.name for p in tmp_path.iterdir()} >= {"config.yaml", "metrics.csv", "policy.json",
+                                                    "summary.json", "checkpoint.npz"}
+    rows = metrics(tmp_path)
+    assert list(rows[0]) == METRICS
+    assert [int(r["iteration"]) for r in rows] == eval_schedule(100, 8)
+    assert all(r["seconds"] <= r["wall_seconds"] for r in rows)  # solve time excludes evaluation
+    assert np.all(np.diff([r["seconds"] for r in rows]) >= 0)
+
+    # the same numbers straight from the library
+    game = rcfr.load_game("kuhn")
+    solver = rcfr.make_solver("cfr+", game)
+    solver.run(100)
+    expected = rcfr.evaluate(game, solver.average_policy())
+    assert rows[-1]["exploitability"] == expected.exploitability
+    assert rows[-1]["exploitability_mbb"] == expected.exploitability_mbb
+    assert rows[-1]["representation_size"] == game.num_sequences == 24
+    assert rows[-1]["representation_pct"] == 100.0
+    policy = rcfr.Policy.load(game, tmp_path / "policy.json")
+    assert np.allclose(policy.probs, solver.average_policy().probs, rtol=0, atol=1e-15)
+
+    saved = json.loads((tmp_path / "summary.json").read_text())
+    assert saved == summary
+    assert (saved["status"], saved["label"], saved["game"], saved["iteration"]) == ("complete", "CFR+", "kuhn", 100)
+    assert saved["exploitability"] == expected.exploitability
+    assert "iterations: 100" in (tmp_path / "config.yaml").read_text()
+
+
+@pytest.mark.parametrize("solver,stop_at", [("cfr+", 37), ("cfr", 1), ("dcfr", 55), ("lcfr", 44)])
+def test_interrupted_then_resumed_equals_uninterrupted_bit_for_bit(tmp_path, solver, stop_at):
+    whole, parts = tmp_path / "whole", tmp_path / "parts"
+    run_experiment(config("leduc", solver, 90), whole)
+    with pytest.raises(Interrupted) as stop:
+        run_experiment(config("leduc", solver, 90), parts, should_stop=lambda it: it >= stop_at)
+    stopped = stop.value.iteration
+    assert stop_at <= stopped < 90
+    interrupted = json.loads((parts / "summary.json").read_text())
+    assert (interrupted["status"], interrupted["iteration"]) == ("interrupted", stopped)
+    assert not (parts / "policy.json").exists()
+    assert all(r["iteration"] <= stopped for r in metrics(parts))
+
+    run_experiment(config("leduc", solver, 90), parts)
+    assert (parts / "policy.json").read_bytes() == (whole / "policy.json").read_bytes()
+    assert without_timing(metrics(parts)) == without_timing(metrics(whole))
+    assert json.loads((parts / "summary.json").read_text())["status"] == "complete"
+    with np.load(whole / "checkpoint.npz") as a, np.load(parts / "checkpoint.npz") as b:
+        for key in a.files:
+            if key != "meta":
+                assert np.array_equal(a[key], b[key]), key
+
+
+@pytest.mark.parametrize("game,abstraction", [("leduc", {"name": "card", "params": {"partition": "JQ.K"}}),
+                                              ("leduc", {"name": "ehs", "params": {"buckets": 2}}),
+                                              ("nlocp", {"name": "action", "params": {"wagers": "HP"}})])
+def test_abstracted_runs_resume_bit_for_bit_and_score_in_the_full_game(tmp_path, game, abstraction):
+    cfg = {**config(game, "cfr+", 60), "abstraction": abstraction}
+    whole, parts = tmp_path / "whole", tmp_path / "parts"
+    run_experiment(cfg, whole)
+    with pytest.raises(Interrupted):
+        run_experiment(cfg, parts, should_stop=lambda it: it >= 23)
+    run_experiment(cfg, parts)
+    assert (parts / "policy.json").read_bytes() == (whole / "policy.json").read_bytes()
+    assert without_timing(metrics(parts)) == without_timing(metrics(whole))
+
+    full = rcfr.load_game(game)
+    policy = rcfr.Policy.load(full, whole / "policy.json")  # a policy of the full game
+    summary = json.loads((whole / "summary.json").read_text())
+    assert summary["exploitability"] == pytest.approx(rcfr.evaluate(full, policy).exploitability, rel=1e-9)
+    assert 0 < summary["representation_pct"] < 100
+    assert summary["representation_size"] < full.num_sequences
+
+
+@pytest.mark.parametrize("solver", ["es-mccfr", "os-mccfr", "cscfr", "vr-mccfr"])
+def test_sampled_solvers_resume_bit_for_bit_with_their_seed(tmp_path, solver):
+    """MCCFR advances in compiled chunks of thousands of iterations; a stop, a resume and the
+    sampler's RNG state must still reproduce one uninterrupted run with the same seed."""
+    cfg = config("leduc", solver, 6000, seed=7, checkpoint_every=1000)
+    whole, parts, other_seed = tmp_path / "whole", tmp_path / "parts", tmp_path / "seed8"
+    run_experiment(cfg, whole)
+    with pytest.raises(Interrupted) as stop:
+        run_experiment(cfg, parts, should_stop=lambda it: it >= 2500)
+    assert stop.value.iteration < 6000
+    run_experiment(cfg, parts)
+    assert (parts / "policy.json").read_bytes() == (whole / "policy.json").read_bytes()
+    assert without_timing(metrics(parts)) == without_timing(metrics(whole))
+    run_experiment(config("leduc", solver, 6000, seed=8), other_seed)  # the seed reaches the sampler
+    assert (other_seed / "policy.json").read_bytes() != (whole / "policy.json").read_bytes()
+    summary = json.loads((whole / "summary.json").read_text())
+    assert summary["representation_size"] == rcfr.load_game("leduc").num_sequences
+
+
+def test_card_abstractions_need_a_regret_store(tmp_path):
+    cfg = {**config("leduc", "es-mccfr", 10), "abstraction": {"name": "card", "params": {"partition": "JQ.K"}}}
+    with pytest.raises(ConfigError, match="no regret store.*cfr, cfr\\+, lcfr, dcfr"):
+        run_experiment(cfg, tmp_path / "run")
+    assert not (tmp_path / "run").exists()
+    action = {**config("nlocp", "es-mccfr", 300), "abstraction": {"name": "action", "params": {"wagers": "HP"}}}
+    assert run_experiment(action, tmp_path / "action")["representation_size"] < 3200
+
+
+def test_a_crash_loses_nothing_before_the_last_checkpoint(tmp_path):
+    """A kill (here: an exception) between checkpoints resumes from the last one, same result."""
+    whole, crashed = tmp_path / "whole", tmp_path / "crashed"
+    run_experiment(config("leduc", "cfr+", 120, checkpoint_every=25), whole)
+
+    crashed_at = []
+
+    def crash(it):
+        if it >= 40:
+            crashed_at.append(it)
+            raise RuntimeError("killed")
+        return False
+
+    with pytest.raises(RuntimeError):
+        run_experiment(config("leduc", "cfr+", 120, checkpoint_every=25), crashed, should_stop=crash)
+    with np.load(crashed / "checkpoint.npz") as data:
+        meta = json.loads(str(data["meta"]))
+        last = int(data["solver.iteration"])
+    assert last < crashed_at[0]  # iterations after the last checkpoint were lost ...
+    assert last in set(eval_schedule(120, 8)) | {25, 50}  # ... which was an evaluation or a multiple of 25
+    assert [r["iteration"] for r in meta["rows"]] == [i for i in eval_schedule(120, 8) if i <= last]
+    run_experiment(config("leduc", "cfr+", 120, checkpoint_every=25), crashed)
+    assert (crashed / "policy.json").read_bytes() == (whole / "policy.json").read_bytes()
+    assert without_timing(metrics(crashed)) == without_timing(metrics(whole))
+
+
+def test_extending_a_finished_run_continues_it(tmp_path):
+    longer, extended = tmp_path / "longer", tmp_path / "extended"
+    run_experiment(config("kuhn", "cfr", 80), longer)
+    run_experiment(config("kuhn", "cfr", 30), extended)
+    run_experiment(config("kuhn", "cfr", 80), extended)
+    assert (extended / "policy.json").read_bytes() == (longer / "policy.json").read_bytes()
+    assert metrics(extended)[-1]["exploitability"] == metrics(longer)[-1]["exploitability"]
+
+
+def test_a_checkpoint_of_another_configuration_or_resume_false_starts_over(tmp_path, caplog):
+    fresh = tmp_path / "fresh"
+    run_experiment(config("kuhn", "cfr+", 40), fresh)
+    other = tmp_path / "other"
+    run_experiment(config("kuhn", "cfr", 40), other)  # a different solver leaves its checkpoint
+    run_experiment(config("kuhn", "cfr+", 40), other)
+    assert "another configuration" in caplog.text
+    assert (other / "policy.json").read_bytes() == (fresh / "policy.json").read_bytes()
+
+    again = tmp_path / "again"
+    run_experiment(config("kuhn", "cfr+", 20), again)
+    run_experiment(config("kuhn", "cfr+", 40, resume=False), again)
+    assert (again / "policy.json").read_bytes() == (fresh / "policy.json").read_bytes()
+    assert metrics(again)[0]["iteration"] == 1  # nothing kept from the discarded run
+
+
+def test_a_damaged_checkpoint_is_ignored_with_a_warning(tmp_path, caplog):
+    fresh = tmp_path / "fresh"
+    run_experiment(config("kuhn", "cfr+", 40), fresh)
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "checkpoint.npz").write_bytes(b"not a zip file")
+    run_experiment(config("kuhn", "cfr+", 40), broken)
+    assert "cannot read checkpoint" in caplog.text
+    assert (broken / "policy.json").read_bytes() == (fresh / "policy.json").read_bytes()
+
+    # right configuration, wrong contents: loading fails half-way, the run starts over cleanly
+    half = tmp_path / "half"
+    with pytest.raises(Interrupted):
+        run_experiment(config("kuhn", "cfr+", 40), half, should_stop=lambda it: it >= 10)
+    with np.load(half / "checkpoint.npz") as data:
+        state = {k: data[k] for k in data.files}
+    state["solver.store.regrets1"] = state["solver.store.regrets1"][:-1]
+    np.savez(half / "checkpoint.npz", **state)
+    caplog.clear()
+    run_experiment(config("kuhn", "cfr+", 40), half)
+    assert "cannot read checkpoint" in caplog.text
+    assert (half / "policy.json").read_bytes() == (fresh / "policy.json").read_bytes()
+
+
+def test_invalid_config_fails_before_writing_anything(tmp_path):
+    with pytest.raises(ConfigError, match="run.iterations must be an integer >= 1"):
+        run_experiment(config(iterations=0), tmp_path / "run")
+    assert not (tmp_path / "run").exists()
+
+
+def _app(*overrides, **kwargs):
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
+    return subprocess.Popen([sys.executable, "-m", "experiments.run", *overrides], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
+
+
+def test_ctrl_c_checkpoints_and_the_same_command_resumes(tmp_path):
+    """The real app: SIGINT stops after the current iteration, saves, prints how to resume."""
+    common = ["game=leduc", "solver=cfr+", "run.iterations=400000", "run.eval_points=5",
+              "run.checkpoint_every=500"]
+    run_dir = tmp_path / "run"
+    proc = _app(*common, f"hydra.run.dir={run_dir}")
+    deadline = time.time() + 60
+    while not (run_dir / "checkpoint.npz").exists() and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted at iteration" in err and f"hydra.run.dir={run_dir}" in err
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["status"] == "interrupted" and 0 < summary["iteration"] < 400000
+    stopped_at = summary["iteration"]
+
+    # resume with a shorter target so the test stays quick: the total is stopped_at + 700
+    target = stopped_at + 700
+    common[2] = f"run.iterations={target}"
+    proc = _app(*common, f"hydra.run.dir={run_dir}")
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert "exploitability" in out and str(run_dir) in out
+
+    game = rcfr.load_game("leduc")
+    solver = rcfr.make_solver("cfr+", game)
+    solver.run(target)
+    policy = rcfr.Policy.load(game, run_dir / "policy.json")
+    assert np.array_equal(policy.probs, solver.average_policy().probs)
+    assert json.loads((run_dir / "summary.json").read_text())["exploitability"] == \
+        rcfr.evaluate(game, solver.average_policy()).exploitability
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("stream,progress,shown", [(_Terminal, None, True), (io.StringIO, None, False),
+                                                   (_Terminal, False, False), (io.StringIO, True, True)])
+def test_progress_bar_on_a_terminal_quiet_in_logs(tmp_path, monkeypatch, stream, progress, shown):
+    err = stream()
+    monkeypatch.setattr(sys, "stderr", err)
+    run_experiment(config(iterations=50, progress=progress), tmp_path)
+    assert ("/50 [" in err.getvalue()) == shown
