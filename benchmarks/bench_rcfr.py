@@ -66,7 +66,7 @@ def main() -> None:
     parser.add_argument("--timing-iterations", type=int, default=300)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--timing-only", action="store_true", help="only the ms-per-iteration table")
-    parser.add_argument("--tree", default="fast_tree", choices=["fast_tree", "tree"],
+    parser.add_argument("--tree", default="best_first", choices=["best_first", "tree"],
                         help="best-first tree for the 16 runs: ours (numba) or scikit-learn's")
     parser.add_argument("--only", default=None, help="comma-separated label prefixes of the runs to do")
     parser.add_argument("--out", default=None, help="also write the tables (Markdown) here")
@@ -80,8 +80,8 @@ def main() -> None:
     # 1. speed
     rows = [("RCFR+ tree, 150 leaves per player (300 total)", time_iterations(
                 "rcfr+", args.timing_iterations, regressor={"name": "tree", "max_leaves": 150}, features="poker")),
-            ("RCFR+ fast_tree (numba), 150 leaves per player", time_iterations(
-                "rcfr+", args.timing_iterations, regressor={"name": "fast_tree", "max_leaves": 150},
+            ("RCFR+ best_first (numba), 150 leaves per player", time_iterations(
+                "rcfr+", args.timing_iterations, regressor={"name": "best_first", "max_leaves": 150},
                 features="poker")),
             ("CFR+ table", time_iterations("cfr+", args.timing_iterations))]
     lines += ["| solver | ms / iteration |", "|---|---|"] + [f"| {k} | {v:.2f} |" for k, v in rows] + [""]

@@ -17,11 +17,11 @@ from omegaconf import OmegaConf
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
 TABULAR = {"cfr": "CFR", "cfr+": "CFR+", "lcfr": "LCFR", "dcfr": "DCFR",  # solvers without components
            "cscfr": "CS-CFR", "os-mccfr": "OS-MCCFR", "es-mccfr": "ES-MCCFR", "vr-mccfr": "VR-MCCFR"}
-REGRESSION = {  # arm prefix: (solver, bootstrapped targets, label)
-    "bf": ("rcfr", False, "BF"),
-    "bf_bs": ("rcfr", True, "BF_BS"),
-    "bf+": ("rcfr+", False, "BF+"),
-    "bf+_bs": ("rcfr+", True, "BF+_BS"),
+REGRESSION = {  # arm prefix: (solver, targets, label)
+    "bf": ("rcfr", "stored", "BF"),
+    "bf_bs": ("rcfr", "bootstrap", "BF_BS"),
+    "bf+": ("rcfr+", "stored", "BF+"),
+    "bf+_bs": ("rcfr+", "bootstrap", "BF+_BS"),
 }
 LEAF_BUDGETS = [2 ** k for k in range(1, 14)]  # 2 .. 8192 leaves
 REGRESSION_FEATURES = "poker"
@@ -51,12 +51,12 @@ def arms() -> dict[str, dict]:
     table: dict[str, dict] = {}
     for solver, label in TABULAR.items():
         table[solver] = {"defaults": [{"override /solver": solver}], "label": label}
-    for prefix, (solver, bootstrap, label) in REGRESSION.items():
+    for prefix, (solver, targets, label) in REGRESSION.items():
         for leaves in LEAF_BUDGETS:
             table[f"{prefix}-{leaves}"] = {
                 "defaults": [{"override /solver": solver}, {"override /regressor": "best_first"},
                              {"override /features": REGRESSION_FEATURES}],
-                "label": label, "solver": {"options": {"bootstrap": bootstrap}},
+                "label": label, "solver": {"options": {"targets": targets}},
                 "regressor": {"params": {"max_leaves": leaves}}}
     for name in abstraction_names():
         table[f"abs_{name}"] = {"defaults": [{"override /solver": "cfr+"}, {"override /abstraction": name}],

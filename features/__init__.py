@@ -78,6 +78,11 @@ register_features("poker", poker.extract)
 __all__ = ["FEATURES", "Features", "feature_matrix", "register_features"]
 
 
+def make_features(name: str, game, **params) -> Features:
+    """`feature_matrix` with the name first, the factory signature the experiment kit calls."""
+    return feature_matrix(game, name, **params)
+
+
 def resolve_features(game, spec="auto") -> Features:
     """Features from a name, ``{"name": ..., **params}``, a `Features`, or a (sequences x d) array.
     ``"auto"`` is ``"poker"`` for poker rules and ``"generic"`` otherwise."""
@@ -105,4 +110,4 @@ def resolve_features(game, spec="auto") -> Features:
     return features
 
 
-__all__.append("resolve_features")
+__all__ += ["make_features", "resolve_features"]

@@ -3,7 +3,8 @@
 Columns: the acting player's expected hand strength E[HS] (probability of winning, ties counting
 half, over a uniform opponent hand and any future board cards, given the cards it sees), the board
 card's rank (rank + 1; 0 before the board), then for each (information set, action) pair of the
-sequence from the most recent (the sequence's own action) to the least recent, padded with zeros:
+sequence from the most recent (the sequence's own action) to the least recent, padded with zeros
+(``history=k`` keeps the k most recent pairs; None keeps the game's longest history):
 player 1 to act, player 2 to act, pot after the action, acting player's remaining stack, fold, call,
 non-all-in wager, all-in wager, wager size in chips (beyond calling), wager as a fraction of the pot
 after matching, wager as a fraction of the stack remaining after matching.
@@ -69,8 +70,10 @@ def _pair(rules, stack: int, before, action: str, after) -> list[float]:
             size / (stack - matched) if stack > matched else 0.0]
 
 
-def extract(game):
+def extract(game, history: int | None = None):
     from . import Features
+    if history is not None and (isinstance(history, bool) or not isinstance(history, int) or history < 1):
+        raise ValueError(f"features 'poker' option history must be None or an integer >= 1, got {history!r}")
     rules = game.rules
     if not isinstance(rules, (LimitPoker, NoLimitOneCardPoker)):
         raise ValueError(f"features 'poker' need poker rules (kuhn, ocp, leduc, nlocp), not "
@@ -96,14 +99,15 @@ def extract(game):
                  rules.deck.rank(state.cards[-1]) + 1 if len(state.cards) > 2 else 0]
         per_set.append((cards, pairs[::-1], state))
     length = 1 + max(len(p) for _, p, _ in per_set)
+    length = length if history is None else history
     width = len(PAIR_FIELDS)
     matrix = np.zeros((game.num_sequences, 2 + length * width))
     for i, (cards, pairs, state) in zip(sets, per_set):
-        history = np.array(pairs, dtype=np.float64).ravel()
+        earlier = np.array(pairs[:length - 1], dtype=np.float64).ravel()
         for a, name in enumerate(rules.actions(state)):
             row = matrix[game.infoset_first_seq[i] + a]
             row[:2] = cards
             row[2:2 + width] = _pair(rules, stack, state, name, rules.next_state(state, a))
-            row[2 + width:2 + width + history.size] = history
+            row[2 + width:2 + width + earlier.size] = earlier
     names = ["hand_strength", "board_rank"] + [f"a{k}.{f}" for k in range(length) for f in PAIR_FIELDS]
     return Features(matrix, tuple(names))

@@ -68,7 +68,9 @@ def test_every_group_option_composes_with_a_known_name(hydra_ctx, group):
 
 def test_tabular_solver_options_match_their_constructors(hydra_ctx):
     for name in build.SOLVERS:
-        validate(compose("config", overrides=[f"solver={name}"]))
+        learned = "regressor" in build.keyword_names(build.SOLVERS[name])  # RCFR/RCFR+ need components
+        extra = ["regressor=best_first", "features=poker"] if learned else []
+        validate(compose("config", overrides=[f"solver={name}", *extra]))
 
 
 @pytest.mark.parametrize("preset", ["leduc_quick", "leduc_vs_abstraction", "leduc_vs_abstraction_quick",
@@ -104,9 +106,9 @@ def test_presets_compose_and_expand_to_their_arms(hydra_ctx, preset):
             assert job_cfg.abstraction == OmegaConf.load(CONFIGS / "abstraction" / f"{arm[4:]}.yaml")
         else:
             prefix, leaves = arm.rsplit("-", 1)
-            solver, bootstrap, label = arms.REGRESSION[prefix]
-            assert (job_cfg.solver.name, job_cfg.solver.options.bootstrap, job_cfg.label) == \
-                (solver, bootstrap, label)
+            solver, targets, label = arms.REGRESSION[prefix]
+            assert (job_cfg.solver.name, job_cfg.solver.options.targets, job_cfg.label) == \
+                (solver, targets, label)
             assert job_cfg.regressor.params.max_leaves == int(leaves)
 
 
@@ -141,7 +143,8 @@ BAD = [
     (["features.name=pixels"], ["features.name", "'pixels'", "indicator, poker, generic"]),
     (["abstraction.name=magic"], ["abstraction.name", "'magic'", "none, card, action, ranks, ehs, ehs2"]),
     (["regressor=best_first", "+regressor.params.leafs=3"], ["regressor.params", "'leafs'", "max_leaves"]),
-    (["+arm=bf+-64"], ["solver.name", "'rcfr+'", "allowed: cfr"]),
+    (["solver=rcfr+"], ["'rcfr+' needs a regressor", "best_first"]),
+    (["+arm=bf+-64", "solver.options.targets=mean"], ["targets 'mean'", "stored, bootstrap"]),
 ]
 
 

@@ -154,5 +154,15 @@ def test_generic_features_and_rcfr_on_a_non_poker_game():
     assert feats.names[0].startswith("step") and feats.matrix.shape == (game.num_sequences, len(feats.names))
     r = row(game, feats, "p1|stake1", "H")  # player 1 sees the stake but not player 0's move
     assert r["step1=x2"] == 1 and r["step2=p0:H"] == 0.5 and r["step2=p0:T"] == 0.5 and r["player1"] == 1
-    solver = rcfr.make_solver("rcfr+", game, regressor={"name": "fast_tree", "max_leaves": 4}).run(200)
+    solver = rcfr.make_solver("rcfr+", game, regressor={"name": "best_first", "max_leaves": 4}).run(200)
     assert rcfr.exploitability(game, solver.average_policy()) < 0.05
+
+
+def test_poker_history_keeps_the_most_recent_pairs(kuhn):
+    from features import make_features
+    short = make_features("poker", kuhn, history=2)
+    full = feature_matrix(kuhn, "poker")
+    assert short.num_features == 2 + 2 * len(PAIR_FIELDS)
+    assert np.array_equal(short.matrix, full.matrix[:, :short.num_features])
+    with pytest.raises(ValueError, match="history must be None or an integer >= 1"):
+        make_features("poker", kuhn, history=0)

@@ -82,8 +82,8 @@ def test_options_fail_early_with_allowed_values(kuhn):
         make_solver("rcfr", kuhn, regressor="svm")
 
 
-REGRESSOR_SPECS = [{"name": "tree", "max_leaves": 8}, {"name": "fast_tree", "max_leaves": 8}, {"name": "tree", "max_leaves": 8, "criterion": "absolute_error"},
-                   {"name": "rp_tree", "threshold": 0.02}, {"name": "lightgbm", "n_estimators": 5},
+REGRESSOR_SPECS = [{"name": "tree", "max_leaves": 8}, {"name": "best_first", "max_leaves": 8}, {"name": "tree", "max_leaves": 8, "criterion": "absolute_error"},
+                   {"name": "recursive", "threshold": 0.02}, {"name": "lightgbm", "n_estimators": 5},
                    {"name": "mlp", "hidden": [8]}, "linear", "table"]
 
 

@@ -51,7 +51,7 @@ def test_any_sklearn_regressor_works_with_inferred_complexity(data):
 
 
 def test_registry_errors_name_the_allowed_values():
-    with pytest.raises(ValueError, match="unknown regressor 'forest'; allowed: fast_tree, lightgbm, linear, mlp"):
+    with pytest.raises(ValueError, match="unknown regressor 'forest'; allowed: best_first, lightgbm, linear, mlp"):
         make_regressor("forest")
     with pytest.raises(ValueError, match="unknown option.*'leaves'.*allowed: max_leaves, criterion, seed"):
         make_regressor({"name": "tree", "leaves": 3})
@@ -118,7 +118,7 @@ def test_mlp_warm_starts_from_its_previous_weights(data):
 
 @settings(max_examples=20, deadline=None)
 @given(st.integers(0, 10_000), st.integers(2, 80), st.booleans())
-def test_fast_tree_grows_the_same_tree_as_scikit_learn(seed, leaves, weighted):
+def test_best_first_grows_the_same_tree_as_scikit_learn(seed, leaves, weighted):
     """On float32-exact inputs without ties, the numba tree and scikit-learn's best-first tree agree."""
     from sklearn.tree import DecisionTreeRegressor
     from rcfr.regressors import FastTree
@@ -139,9 +139,20 @@ def test_fast_tree_grows_the_same_tree_as_scikit_learn(seed, leaves, weighted):
     assert np.isin(ours.predict(fresh), ours.value[ours.feature < 0]).all()
 
 
-def test_fast_tree_respects_min_samples_leaf(data):
+def test_best_first_respects_min_samples_leaf(data):
     from rcfr.regressors import FastTree
     X, y = data
     model = FastTree(max_leaves=50, min_samples_leaf=5).fit(X, y)
     assert np.bincount(model._leaf_of).max() > 0
     assert min(c for c in np.bincount(model._leaf_of) if c) >= 5
+
+
+def test_name_and_options_form_and_minibatches(data):
+    X, y = data
+    assert make_regressor("best_first", max_leaves=3).fit(X, y).complexity() == 3
+    with pytest.raises(ValueError, match="go with a regressor name"):
+        make_regressor(Lasso(), alpha=2)
+    mlp = make_regressor("mlp", hidden=[8], epochs=5, batch_size=32).fit(X, y)
+    assert np.mean((mlp.predict(X) - y) ** 2) < np.var(y)
+    with pytest.raises(ValueError, match="batch_size"):
+        make_regressor("mlp", batch_size=0)

@@ -21,8 +21,8 @@ from .trees import BestFirstTree, PartitionTree
 
 REGRESSORS: dict[str, type] = {
     "tree": BestFirstTree,
-    "fast_tree": FastTree,
-    "rp_tree": PartitionTree,
+    "best_first": FastTree,
+    "recursive": PartitionTree,
     "lightgbm": LightGBM,
     "mlp": MLP,
     "linear": Linear,
@@ -37,12 +37,14 @@ def register_regressor(name: str, factory) -> None:
     REGRESSORS[name] = factory
 
 
-def make_regressor(spec: Any = "tree"):
-    """A fresh regressor from a name (``"tree"``), a dict (``{"name": "tree", "max_leaves": 64}``),
-    or an object with ``fit``/``predict`` (copied, so each caller gets its own; wrapped to give
-    ``complexity()`` when it lacks one)."""
+def make_regressor(spec: Any = "best_first", **options):
+    """A fresh regressor from a name and options (``make_regressor("best_first", max_leaves=64)``),
+    a dict (``{"name": "best_first", "max_leaves": 64}``), or an object with ``fit``/``predict``
+    (copied, so each caller gets its own; wrapped to give ``complexity()`` when it lacks one)."""
     if isinstance(spec, str):
-        return build("regressor", REGRESSORS, spec)
+        return build("regressor", REGRESSORS, spec, **options)
+    if options:
+        raise ValueError(f"regressor options {sorted(options)} go with a regressor name, not with {spec!r}")
     if isinstance(spec, dict):
         options = dict(spec)
         if "name" not in options:

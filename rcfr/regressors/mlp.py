@@ -4,6 +4,7 @@ RCFR refits every iteration on targets that change slowly, so a few full-batch A
 the last solution are enough. Runs on the CPU by default; ``device="auto"`` takes a GPU when present.
 Inputs are standardized with the statistics of the first fit (kept fixed so warm starts stay valid);
 targets are scaled by their root mean square at each fit, since average regrets shrink like 1/sqrt(t).
+Each epoch is one full-batch step, or a pass of shuffled minibatches of ``batch_size`` rows.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from .base import Regressor
 
 class MLP(Regressor):
     def __init__(self, hidden: tuple | list = (32, 32), epochs: int = 20, learning_rate: float = 1e-2,
-                 weight_decay: float = 0.0, device: str = "cpu", seed: int = 0, warm_start: bool = True):
+                 weight_decay: float = 0.0, device: str = "cpu", seed: int = 0, warm_start: bool = True,
+                 batch_size: int | None = None):
         import torch
         self.hidden = tuple(int(h) for h in hidden)
         if not self.hidden or min(self.hidden) < 1 or epochs < 1 or learning_rate <= 0:
@@ -30,6 +32,10 @@ class MLP(Regressor):
         self.device = torch.device(device)
         self.epochs, self.learning_rate, self.weight_decay = int(epochs), float(learning_rate), float(weight_decay)
         self.seed, self.warm_start = int(seed), bool(warm_start)
+        if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1):
+            raise ValueError(f"batch_size must be None (full batch) or an integer >= 1, got {batch_size!r}")
+        self.batch_size = batch_size
+        self._rng = np.random.default_rng(seed)
         self.net = self.optimizer = None
         self._inputs = (None, None)
         self._y_scale = 1.0
@@ -71,11 +77,17 @@ class MLP(Regressor):
         weight = (torch.ones_like(target) if sample_weight is None
                   else torch.as_tensor(np.asarray(sample_weight, dtype=np.float64), device=self.device))
         weight = weight / weight.sum()
+        n = len(target)
+        size = n if self.batch_size is None else min(self.batch_size, n)
         for _ in range(self.epochs):
-            self.optimizer.zero_grad()
-            loss = (weight * (self.net(inputs).squeeze(1) - target) ** 2).sum()
-            loss.backward()
-            self.optimizer.step()
+            order = np.arange(n) if size == n else self._rng.permutation(n)
+            for start in range(0, n, size):
+                rows = torch.as_tensor(order[start:start + size], device=self.device)
+                w = weight[rows]
+                self.optimizer.zero_grad()
+                loss = (w * (self.net(inputs[rows]).squeeze(1) - target[rows]) ** 2).sum() / w.sum()
+                loss.backward()
+                self.optimizer.step()
         return self
 
     def predict(self, X):

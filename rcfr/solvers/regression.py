@@ -28,7 +28,7 @@ class RegressionRegrets(RegretStore):
     * ``weights``: None, or one non-negative example weight per global sequence.
     """
 
-    def __init__(self, regressor="fast_tree", features="auto", *, plus: bool = False, targets: str = "stored",
+    def __init__(self, regressor="best_first", features="auto", *, plus: bool = False, targets: str = "stored",
                  refit_every: int = 1, shared: bool = False, weights=None):
         if isinstance(refit_every, bool) or not isinstance(refit_every, (int, np.integer)) or refit_every < 1:
             raise ValueError(f"refit_every must be an integer >= 1, got {refit_every!r}")
@@ -124,7 +124,7 @@ class RCFR(CFRSolver):
 
     plus = False
 
-    def __init__(self, game: Game, *, regressor="fast_tree", features="auto", targets: str = "stored",
+    def __init__(self, game: Game, *, regressor="best_first", features="auto", targets: str = "stored",
                  refit_every: int = 1, shared: bool = False, weights=None, updates: str = "alternating",
                  averaging: str | float = "uniform"):
         store = RegressionRegrets(regressor, features, plus=self.plus, targets=targets,
@@ -142,7 +142,7 @@ class RCFRPlus(RCFR):
 
     plus = True
 
-    def __init__(self, game: Game, *, regressor="fast_tree", features="auto", targets: str = "stored",
+    def __init__(self, game: Game, *, regressor="best_first", features="auto", targets: str = "stored",
                  refit_every: int = 1, shared: bool = False, weights=None, updates: str = "alternating",
                  averaging: str | float = "linear"):
         super().__init__(game, regressor=regressor, features=features, targets=targets,
