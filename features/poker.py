@@ -16,45 +16,19 @@ Limit games have no stack; their stack is the most a player can ever put in.
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
+from rcfr.abstraction.card import hand_strength
 from rcfr.games.poker import LimitPoker, NoLimitOneCardPoker
 
 PAIR_FIELDS = ("player1", "player2", "pot", "stack", "fold", "call", "wager", "all_in", "wager_chips",
                "wager_pot_fraction", "wager_stack_fraction")
 
 
-def _board_cards(rules) -> int:
-    return len(rules.bets) - 1 if isinstance(rules, LimitPoker) else 0
-
-
 def _stack(rules) -> int:
     if isinstance(rules, NoLimitOneCardPoker):
         return rules.stack
     return rules.ante + sum(b * (rules.max_raises + 1) for b in rules.bets)
-
-
-class _HandStrength:
-    """E[HS] per (player, own card, board), memoized: a handful of distinct card situations."""
-
-    def __init__(self, rules):
-        self.deck, self.board_cards, self.memo = rules.deck, _board_cards(rules), {}
-
-    def __call__(self, player: int, own: int, board: tuple[int, ...]) -> float:
-        key = (player, own, board)
-        if key not in self.memo:
-            deck = self.deck
-            outcomes = []
-            for opp in (c for c in range(deck.size) if c != own and c not in board):
-                left = [c for c in range(deck.size) if c not in (own, opp) and c not in board]
-                for future in itertools.combinations(left, self.board_cards - len(board)):
-                    hands = (own, opp) if player == 0 else (opp, own)
-                    result = deck.showdown(hands + board + future) * (1 if player == 0 else -1)
-                    outcomes.append((result + 1) / 2)
-            self.memo[key] = float(np.mean(outcomes))
-        return self.memo[key]
 
 
 def _pair(rules, stack: int, before, action: str, after) -> list[float]:
@@ -78,12 +52,12 @@ def extract(game, history: int | None = None):
     if not isinstance(rules, (LimitPoker, NoLimitOneCardPoker)):
         raise ValueError(f"features 'poker' need poker rules (kuhn, ocp, leduc, nlocp), not "
                          f"{rules.name!r}; use features 'generic'")
-    stack, strength = _stack(rules), _HandStrength(rules)
+    stack, strength = _stack(rules), hand_strength(game).ehs
     decisions = np.flatnonzero(game.player >= 0)
     sets, first = np.unique(game.infoset[decisions], return_index=True)
     representative = decisions[first]
     per_set = []  # (cards, history pairs most recent first, state)
-    for h in representative:
+    for i, h in zip(sets, representative):
         steps = []
         while game.parent[h] >= 0:
             steps.append(int(game.action[h]))
@@ -94,9 +68,7 @@ def extract(game, history: int | None = None):
             if rules.player(state) >= 0:
                 pairs.append(_pair(rules, stack, state, rules.actions(state)[a], nxt))
             state = nxt
-        q = rules.player(state)
-        cards = [strength(q, state.cards[q], tuple(state.cards[2:])),
-                 rules.deck.rank(state.cards[-1]) + 1 if len(state.cards) > 2 else 0]
+        cards = [strength[i], rules.deck.rank(state.cards[-1]) + 1 if len(state.cards) > 2 else 0]
         per_set.append((cards, pairs[::-1], state))
     length = 1 + max(len(p) for _, p, _ in per_set)
     length = length if history is None else history
