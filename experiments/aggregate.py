@@ -53,7 +53,7 @@ def _read_metrics(path: Path) -> list[dict]:
     if not path.exists():
         return []
     with path.open() as f:
-        return [{k: float(v) for k, v in row.items()} for row in csv.DictReader(f)]
+        return [{k: float(v) if v else None for k, v in row.items()} for row in csv.DictReader(f)]
 
 
 def collect(directory: Path) -> tuple[list[dict], dict[str, list[dict]]]:
@@ -104,7 +104,8 @@ def plot(directory: Path, rows: list[dict], curves: dict[str, list[dict]]) -> li
     import matplotlib.pyplot as plt
 
     games = sorted({r["game"] for r in rows})
-    done = [r for r in rows if r["status"] == "complete" and r["exploitability_mbb"] is not None]
+    done = [r for r in rows if r["status"] == "complete" and r["exploitability_mbb"] is not None
+            and r["representation_pct"] is not None]  # a size-vs-exploitability plot needs both
     files: list[Path] = []
 
     fig, axes = plt.subplots(len(games), 2, figsize=(11, 4 * len(games)), squeeze=False)

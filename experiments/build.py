@@ -110,12 +110,13 @@ class Setup:
     def policy(self) -> Policy:
         return self.to_full(self.solver.average_policy())
 
-    def size(self) -> int:
+    def size(self) -> int | None:
         """Values the solver keeps to produce its strategy: table entries, abstract sequences, or the
         regressor's complexity, as reported by its regret store (or by the solver, for solvers
-        without one, such as the MCCFR family)."""
+        without one, such as the MCCFR family); None for a regressor of unknown complexity."""
         store = getattr(self.solver, "store", None)
-        return int(store.size() if store is not None else self.solver.size())
+        size = store.size() if store is not None else self.solver.size()
+        return None if size is None else int(size)
 
 
 def make_setup(spec: ExperimentConfig, game: Game) -> Setup:

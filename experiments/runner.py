@@ -202,7 +202,7 @@ def run_experiment(cfg, run_dir: str | Path, *,
                              "exploitability": result.exploitability,
                              "exploitability_mbb": result.exploitability_mbb, "value": result.value,
                              "representation_size": size,
-                             "representation_pct": 100.0 * size / game.num_sequences})
+                             "representation_pct": None if size is None else 100.0 * size / game.num_sequences})
                 _write_metrics(run_dir / "metrics.csv", rows)
                 log.info("iteration %d: exploitability %.6g chips (%.4g mbb/g), %.3g s",
                          it, result.exploitability, result.exploitability_mbb, solve_seconds)
