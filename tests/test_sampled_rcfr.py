@@ -162,3 +162,19 @@ def test_visits_count_the_traversals_that_wrote_a_sequence(leduc):
     assert np.all(batch.visits[batch.mean != 0] > 0)
     view = leduc.views[1]
     assert not batch.visits[view.offset:view.offset + view.num_sequences - 1].any()  # traverser 0 only
+
+
+def test_experiment_kit_runs_it_and_rejects_card_abstractions(tmp_path):
+    from experiments.runner import run_experiment
+    from experiments.schema import ConfigError
+    cfg = {"game": {"name": "kuhn", "params": {}},
+           "solver": {"name": "sampled-rcfr+", "options": {"sampler": "external", "traversals": 4}},
+           "regressor": {"name": "best_first", "params": {"max_leaves": 16}},
+           "features": {"name": "generic", "params": {}},
+           "run": {"iterations": 200, "eval_points": 4, "checkpoint_seconds": 1e9, "seed": 3}, "label": "S+"}
+    summary = run_experiment(cfg, tmp_path / "run")
+    assert 0 < summary["representation_size"] <= 32
+    card = {**cfg, "game": {"name": "leduc", "params": {}},
+            "abstraction": {"name": "card", "params": {"partition": "JQ.K"}}}
+    with pytest.raises(ConfigError, match="card abstractions are not supported"):
+        run_experiment(card, tmp_path / "card")

@@ -69,7 +69,7 @@ class SampledRCFR(IterativeSolver):
         self.sampler_name = check_choice("sampler", sampler, SAMPLERS)
         self.traversals = _check_count("traversals", traversals, 1)
         self.power = averaging_power(averaging)
-        self.store = SampledRegressionRegrets(regressor, features, plus=self.plus, targets=targets,
+        self._store = SampledRegressionRegrets(regressor, features, plus=self.plus, targets=targets,
                                               capacity=capacity, buffer_weighting=buffer_weighting, seed=seed,
                                               refit_every=refit_every, shared=shared, weights=weights)
         self.sampler = RegretSampler(game, sampler, seed=seed, epsilon=epsilon)
@@ -77,6 +77,17 @@ class SampledRCFR(IterativeSolver):
         self.iteration = 0
         self.average = np.zeros(game.num_sequences)  # average-strategy sums, global sequence ids
         self._profile = np.zeros(game.num_sequences)
+
+    @property
+    def store(self) -> SampledRegressionRegrets:
+        """The regression store (read-only: it needs the sampler's visit masks, so a wrapping store such
+        as a card abstraction's cannot replace it; action abstractions work, they change the game)."""
+        return self._store
+
+    @store.setter
+    def store(self, value) -> None:
+        raise ValueError("sampled RCFR's regret store cannot be replaced (card abstractions are not "
+                         "supported; action abstractions are)")
 
     # ---- iterations ----------------------------------------------------------------------------
     def _slice(self, player: int) -> slice:
