@@ -118,7 +118,7 @@ def main() -> None:
     text = "\n".join(lines)
     print(text)
     if args.out:
-        atomic_write(args.out, text + "\n")
+        atomic_write(args.out, lambda f: f.write((text + "\n").encode()))
 
 
 if __name__ == "__main__":
