@@ -6,7 +6,8 @@ from .evaluation import Evaluation, best_response, evaluate, expected_value, exp
 from .games import GAMES, GameRules, make_rules, register_game
 from .policy import Policy, PolicyError
 from .regressors import REGRESSORS, make_regressor
-from .solvers import RCFR, RRM, SOLVERS, CFRSolver, RCFRPlus, RegressionRegrets, make_solver, solve_matrix_game
+from .solvers import (RCFR, RRM, SOLVERS, CFRSolver, RCFRPlus, RegressionRegrets, SampledRCFR, SampledRCFRPlus,
+                      make_solver, solve_matrix_game)
 from .tree import Game, compile_game, load_compiled
 
 
@@ -24,4 +25,5 @@ from . import abstraction  # noqa: E402  (static abstractions; registers the gam
 __all__ = ["CFRSolver", "Evaluation", "GAMES", "Game", "GameRules", "Policy", "PolicyError", "SOLVERS",
            "best_response", "compile_game", "evaluate", "expected_value", "exploitability", "load_game",
            "make_rules", "make_solver", "nash_conv", "register_game",
-           "RCFR", "RCFRPlus", "REGRESSORS", "RRM", "RegressionRegrets", "make_regressor", "solve_matrix_game"]
+           "RCFR", "RCFRPlus", "REGRESSORS", "RRM", "RegressionRegrets", "SampledRCFR",
+           "SampledRCFRPlus", "make_regressor", "solve_matrix_game"]

@@ -26,6 +26,7 @@ class RegretEstimate:
     mean: np.ndarray
     stderr: np.ndarray
     average_increment: np.ndarray
+    visits: np.ndarray  # per sequence: how many of the traversals visited it (its information set)
     samples: int
     nodes_touched: int
 
@@ -72,20 +73,23 @@ class RegretSampler:
         b.last[:] = 0.0
         nodes = b.nodes_touched
         sums, squares = np.zeros(self.game.num_sequences), np.zeros(self.game.num_sequences)
+        visits = np.zeros(self.game.num_sequences, np.int64)
         if self.sampler == "baseline":
             kernels.estimate_baseline(b.tree, b.state, b.scratch, b.baseline, traverser, self.epsilon, 0.0,
-                                      samples, self.mode, sums, squares)
+                                      samples, self.mode, sums, squares, visits)
         elif self.sampler == "outcome":
             kernels.estimate_outcome(b.tree, b.state, b.scratch, traverser, self.epsilon, samples, self.mode,
-                                     sums, squares)
+                                     sums, squares, visits)
         elif self.sampler == "external":
-            kernels.estimate_external(b.tree, b.state, b.scratch, traverser, samples, self.mode, sums, squares)
+            kernels.estimate_external(b.tree, b.state, b.scratch, traverser, samples, self.mode, sums, squares,
+                                      visits)
         else:
-            kernels.estimate_chance(b.tree, b.state, b.scratch, traverser, samples, self.mode, sums, squares)
+            kernels.estimate_chance(b.tree, b.state, b.scratch, traverser, samples, self.mode, sums, squares,
+                                    visits)
         mean = sums / samples
         variance = np.maximum(squares / samples - mean ** 2, 0.0)
         return RegretEstimate(mean=mean, stderr=np.sqrt(variance / samples), average_increment=b.avg / samples,
-                              samples=samples, nodes_touched=b.nodes_touched - nodes)
+                              visits=visits, samples=samples, nodes_touched=b.nodes_touched - nodes)
 
 
 def estimate_regrets(game: Game, sampler: str, policy: Policy, traverser: int, samples: int, *,

@@ -118,12 +118,14 @@ def apply_regrets(regrets, delta, touched, counts, first_seq, num_actions, clip)
 
 
 @njit(cache=True)
-def collect_regrets(delta, touched, counts, first_seq, num_actions, sums, squares):
-    """Add the sampled regrets of one traversal to running sums (for estimates and tests), then clear."""
+def collect_regrets(delta, touched, counts, first_seq, num_actions, sums, squares, visits):
+    """Add the sampled regrets of one traversal to running sums (for estimates and tests), count the
+    traversals that wrote each sequence (a visit may write a zero regret), then clear."""
     for k in range(counts[0]):
         I = touched[k]
         for s in range(first_seq[I], first_seq[I] + num_actions[I]):
             sums[s] += delta[s]
+            visits[s] += 1
             squares[s] += delta[s] * delta[s]
             delta[s] = 0.0
     counts[0] = 0
@@ -495,28 +497,29 @@ def run_baseline(tree, state, path, baseline, t0, iterations, eps, decay, altern
 
 # ---- estimates at a fixed profile (tests; sampled training data for regret stores) -------------
 @njit(cache=True)
-def estimate_outcome(tree, state, path, traverser, eps, samples, averaging, sums, squares):
+def estimate_outcome(tree, state, path, traverser, eps, samples, averaging, sums, squares, visits):
     for it in range(samples):
         outcome_traversal(tree, state, path, traverser, eps, it + 1, 1.0, averaging, False)
-        collect_regrets(state[3], state[4], state[5], tree[6], tree[7], sums, squares)
+        collect_regrets(state[3], state[4], state[5], tree[6], tree[7], sums, squares, visits)
 
 
 @njit(cache=True)
-def estimate_external(tree, state, scratch, traverser, samples, averaging, sums, squares):
+def estimate_external(tree, state, scratch, traverser, samples, averaging, sums, squares, visits):
     for it in range(samples):
         external_traversal(tree, state, scratch, traverser, it + 1, 1.0, averaging, False)
-        collect_regrets(state[3], state[4], state[5], tree[6], tree[7], sums, squares)
+        collect_regrets(state[3], state[4], state[5], tree[6], tree[7], sums, squares, visits)
 
 
 @njit(cache=True)
-def estimate_chance(tree, state, scratch, traverser, samples, averaging, sums, squares):
+def estimate_chance(tree, state, scratch, traverser, samples, averaging, sums, squares, visits):
     for it in range(samples):
         chance_traversal(tree, state, scratch, traverser, it + 1, 1.0, averaging, False)
-        collect_regrets(state[3], state[4], state[5], tree[6], tree[7], sums, squares)
+        collect_regrets(state[3], state[4], state[5], tree[6], tree[7], sums, squares, visits)
 
 
 @njit(cache=True)
-def estimate_baseline(tree, state, path, baseline, traverser, eps, decay, samples, averaging, sums, squares):
+def estimate_baseline(tree, state, path, baseline, traverser, eps, decay, samples, averaging, sums, squares,
+                      visits):
     for it in range(samples):
         baseline_traversal(tree, state, path, baseline, traverser, eps, decay, it + 1, 1.0, averaging, False)
-        collect_regrets(state[3], state[4], state[5], tree[6], tree[7], sums, squares)
+        collect_regrets(state[3], state[4], state[5], tree[6], tree[7], sums, squares, visits)

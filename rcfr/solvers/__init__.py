@@ -9,6 +9,7 @@ from .mccfr import (ChanceSamplingCFR, ExternalSamplingMCCFR, MCCFRSolver, Outco
                     VarianceReducedMCCFR)
 from .regression import RCFR, RCFRPlus, RegressionRegrets
 from .rrm import RRM, solve_matrix_game
+from .sampled_regression import SampledRCFR, SampledRCFRPlus, SampledRegressionRegrets
 from .stores import RegretStore, RegretTable
 
 SOLVERS = {
@@ -22,14 +23,17 @@ SOLVERS = {
     "vr-mccfr": VarianceReducedMCCFR,
     "rcfr": RCFR,
     "rcfr+": RCFRPlus,
+    "sampled-rcfr": SampledRCFR,
+    "sampled-rcfr+": SampledRCFRPlus,
 }
 
 
-def make_solver(name: str, game: Game, **options) -> CFRSolver | MCCFRSolver:
+def make_solver(name: str, game: Game, **options) -> CFRSolver | MCCFRSolver | SampledRCFR:
     """Build solver `name` for `game`; unknown names or options fail with the allowed ones."""
     return build("solver", SOLVERS, name, game, **options)
 
 
 __all__ = ["CFR", "CFRPlus", "CFRSolver", "ChanceSamplingCFR", "DiscountedCFR", "ExternalSamplingMCCFR",
            "LinearCFR", "MCCFRSolver", "OutcomeSamplingMCCFR", "RCFR", "RCFRPlus", "RRM", "RegressionRegrets",
-           "RegretStore", "RegretTable", "SOLVERS", "VarianceReducedMCCFR", "make_solver", "solve_matrix_game"]
+           "RegretStore", "RegretTable", "SOLVERS", "SampledRCFR", "SampledRCFRPlus", "SampledRegressionRegrets",
+           "VarianceReducedMCCFR", "make_solver", "solve_matrix_game"]

@@ -47,9 +47,13 @@ class RegressionRegrets(RegretStore):
         self.rows = [self.features.player_rows(game, p) for p in (0, 1)]
         self.weights = self._weights(game)
         self.regressors = [make_regressor(self.regressor_spec) for _ in range(1 if self.shared else 2)]
-        self.blocks = [RegretTargets(v.num_sequences - 1, self.plus, self.mode) for v in self.views]
+        self.blocks = [self._new_targets(p, v.num_sequences - 1) for p, v in enumerate(self.views)]
         self._estimates = [np.zeros(v.num_sequences) for v in self.views]  # local, entry 0 unused
         self._strategies = [self._match(p) for p in (0, 1)]
+
+    def _new_targets(self, player: int, size: int) -> RegretTargets:
+        """The target block of one player (subclasses plug in other target schemes here)."""
+        return RegretTargets(size, self.plus, self.mode)
 
     def _weights(self, game: Game):
         if self.weights_spec is None:
@@ -69,9 +73,11 @@ class RegressionRegrets(RegretStore):
     def strategy(self, player: int) -> np.ndarray:
         return self._strategies[player]
 
-    def update(self, player: int, regrets: np.ndarray, iteration: int) -> None:
+    def update(self, player: int, regrets: np.ndarray, iteration: int, visited: np.ndarray | None = None) -> None:
+        """Take iteration `iteration`'s regrets (local array); `visited` (local mask) marks the sequences a
+        sampler visited, for targets that keep examples of visited sequences only."""
         block = self.blocks[player]
-        block.add(regrets[1:])
+        block.add(regrets[1:], iteration, None if visited is None else visited[1:])
         if iteration % self.refit_every == 0:
             block.targets(iteration)
             self._fit([player] if not self.shared else [0, 1])
@@ -80,7 +86,11 @@ class RegressionRegrets(RegretStore):
         """Fit the regressor(s) on the latest targets and refresh the strategies of `players`."""
         if self.shared:
             model = self.regressors[0]
-            weights = None if self.weights[0] is None else np.concatenate(self.weights)
+            weights = [self._example_weights(p) for p in (0, 1)]
+            if any(w is not None for w in weights):
+                weights = np.concatenate([np.ones(len(r)) if w is None else w for w, r in zip(weights, self.rows)])
+            else:
+                weights = None
             model.fit(self.features.matrix, np.concatenate([b.value for b in self.blocks]), weights)
             prediction = model.predict(self.features.matrix)
             split = len(self.rows[0])
@@ -88,11 +98,18 @@ class RegressionRegrets(RegretStore):
         else:
             (p,) = players
             model = self.regressors[p]
-            model.fit(self.rows[p], self.blocks[p].value, self.weights[p])
+            model.fit(self.rows[p], self.blocks[p].value, self._example_weights(p))
             predictions = {p: model.predict(self.rows[p])}
         for p, prediction in predictions.items():
             self._estimates[p][1:] = self.blocks[p].predicted(prediction)
             self._match(p, self._strategies[p])
+
+    def _example_weights(self, player: int) -> np.ndarray | None:
+        """The user's per-sequence weights times the target block's (either may be None)."""
+        fixed, block = self.weights[player], self.blocks[player].weights
+        if block is None:
+            return fixed
+        return block if fixed is None else fixed * block
 
     def estimates(self, player: int) -> np.ndarray:
         """The regressor's cumulative regret estimates t x prediction (local array, entry 0 unused)."""

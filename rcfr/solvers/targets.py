@@ -6,6 +6,10 @@
   R~_{t-1} = (t-1) x the previous prediction, clipped at zero for the "+" variants.
 
 With refits every k iterations, the bootstrapped sum holds the regrets since the last fit.
+
+`ReservoirTargets` (sampled RCFR): a reservoir of (sequence, sampled regret, iteration) examples
+(Deep CFR); the targets are each sequence's iteration-weighted mean sampled regret, with the summed
+iteration weights as example weights.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import check_choice
+from ..sampling.reservoir import Reservoir
 
 TARGETS = ("stored", "bootstrap")
 
@@ -26,8 +31,10 @@ class RegretTargets:
         self.estimate = np.zeros(size)  # the regressor's cumulative estimate (t of its targets x prediction)
         self.value = np.zeros(size)  # the latest targets
         self.t = 0  # iteration of the latest targets
+        self.weights = None  # example weights of the latest targets (None: all equal)
 
-    def add(self, regrets: np.ndarray) -> None:
+    def add(self, regrets: np.ndarray, t: int = 0, visited: np.ndarray | None = None) -> None:
+        """Add iteration `t`'s (sampled) regrets; unvisited sequences count as zero samples here."""
         self.total += regrets
         if self.plus and self.mode == "stored":
             np.maximum(self.total, 0.0, out=self.total)
@@ -56,3 +63,44 @@ class RegretTargets:
     def load_state_dict(self, state: dict[str, np.ndarray], prefix: str) -> None:
         self.total[:], self.estimate[:] = state[f"{prefix}total"], state[f"{prefix}estimate"]
         self.value[:], self.t = state[f"{prefix}value"], int(state[f"{prefix}t"])
+
+
+class ReservoirTargets(RegretTargets):
+    """Targets from a reservoir of sampled regrets of visited sequences (no plus variant: Q-regrets need
+    per-sequence sums). Example (s, r, t) has weight t ** power (1: linear, as in Deep CFR); the
+    targets are the weighted mean r per sequence and the example weights their summed weights
+    (normalized to mean 1 over sequences with examples, zero elsewhere). For a squared-error regressor
+    fitting these is the same as fitting the examples themselves."""
+
+    def __init__(self, size: int, capacity: int, seed: int, power: float):
+        super().__init__(size, False, "stored")
+        self.mode, self.power = "reservoir", float(power)
+        self.buffer = Reservoir(capacity, seed)
+        self.weights = np.zeros(size)
+
+    def add(self, regrets: np.ndarray, t: int = 0, visited: np.ndarray | None = None) -> None:
+        items = np.arange(len(regrets)) if visited is None else np.flatnonzero(visited)
+        self.buffer.add(items, regrets[items], t)
+
+    def targets(self, t: int) -> np.ndarray:
+        sequence, regret, iteration = self.buffer.examples()
+        w = iteration.astype(np.float64) ** self.power
+        totals = np.bincount(sequence, w, minlength=len(self.value))
+        sums = np.bincount(sequence, w * regret, minlength=len(self.value))
+        np.divide(sums, totals, out=self.value, where=totals > 0)
+        self.value[totals <= 0] = 0.0
+        present = totals > 0
+        self.weights[:] = totals * (present.sum() / totals.sum()) if present.any() else 0.0
+        self.t = t
+        return self.value
+
+    def state_dict(self, prefix: str) -> dict[str, np.ndarray]:
+        state = super().state_dict(prefix)
+        state[f"{prefix}weights"] = self.weights.copy()
+        state.update(self.buffer.state_dict(f"{prefix}buffer."))
+        return state
+
+    def load_state_dict(self, state: dict[str, np.ndarray], prefix: str) -> None:
+        super().load_state_dict(state, prefix)
+        self.weights[:] = state[f"{prefix}weights"]
+        self.buffer.load_state_dict(state, f"{prefix}buffer.")

@@ -1,0 +1,168 @@
+"""Sampled RCFR and RCFR+: regret estimation trained on Monte Carlo CFR samples.
+
+Each iteration, for each player p in turn: regret matching on the regressors' predictions gives the
+current profile; `traversals` external- or outcome-sampling traversals (compiled kernels,
+`rcfr.sampling.RegretSampler`) at that profile give p's mean sampled regrets; these become training
+data, either
+
+* ``targets="running"``: per-sequence running sums of the sampled regrets (or Q-regrets clipped at
+  zero for the plus variant), trained on sum / t, as full-width RCFR's stored targets;
+* ``targets="bootstrap"``: as full-width RCFR's bootstrapped targets, on sampled regrets;
+* ``targets="reservoir"``: a reservoir buffer of (sequence, sampled regret, iteration) examples of the
+  visited sequences with iteration weights (Deep CFR);
+
+and the regressor of p is refit every `refit_every` iterations. The average policy sums the sampler's
+stochastically weighted average-strategy increments (weight t^power). All target, fit and regret
+matching logic is `RegressionRegrets`'; with indicator features, the `table` regressor, running
+targets and one traversal per iteration this is tabular MCCFR with the same sampler and seed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import kernels
+from ..policy import Policy
+from ..registry import check_choice
+from ..sampling import RegretSampler
+from ..tree import Game
+from .base import IterativeSolver, _check_count
+from .cfr import averaging_power
+from .regression import RegressionRegrets
+from .targets import RegretTargets, ReservoirTargets
+
+SAMPLERS = ("external", "outcome")
+TARGETS = ("running", "bootstrap", "reservoir")
+
+
+class SampledRegressionRegrets(RegressionRegrets):
+    """`RegressionRegrets` whose targets may also come from a reservoir of sampled regrets."""
+
+    def __init__(self, regressor="best_first", features="auto", *, plus: bool = False, targets: str = "running",
+                 capacity: int = 100_000, buffer_weighting: str | float = "linear", seed: int = 0,
+                 refit_every: int = 1, shared: bool = False, weights=None):
+        self.sampled_targets = check_choice("targets", targets, TARGETS)
+        if targets == "reservoir" and plus:
+            raise ValueError("targets='reservoir' has no plus variant (Q-regrets need per-sequence sums); "
+                             "use targets 'running' or 'bootstrap' with plus")
+        _check_count("capacity", capacity, 1)
+        self.capacity, self.buffer_power, self.seed = int(capacity), averaging_power(buffer_weighting), seed
+        super().__init__(regressor, features, plus=plus, targets="bootstrap" if targets == "bootstrap" else "stored",
+                         refit_every=refit_every, shared=shared, weights=weights)
+
+    def _new_targets(self, player: int, size: int) -> RegretTargets:
+        if self.sampled_targets == "reservoir":  # seeds 2s+1, 2s+2: distinct per player and run
+            return ReservoirTargets(size, self.capacity, 2 * self.seed + 1 + player, self.buffer_power)
+        return super()._new_targets(player, size)
+
+
+class SampledRCFR(IterativeSolver):
+    """RCFR fed by external or outcome sampling (see the module docstring for the options)."""
+
+    plus = False
+
+    def __init__(self, game: Game, *, sampler: str = "external", regressor="best_first", features="auto",
+                 targets: str = "running", traversals: int = 1, refit_every: int = 1, capacity: int = 100_000,
+                 buffer_weighting: str | float = "linear", averaging: str | float = "uniform",
+                 epsilon: float = 0.6, shared: bool = False, weights=None, seed: int = 0):
+        self.game, self.views = game, game.views
+        self.sampler_name = check_choice("sampler", sampler, SAMPLERS)
+        self.traversals = _check_count("traversals", traversals, 1)
+        self.power = averaging_power(averaging)
+        self._store = SampledRegressionRegrets(regressor, features, plus=self.plus, targets=targets,
+                                              capacity=capacity, buffer_weighting=buffer_weighting, seed=seed,
+                                              refit_every=refit_every, shared=shared, weights=weights)
+        self.sampler = RegretSampler(game, sampler, seed=seed, epsilon=epsilon)
+        self.store.bind(game)
+        self.iteration = 0
+        self.average = np.zeros(game.num_sequences)  # average-strategy sums, global sequence ids
+        self._profile = np.zeros(game.num_sequences)
+
+    @property
+    def store(self) -> SampledRegressionRegrets:
+        """The regression store (read-only: it needs the sampler's visit masks, so a wrapping store such
+        as a card abstraction's cannot replace it; action abstractions work, they change the game)."""
+        return self._store
+
+    @store.setter
+    def store(self, value) -> None:
+        raise ValueError("sampled RCFR's regret store cannot be replaced (card abstractions are not "
+                         "supported; action abstractions are)")
+
+    # ---- iterations ----------------------------------------------------------------------------
+    def _slice(self, player: int) -> slice:
+        view = self.views[player]
+        return slice(view.offset, view.offset + view.num_sequences - 1)
+
+    def _advance(self, iterations: int) -> None:
+        local = [np.zeros(v.num_sequences) for v in self.views]
+        visited = [np.zeros(v.num_sequences, bool) for v in self.views]
+        for _ in range(iterations):
+            t = self.iteration = self.iteration + 1
+            weight = float(t) ** self.power
+            for p in (0, 1):
+                for q in (0, 1):
+                    self._profile[self._slice(q)] = self.store.strategy(q)[1:]
+                batch = self.sampler.sample(self._profile, p, self.traversals)
+                self.average += weight * batch.average_increment
+                local[p][1:] = batch.mean[self._slice(p)]
+                visited[p][1:] = batch.visits[self._slice(p)] > 0
+                self.store.update(p, local[p], t, visited[p])
+
+    @property
+    def nodes_touched(self) -> int:
+        """Histories visited by the sampler so far."""
+        return self.sampler.buffers.nodes_touched
+
+    # ---- policies ------------------------------------------------------------------------------
+    def current_policy(self) -> Policy:
+        return Policy.from_local(self.game, [self.store.strategy(p) for p in (0, 1)])
+
+    def average_policy(self) -> Policy:
+        """The normalized average-strategy sums (uniform where an information set has none yet)."""
+        strategies = []
+        for p, view in enumerate(self.views):
+            plan = np.concatenate(([1.0], self.average[self._slice(p)]))
+            strategies.append(kernels.normalize_plan(plan, view.infoset_first, view.infoset_size,
+                                                     np.empty(view.num_sequences)))
+        return Policy.from_local(self.game, strategies)
+
+    # ---- size and checkpoints ------------------------------------------------------------------
+    def size(self) -> int | None:
+        """Representation size: the regressors' summed complexity."""
+        return self.store.size()
+
+    def representation(self) -> dict[str, float | int | None]:
+        """Regressor complexity, and as a percentage of the game's sequences."""
+        size, total = self.store.size(), self.game.num_sequences
+        return {"size": size, "sequences": total, "percent": None if size is None else 100.0 * size / total}
+
+    def state_dict(self) -> dict[str, np.ndarray]:
+        """Iteration, average sums, sampler state (RNG included) and the store's targets; resuming is
+        exact for regressors whose fit is a deterministic function of the targets."""
+        state = {f"store.{k}": v for k, v in self.store.state_dict().items()}
+        state.update({f"sampler.{k}": v for k, v in self.sampler.buffers.state_dict().items()})
+        state["average"] = self.average.copy()
+        state["iteration"] = np.array(self.iteration)
+        return state
+
+    def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
+        self.sampler.buffers.load_state_dict({k[8:]: v for k, v in state.items() if k.startswith("sampler.")})
+        self.store.load_state_dict({k[6:]: v for k, v in state.items() if k.startswith("store.")})
+        self.average[:] = state["average"]
+        self.iteration = int(state["iteration"])
+
+
+class SampledRCFRPlus(SampledRCFR):
+    """Sampled RCFR+: running targets are sampled Q-regrets clipped at zero; linear averaging by default."""
+
+    plus = True
+
+    def __init__(self, game: Game, *, sampler: str = "external", regressor="best_first", features="auto",
+                 targets: str = "running", traversals: int = 1, refit_every: int = 1, capacity: int = 100_000,
+                 buffer_weighting: str | float = "linear", averaging: str | float = "linear",
+                 epsilon: float = 0.6, shared: bool = False, weights=None, seed: int = 0):
+        super().__init__(game, sampler=sampler, regressor=regressor, features=features, targets=targets,
+                         traversals=traversals, refit_every=refit_every, capacity=capacity,
+                         buffer_weighting=buffer_weighting, averaging=averaging, epsilon=epsilon, shared=shared,
+                         weights=weights, seed=seed)
