@@ -86,8 +86,9 @@ def test_presets_compose_and_expand_to_their_arms(hydra_ctx, preset):
         assert cfg.run.iterations == 100_000
         game = "nlocp" if preset.startswith("nlocp") else "leduc"
         # BF, BF_BS, BF+, BF+_BS at the same budgets, CFR+ unabstracted, every abstraction of the game
-        for prefix in arms.REGRESSION:
-            assert sum(c.startswith(prefix + "-") for c in chosen) == 8
+        budgets = {prefix: sorted(int(c.split("-")[-1]) for c in chosen if c.startswith(prefix + "-"))
+                   for prefix in arms.REGRESSION}
+        assert len({tuple(b) for b in budgets.values()}) == 1 and len(budgets["bf"]) >= 6
         assert "cfr+" in chosen
         assert {c[4:] for c in chosen if c.startswith("abs_")} == \
             {a for a in arms.abstraction_names() if a.startswith(game) or (game == "leduc" and "ehs" in a)}
@@ -112,17 +113,19 @@ def test_presets_compose_and_expand_to_their_arms(hydra_ctx, preset):
             assert job_cfg.regressor.params.max_leaves == int(leaves)
 
 
-def test_leduc_quick_runs_the_tabular_arms_and_every_leduc_card_abstraction(hydra_ctx):
+def test_leduc_quick_compares_cfr_plus_rcfr_rcfr_plus_and_card_abstractions(hydra_ctx):
     cfg = compose("config", overrides=["+experiment=leduc_quick"], return_hydra_config=True)
-    jobs = sweep_jobs(cfg)
-    labels = []
-    for job in jobs:
-        spec = validate(compose("config", overrides=job))
-        labels.append(spec.label)
-    assert labels[:4] == ["CFR", "CFR+", "LCFR", "DCFR"]
-    abstracted = {next(o for o in job if o.startswith("+arm="))[9:] for job in jobs[4:]}
-    assert abstracted == {a for a in arms.abstraction_names() if not a.startswith("nlocp")}
-    assert all(label.startswith("CFR+ ") for label in labels[4:]) and len(set(labels)) == len(labels)
+    specs = [validate(compose("config", overrides=job)) for job in sweep_jobs(cfg)]
+    assert all(spec.game.params.get("merge_suits") for spec in specs)  # sizes relative to 672 sequences
+    by_label = {}
+    for spec in specs:
+        by_label.setdefault(spec.label, []).append(spec)
+    assert [s.solver.name for s in by_label["CFR+"]] == ["cfr+"]
+    for label, solver in (("BF", "rcfr"), ("BF+", "rcfr+")):
+        assert {s.solver.name for s in by_label[label]} == {solver}
+        assert sorted(s.regressor.params["max_leaves"] for s in by_label[label]) == [32, 64, 128, 256]
+    abstracted = [label for label in by_label if label.startswith("CFR+ ")]
+    assert len(abstracted) >= 3 and all(len(by_label[label]) == 1 for label in abstracted)
 
 
 BAD = [
@@ -184,7 +187,7 @@ def test_a_bad_job_stops_the_whole_sweep_before_any_job_runs(hydra_ctx):
     with pytest.raises(SystemExit) as err:
         ValidateSweep().on_multirun_start(cfg)
     assert "run.iterations must be an integer >= 1, got 0" in str(err.value)
-    assert "+arm=cfr " in str(err.value)  # names the job
+    assert "+arm=cfr+ " in str(err.value)  # names the job
     cfg.hydra.overrides.task[-1] = "run.seed=1,2"
     ValidateSweep().on_multirun_start(cfg)  # a valid sweep passes
     assert len(sweep_jobs(cfg)) == 2 * 13
