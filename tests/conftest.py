@@ -2,6 +2,8 @@ import os
 
 import pytest
 
+import rcfr
+
 # Tests never touch the user's cache: each session compiles into its own temporary cache.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -15,3 +17,20 @@ def _private_cache(tmp_path_factory):
         os.environ.pop("RCFR_CACHE", None)
     else:
         os.environ["RCFR_CACHE"] = old
+
+
+@pytest.fixture(scope="session")
+def kuhn():
+    return rcfr.load_game("kuhn")
+
+
+@pytest.fixture(scope="session")
+def leduc():
+    """Leduc hold'em with suits (936 information sets)."""
+    return rcfr.load_game("leduc")
+
+
+@pytest.fixture(scope="session")
+def leduc_ranks():
+    """Rank-only Leduc (288 information sets, 672 sequences), the size RCFR results refer to."""
+    return rcfr.load_game("leduc", merge_suits=True)

@@ -18,16 +18,6 @@ from rcfr.solvers import RegretTable
 from rcfr.tree import compile_game
 
 
-@pytest.fixture(scope="module")
-def leduc():
-    return rcfr.load_game("leduc")
-
-
-@pytest.fixture(scope="module")
-def leduc_ranks():
-    return rcfr.load_game("leduc", merge_suits=True)
-
-
 # Leduc (rank game): 6 round-1 decision histories (P0: "", "cr"; P1: "c", "r", "rr"... 6 in all) and
 # 5 continuing round-1 histories x 6 round-2 decision histories = 30, so 288 = 3 * 6 + 9 * 30 sets.
 # JQK: 1 * 6 + 2 (paired or not) * 30 = 66; J.QK, JQ.K: 2 * 6 + 4 * 30 = 132; J.Q.K: 3 * 6 + 6 * 30 = 198.

@@ -11,16 +11,6 @@ from features import Features, feature_matrix, register_features, resolve_featur
 from features.poker import PAIR_FIELDS
 
 
-@pytest.fixture(scope="module")
-def kuhn():
-    return rcfr.load_game("kuhn")
-
-
-@pytest.fixture(scope="module")
-def leduc():
-    return rcfr.load_game("leduc")
-
-
 def row(game, feats, key, action):
     i = game.infoset_index[key]
     a = game.actions_of(i).index(action)

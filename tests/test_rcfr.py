@@ -9,24 +9,14 @@ from rcfr.solvers import CFRSolver, RRM, RegretTable, RegressionRegrets, make_so
 UNIFORM_LEDUC = 2.3736
 
 
-@pytest.fixture(scope="module")
-def kuhn():
-    return rcfr.load_game("kuhn")
-
-
-@pytest.fixture(scope="module")
-def leduc():
-    return rcfr.load_game("leduc", merge_suits=True)
-
-
 @pytest.mark.parametrize("plus", [False, True])
 @pytest.mark.parametrize("targets", ["stored", "bootstrap"])
 @pytest.mark.parametrize("updates,shared", [("alternating", False), ("simultaneous", False), ("alternating", True)])
-def test_table_with_indicator_features_is_exactly_cfr(leduc, plus, targets, updates, shared):
+def test_table_with_indicator_features_is_exactly_cfr(leduc_ranks, plus, targets, updates, shared):
     """Indicator features + the exact table reproduce CFR (CFR+ with uniform averaging) to 1e-9."""
     iterations = 40
-    ref = CFRSolver(leduc, RegretTable(clip=plus), updates=updates)
-    ours = make_solver("rcfr+" if plus else "rcfr", leduc, regressor="table", features="indicator",
+    ref = CFRSolver(leduc_ranks, RegretTable(clip=plus), updates=updates)
+    ours = make_solver("rcfr+" if plus else "rcfr", leduc_ranks, regressor="table", features="indicator",
                        targets=targets, updates=updates, shared=shared, averaging="uniform")
     for _ in range(iterations):
         ref.iterate()
@@ -37,7 +27,7 @@ def test_table_with_indicator_features_is_exactly_cfr(leduc, plus, targets, upda
     assert np.allclose(ours.average_policy().probs, ref.average_policy().probs, rtol=0, atol=1e-9)
     assert ours.representation() == {"size": 672, "sequences": 672, "percent": 100.0}
     # a test that can fail: the two variants really differ
-    other = CFRSolver(leduc, RegretTable(clip=not plus), updates=updates).run(iterations)
+    other = CFRSolver(leduc_ranks, RegretTable(clip=not plus), updates=updates).run(iterations)
     assert np.abs(other.average_policy().probs - ours.average_policy().probs).max() > 1e-3
 
 
@@ -115,30 +105,30 @@ def test_store_plugs_into_the_plain_loop(kuhn):
     assert rcfr.exploitability(kuhn, solver.average_policy()) < 5e-3
 
 
-def test_small_trees_beat_the_uniform_policy_by_a_wide_margin(leduc):
+def test_small_trees_beat_the_uniform_policy_by_a_wide_margin(leduc_ranks):
     # 10% of the rank-only game's sequences, both players' leaves summed
-    solver = make_solver("rcfr+", leduc, regressor={"name": "tree", "max_leaves": 34}, features="poker").run(60)
+    solver = make_solver("rcfr+", leduc_ranks, regressor={"name": "tree", "max_leaves": 34}, features="poker").run(60)
     assert solver.representation()["percent"] <= 10.2
-    assert rcfr.exploitability(leduc, solver.average_policy()) < UNIFORM_LEDUC / 4
+    assert rcfr.exploitability(leduc_ranks, solver.average_policy()) < UNIFORM_LEDUC / 4
 
 
 @pytest.mark.slow
-def test_large_tree_rcfr_plus_is_close_to_cfr_plus(leduc):
+def test_large_tree_rcfr_plus_is_close_to_cfr_plus(leduc_ranks):
     """A best-first tree with a budget of >= 80% of Leduc's sequences ends within a small factor of CFR+.
     (Q-regrets clipped at zero leave many equal targets, so the tree uses only ~70% of the budget.)"""
     iterations = 300
-    ref = rcfr.exploitability(leduc, make_solver("cfr+", leduc).run(iterations).average_policy())
-    solver = make_solver("rcfr+", leduc, regressor={"name": "tree", "max_leaves": 269}, features="poker")
-    value = rcfr.exploitability(leduc, solver.run(iterations).average_policy())
+    ref = rcfr.exploitability(leduc_ranks, make_solver("cfr+", leduc_ranks).run(iterations).average_policy())
+    solver = make_solver("rcfr+", leduc_ranks, regressor={"name": "tree", "max_leaves": 269}, features="poker")
+    value = rcfr.exploitability(leduc_ranks, solver.run(iterations).average_policy())
     assert ref < 5e-3 and value < 2 * ref
 
 
 @pytest.mark.slow
-def test_rcfr_plus_beats_rcfr_at_equal_size(leduc):
+def test_rcfr_plus_beats_rcfr_at_equal_size(leduc_ranks):
     values = {}
     for name in ("rcfr", "rcfr+"):
-        solver = make_solver(name, leduc, regressor={"name": "tree", "max_leaves": 150}, features="poker")
-        values[name] = rcfr.exploitability(leduc, solver.run(200).average_policy())
+        solver = make_solver(name, leduc_ranks, regressor={"name": "tree", "max_leaves": 150}, features="poker")
+        values[name] = rcfr.exploitability(leduc_ranks, solver.run(200).average_policy())
     assert values["rcfr+"] < values["rcfr"] / 2
 
 

@@ -13,40 +13,30 @@ from rcfr.solvers.targets import ReservoirTargets
 UNIFORM_KUHN = 0.4583
 
 
-@pytest.fixture(scope="module")
-def kuhn():
-    return rcfr.load_game("kuhn")
-
-
-@pytest.fixture(scope="module")
-def leduc():
-    return rcfr.load_game("leduc", merge_suits=True)
-
-
 @pytest.mark.parametrize("sampler,mccfr", [("external", "es-mccfr"), ("outcome", "os-mccfr")])
 @pytest.mark.parametrize("plus", [False, True])
-def test_table_with_indicator_features_is_exactly_mccfr(leduc, sampler, mccfr, plus):
+def test_table_with_indicator_features_is_exactly_mccfr(leduc_ranks, sampler, mccfr, plus):
     """Same sampler and seed: the sampled regrets, strategies and averages are MCCFR's (rm+ for plus)."""
-    ours = make_solver("sampled-rcfr+" if plus else "sampled-rcfr", leduc, sampler=sampler, regressor="table",
+    ours = make_solver("sampled-rcfr+" if plus else "sampled-rcfr", leduc_ranks, sampler=sampler, regressor="table",
                        features="indicator", targets="running", averaging="uniform", seed=5)
-    ref = make_solver(mccfr, leduc, regret_matching="rm+" if plus else "rm", seed=5)
+    ref = make_solver(mccfr, leduc_ranks, regret_matching="rm+" if plus else "rm", seed=5)
     for _ in range(60):
         ours.iterate()
         ref.iterate()
-        for p, view in enumerate(leduc.views):
+        for p, view in enumerate(leduc_ranks.views):
             table = ref.buffers.regrets[view.offset:view.offset + view.num_sequences - 1]
             assert np.allclose(ours.store.estimates(p)[1:], table, rtol=0, atol=1e-9)
         assert np.allclose(ours.current_policy().probs, ref.current_policy().probs, rtol=0, atol=1e-9)
     assert np.allclose(ours.average_policy().probs, ref.average_policy().probs, rtol=0, atol=1e-9)
     assert ours.nodes_touched == ref.nodes_touched
     # a test that can fail: another seed samples differently
-    other = make_solver(mccfr, leduc, regret_matching="rm+" if plus else "rm", seed=6).run(60)
+    other = make_solver(mccfr, leduc_ranks, regret_matching="rm+" if plus else "rm", seed=6).run(60)
     assert not np.allclose(ours.average_policy().probs, other.average_policy().probs, atol=1e-3)
 
 
 @pytest.mark.parametrize("targets", ["running", "reservoir"])
-def test_identical_seeds_identical_results(leduc, targets):
-    runs = [make_solver("sampled-rcfr", leduc, regressor={"name": "best_first", "max_leaves": 16},
+def test_identical_seeds_identical_results(leduc_ranks, targets):
+    runs = [make_solver("sampled-rcfr", leduc_ranks, regressor={"name": "best_first", "max_leaves": 16},
                         targets=targets, traversals=3, seed=s).run(15) for s in (1, 1, 2)]
     assert np.array_equal(runs[0].average_policy().probs, runs[1].average_policy().probs)
     assert np.array_equal(runs[0].current_policy().probs, runs[1].current_policy().probs)
@@ -57,13 +47,13 @@ def test_identical_seeds_identical_results(leduc, targets):
                                                   ("sampled-rcfr", "outcome", "bootstrap"),
                                                   ("sampled-rcfr+", "external", "running"),
                                                   ("sampled-rcfr+", "outcome", "running")])
-def test_resume_is_exact(leduc, name, sampler, targets):
+def test_resume_is_exact(leduc_ranks, name, sampler, targets):
     options = dict(sampler=sampler, targets=targets, regressor={"name": "best_first", "max_leaves": 24},
                    traversals=2, refit_every=3, capacity=500, seed=9)
-    straight = make_solver(name, leduc, **options).run(20)
-    first = make_solver(name, leduc, **options).run(7)  # 7 is not a refit iteration
+    straight = make_solver(name, leduc_ranks, **options).run(20)
+    first = make_solver(name, leduc_ranks, **options).run(7)  # 7 is not a refit iteration
     state = {k: v.copy() for k, v in first.state_dict().items()}
-    resumed = make_solver(name, leduc, **options)
+    resumed = make_solver(name, leduc_ranks, **options)
     resumed.load_state_dict(state)
     resumed.run(13)
     assert resumed.iteration == 20
@@ -155,12 +145,12 @@ def test_reservoir_targets_are_weighted_means_of_the_examples():
     assert np.allclose(a[present], b[present], atol=1e-12)
 
 
-def test_visits_count_the_traversals_that_wrote_a_sequence(leduc):
-    sampler = RegretSampler(leduc, "external", seed=0)
-    batch = sampler.sample(rcfr.Policy.uniform(leduc), 0, 5)
+def test_visits_count_the_traversals_that_wrote_a_sequence(leduc_ranks):
+    sampler = RegretSampler(leduc_ranks, "external", seed=0)
+    batch = sampler.sample(rcfr.Policy.uniform(leduc_ranks), 0, 5)
     assert batch.visits.max() <= 5 and batch.visits.min() == 0
     assert np.all(batch.visits[batch.mean != 0] > 0)
-    view = leduc.views[1]
+    view = leduc_ranks.views[1]
     assert not batch.visits[view.offset:view.offset + view.num_sequences - 1].any()  # traverser 0 only
 
 
