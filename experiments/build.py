@@ -11,17 +11,17 @@ Every run is `make_solver(solver.name, solve_game, **solver.options, **injected)
   wrapped in `AbstractRegrets`. An action abstraction runs it on the abstract no-limit game, and its
   average policy is translated into the full game for evaluation.
 
-Which components exist, and which parameters each takes, is listed below. Components whose library
-module is not merged yet fail with `NotAvailable`.
+Which components exist, and which parameters each takes, is read from the library's registries.
 """
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from typing import Callable
 
+from features import FEATURES as FEATURE_REGISTRY, make_features
 from rcfr import SOLVERS, load_game, make_rules, make_solver  # noqa: F401  (make_rules: validation)
+from rcfr.regressors import REGRESSORS as REGRESSOR_REGISTRY, make_regressor
 from rcfr.policy import Policy
 from rcfr.registry import keyword_names
 from rcfr.solvers import CFRSolver, RegretStore
@@ -32,22 +32,15 @@ from .schema import ConfigError, ExperimentConfig
 #: solver constructor keywords the kit fills from other config groups (never from solver.options)
 INJECTED_OPTIONS = ("regressor", "features", "seed")
 
-#: component name -> the parameters its factory accepts (size parameters first)
-REGRESSORS: dict[str, list[str]] = {
-    "none": [],
-    "table": [],
-    "best_first": ["max_leaves", "min_samples_leaf"],
-    "recursive": ["max_depth", "min_samples_leaf"],
-    "lightgbm": ["num_leaves", "n_estimators", "learning_rate", "min_child_samples"],
-    "mlp": ["hidden", "epochs", "learning_rate", "batch_size"],
-    "linear": ["alpha"],
-}
-FEATURES: dict[str, list[str]] = {
-    "none": [],
-    "indicator": [],
-    "poker": ["history"],
-    "generic": [],
-}
+
+def _parameters(registry: dict, skip: int = 0) -> dict[str, list[str]]:
+    """Component name -> the keyword parameters its factory accepts ("none": no component)."""
+    return {"none": [], **{name: keyword_names(factory)[skip:] for name, factory in registry.items()}}
+
+
+#: component name -> the parameters its factory accepts
+REGRESSORS: dict[str, list[str]] = _parameters(REGRESSOR_REGISTRY)
+FEATURES: dict[str, list[str]] = _parameters(FEATURE_REGISTRY, skip=1)  # extractors take the game first
 
 
 def _abstractions() -> dict[str, list[str]]:
@@ -64,28 +57,8 @@ def _abstractions() -> dict[str, list[str]]:
 #: are `rcfr.abstraction.CARD_ABSTRACTIONS` with their keyword parameters
 ABSTRACTIONS: dict[str, list[str]] = _abstractions()
 
-#: where each learned component's factory lives once its issue is merged
-FACTORIES = {
-    "regressor": ("rcfr.regressors", "make_regressor"),
-    "features": ("features", "make_features"),
-}
-
-
-class NotAvailable(RuntimeError):
-    """A configured component whose library module is not part of this checkout yet."""
-
-
 def solver_registry() -> dict:
     return SOLVERS
-
-
-def _factory(kind: str):
-    module_name, attr = FACTORIES[kind]
-    try:
-        return getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError):
-        raise NotAvailable(f"{kind} components need {module_name}.{attr}, which this checkout does not "
-                           f"provide yet (wire it in experiments/build.py)") from None
 
 
 def make_game(spec: ExperimentConfig) -> Game:
@@ -95,8 +68,7 @@ def make_game(spec: ExperimentConfig) -> Game:
 def make_component(kind: str, name: str, params: dict, game: Game):
     """A regressor (`make_regressor(name, **params)`) or the feature matrix of `game`
     (`make_features(name, game, **params)`)."""
-    factory = _factory(kind)
-    return factory(name, **params) if kind == "regressor" else factory(name, game, **params)
+    return make_regressor(name, **params) if kind == "regressor" else make_features(name, game, **params)
 
 
 @dataclass

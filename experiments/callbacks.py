@@ -28,19 +28,22 @@ def sweep_jobs(config: DictConfig) -> list[list[str]]:
 
 
 class ValidateSweep(Callback):
-    """Compose and validate each job's config before any job runs; a bad one stops the sweep."""
+    """Compose, validate and build each job's solver before any job runs, so that a bad value — even
+    one only a constructor can find — stops the whole sweep before any work."""
 
     def on_multirun_start(self, config: DictConfig, **kwargs) -> None:
         if config.hydra.sweeper.get("_target_") != BASIC_SWEEPER:
             return  # other sweepers choose their jobs as they go; each job still validates itself
         from hydra import compose
 
+        from . import build
         from .schema import ConfigError, validate
 
         jobs = sweep_jobs(config)
         for job in jobs:
             try:
-                validate(compose(config_name=config.hydra.job.config_name, overrides=job))
+                spec = validate(compose(config_name=config.hydra.job.config_name, overrides=job))
+                build.make_setup(spec, build.make_game(spec))
             except ConfigError as err:
                 raise SystemExit(f"config error in sweep job {' '.join(job)}: {err}") from None
 

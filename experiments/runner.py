@@ -19,6 +19,7 @@ import json
 import logging
 import signal
 import time
+import zipfile
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
@@ -100,6 +101,15 @@ def _save_checkpoint(path: Path, solver, meta: dict) -> None:
     atomic_write(path, lambda f: np.savez(f, **state))
 
 
+def default_label(spec: ExperimentConfig) -> str:
+    """Solver, then each component that is not "none": runs that differ in method never share a curve."""
+    parts = [spec.solver.name] + [c.name for c in (spec.regressor, spec.features, spec.abstraction)
+                                  if c.name != "none"]
+    if spec.abstraction.name == "card":
+        parts[-1] = str(spec.abstraction.params.get("partition"))
+    return " ".join(parts)
+
+
 def _load_checkpoint(path: Path, solver, key: str) -> dict | None:
     """Restore `solver` from `path` when the checkpoint belongs to this configuration."""
     try:
@@ -109,7 +119,7 @@ def _load_checkpoint(path: Path, solver, key: str) -> dict | None:
                 log.warning("checkpoint %s is for another configuration; starting over", path)
                 return None
             solver.load_state_dict({k[7:]: data[k] for k in data.files if k.startswith("solver.")})
-    except (OSError, ValueError, KeyError) as err:
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:  # truncated or damaged
         log.warning("cannot read checkpoint %s (%s); starting over", path, err)
         return None
     rng = _rng_of(solver)
@@ -150,7 +160,7 @@ def run_experiment(cfg, run_dir: str | Path, *,
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     key = identity(spec)
-    label = spec.label or spec.solver.name
+    label = spec.label or default_label(spec)
     text = OmegaConf.to_yaml(OmegaConf.structured(spec))
     atomic_write(run_dir / "config.yaml", lambda f: f.write(text.encode()))
 

@@ -17,7 +17,7 @@ from omegaconf import OmegaConf
 from experiments import arms, build
 from experiments.callbacks import ValidateSweep, sweep_jobs
 from experiments.run import CONFIG_DIR
-from experiments.runner import eval_schedule
+from experiments.runner import default_label, eval_schedule
 from experiments.schema import ConfigError, validate
 
 CONFIGS = Path(CONFIG_DIR)
@@ -143,7 +143,7 @@ BAD = [
     (["abstraction.name=card"], ["abstraction 'card' needs abstraction.params.partition"]),
     (["abstraction=ehs3", "abstraction.params.recall=total"], ["recall", "'total'", "perfect, imperfect"]),
     (["regressor.name=forest"], ["regressor.name", "'forest'", "best_first", "lightgbm", "mlp"]),
-    (["features.name=pixels"], ["features.name", "'pixels'", "indicator, poker, generic"]),
+    (["features.name=pixels"], ["features.name", "'pixels'", "indicator, generic, poker"]),
     (["abstraction.name=magic"], ["abstraction.name", "'magic'", "none, card, action, ranks, ehs, ehs2"]),
     (["regressor=best_first", "+regressor.params.leafs=3"], ["regressor.params", "'leafs'", "max_leaves"]),
     (["solver=rcfr+"], ["'rcfr+' needs a regressor", "best_first"]),
@@ -191,6 +191,25 @@ def test_a_bad_job_stops_the_whole_sweep_before_any_job_runs(hydra_ctx):
     cfg.hydra.overrides.task[-1] = "run.seed=1,2"
     ValidateSweep().on_multirun_start(cfg)  # a valid sweep passes
     assert len(sweep_jobs(cfg)) == 2 * 13
+
+
+def test_a_value_only_a_constructor_rejects_stops_the_sweep_before_any_job_runs(hydra_ctx):
+    cfg = compose("config", overrides=["game=kuhn", "abstraction=ehs3"], return_hydra_config=True)
+    OmegaConf.set_readonly(cfg, False)
+    cfg.hydra.overrides.task.extend(["game=kuhn,liars_dice", "abstraction=ehs3"])
+    with pytest.raises(SystemExit) as err:  # E[HS] buckets need a poker game: liars_dice has none
+        ValidateSweep().on_multirun_start(cfg)
+    assert "game=liars_dice" in str(err.value)
+
+
+def test_default_labels_tell_methods_apart(hydra_ctx):
+    def label(*overrides):
+        return default_label(validate(compose("config", overrides=list(overrides))))
+
+    assert label("solver=cfr+") == "cfr+"
+    assert label("solver=rcfr+", "regressor=best_first", "features=poker") == "rcfr+ best_first poker"
+    assert label("solver=rcfr+", "regressor=linear", "features=generic") == "rcfr+ linear generic"
+    assert label("abstraction=leduc_jq_k") == "cfr+ JQ.K"
 
 
 # ---- launchers ----------------------------------------------------------------------------------

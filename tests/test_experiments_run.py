@@ -203,6 +203,17 @@ def test_a_damaged_checkpoint_is_ignored_with_a_warning(tmp_path, caplog):
     assert "cannot read checkpoint" in caplog.text
     assert (broken / "policy.json").read_bytes() == (fresh / "policy.json").read_bytes()
 
+    # a checkpoint cut short (a zip archive missing its end) starts over too
+    cut = tmp_path / "cut"
+    with pytest.raises(Interrupted):
+        run_experiment(config("kuhn", "cfr+", 40), cut, should_stop=lambda it: it >= 10)
+    data = (cut / "checkpoint.npz").read_bytes()
+    (cut / "checkpoint.npz").write_bytes(data[:len(data) // 2])
+    caplog.clear()
+    run_experiment(config("kuhn", "cfr+", 40), cut)
+    assert "cannot read checkpoint" in caplog.text
+    assert (cut / "policy.json").read_bytes() == (fresh / "policy.json").read_bytes()
+
     # right configuration, wrong contents: loading fails half-way, the run starts over cleanly
     half = tmp_path / "half"
     with pytest.raises(Interrupted):
