@@ -8,7 +8,13 @@ import numpy as np
 
 
 class Regressor:
-    """Protocol: fit to weighted examples, predict, and report the representation size."""
+    """Protocol: fit to weighted examples, predict, and report the representation size.
+
+    Optional: ``state_dict() -> dict[str, np.ndarray]`` and ``load_state_dict(state)`` for regressors
+    whose next fit depends on more than its inputs (warm-started weights, optimizer, RNG); regression
+    stores save and restore it so checkpoints resume exactly. Regressors without it are refit from
+    the saved targets on load.
+    """
 
     def fit(self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None) -> "Regressor":
         raise NotImplementedError
