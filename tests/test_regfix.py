@@ -52,3 +52,60 @@ def test_mlp_state_round_trips_weights_optimizer_and_rng():
     d = MLP(hidden=(5,))
     d.load_state_dict(MLP(hidden=(5,)).state_dict())
     assert d.complexity() == 0
+
+
+# ---- split thresholds between adjacent floats ------------------------------------------------------
+EPS = np.finfo(float).eps
+ADJACENT_X = np.array([[1 + EPS], [1 + 2 * EPS], [1 + 2 * EPS], [5.0]])
+ADJACENT_Y = np.array([0.0, 1.0, 1.0, 3.0])
+
+
+def _read_only(X):
+    X = np.array(X, dtype=np.float64)
+    X.setflags(write=False)
+    return X
+
+
+@pytest.mark.parametrize("spec", [{"name": "best_first", "max_leaves": 3},
+                                  {"name": "recursive", "threshold": 0.0}])
+def test_adjacent_float_split_separates_the_values(spec):
+    """The midpoint of adjacent floats rounds up to the larger one; the cut must stay below it."""
+    model = make_regressor(spec).fit(_read_only(ADJACENT_X), ADJACENT_Y)
+    assert np.array_equal(model.predict(ADJACENT_X.copy()), ADJACENT_Y)
+    assert np.array_equal(model.predict(_read_only(ADJACENT_X)), ADJACENT_Y)
+
+
+def test_fasttree_cached_leaves_agree_with_predict():
+    X = _read_only(ADJACENT_X)
+    model = make_regressor({"name": "best_first", "max_leaves": 3}).fit(X, ADJACENT_Y)
+    assert np.array_equal(model.predict(X), model.predict(X.copy()))
+
+
+def test_fasttree_on_constant_inputs_is_one_leaf():
+    """No non-constant column used to index past the kernels' empty sort orders (a crash)."""
+    for X in (_read_only(np.ones((4, 2))), np.ones((4, 2)), np.ones((4, 0))):
+        model = make_regressor("best_first", max_leaves=4).fit(X, np.arange(4.0))
+        assert np.array_equal(model.predict(X), np.full(4, 1.5)) and model.complexity() == 1
+
+
+try:
+    from hypothesis import given, settings, strategies as st
+except ImportError:  # pragma: no cover
+    given = None
+
+if given is not None:
+    @settings(max_examples=60, deadline=None)
+    @given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3), st.floats(-5, 5)), min_size=2, max_size=25),
+           st.integers(2, 8))
+    def test_tree_leaves_are_the_means_of_the_rows_predict_routes_there(rows, leaves):
+        """On near-adjacent floats: cached predictions equal fresh ones, and each predicted value is
+        the mean target of the rows predicted with it (the partition and the leaf values agree)."""
+        base = np.array([1.0, 1 + EPS, 1 + 2 * EPS, 1 + 3 * EPS])
+        X = _read_only([[base[a], base[b] * 3] for a, b, _ in rows])
+        y = np.array([v for _, _, v in rows])
+        for model in (make_regressor("best_first", max_leaves=leaves), make_regressor("recursive", threshold=0.0)):
+            model.fit(X, y)
+            cached, fresh = model.predict(X), model.predict(X.copy())
+            assert np.array_equal(cached, fresh)
+            for value in np.unique(fresh):
+                assert np.isclose(y[fresh == value].mean(), value, rtol=1e-9, atol=1e-9)

@@ -79,7 +79,9 @@ class PartitionTree(Regressor):
             return None
         gain = np.where(valid, gain, -np.inf)
         k, f = np.unravel_index(np.argmax(gain), gain.shape)
-        return f, (xs[k, f] + xs[k + 1, f]) / 2
+        a, b = xs[k, f], xs[k + 1, f]
+        cut = a + (b - a) / 2  # (a + b) / 2 can round up to b for adjacent floats; then cut at a
+        return f, (a if cut >= b else cut)
 
     def fit(self, X, y, sample_weight=None):
         X = np.asarray(X, dtype=np.float64)
