@@ -109,3 +109,24 @@ if given is not None:
             assert np.array_equal(cached, fresh)
             for value in np.unique(fresh):
                 assert np.isclose(y[fresh == value].mean(), value, rtol=1e-9, atol=1e-9)
+
+
+# ---- caches keyed by array identity ------------------------------------------------------------------
+@pytest.mark.parametrize("spec", [{"name": "tree", "max_leaves": 4}, {"name": "best_first", "max_leaves": 4},
+                                  {"name": "mlp", "hidden": [4], "epochs": 2}, {"name": "table"},
+                                  {"name": "recursive"}, {"name": "linear"}])
+def test_writable_input_changed_in_place_is_not_served_from_a_cache(spec):
+    rng = np.random.default_rng(1)
+    X, y = rng.normal(size=(12, 3)), rng.normal(size=12)
+    model = make_regressor(spec).fit(X, y)
+    model.predict(X)
+    X[:] = rng.normal(size=X.shape) * 10
+    assert np.array_equal(model.predict(X), model.predict(X.copy()))
+
+
+def test_read_only_inputs_are_still_cached():
+    X = _read_only(np.random.default_rng(2).normal(size=(10, 2)))
+    tree = make_regressor("tree", max_leaves=3).fit(X, np.arange(10.0))
+    assert tree._float32(X) is tree._float32(X)
+    net = make_regressor("mlp", hidden=[3], epochs=1).fit(X, np.arange(10.0))
+    assert net._tensor(X) is net._tensor(X)

@@ -7,6 +7,12 @@ import inspect
 import numpy as np
 
 
+def cache_key(X):
+    """X itself when it may key a cache of work derived from it (a read-only array cannot change in
+    place), else None: a writable array could be modified between fit and predict."""
+    return X if isinstance(X, np.ndarray) and not X.flags.writeable else None
+
+
 class Regressor:
     """Protocol: fit to weighted examples, predict, and report the representation size.
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .base import Regressor
+from .base import Regressor, cache_key
 
 
 @njit(cache=True)
@@ -168,7 +168,7 @@ class FastTree(Regressor):
             # with no non-constant column, one constant row keeps the kernels' order[0] in bounds
             XT = np.ascontiguousarray(X64[:, columns].T) if len(columns) else np.zeros((1, len(X64)))
             order = np.ascontiguousarray(np.argsort(XT, axis=1, kind="stable"))
-            self._sorted = (X if isinstance(X, np.ndarray) and not X.flags.writeable else None, XT, order, columns)
+            self._sorted = (cache_key(X), XT, order, columns)
         return self._sorted[1], self._sorted[2], self._sorted[3]
 
     def fit(self, X, y, sample_weight=None):

@@ -17,7 +17,7 @@ import json
 import numpy as np
 
 from ..registry import check_choice
-from .base import Regressor
+from .base import Regressor, cache_key
 
 
 class MLP(Regressor):
@@ -65,7 +65,7 @@ class MLP(Regressor):
             if self.net is None or not self.warm_start:
                 self._mean, self._scale = X64.mean(0), X64.std(0) + 1e-8
             t = torch.as_tensor((X64 - self._mean) / self._scale, device=self.device)
-            self._inputs = (X if isinstance(X, np.ndarray) and not X.flags.writeable else None, t)
+            self._inputs = (cache_key(X), t)
         return self._inputs[1]
 
     def fit(self, X, y, sample_weight=None):
