@@ -130,3 +130,18 @@ def test_read_only_inputs_are_still_cached():
     assert tree._float32(X) is tree._float32(X)
     net = make_regressor("mlp", hidden=[3], epochs=1).fit(X, np.arange(10.0))
     assert net._tensor(X) is net._tensor(X)
+
+
+# ---- indicator features' size ------------------------------------------------------------------------
+def test_indicator_features_refuse_a_huge_dense_matrix_before_allocating():
+    from types import SimpleNamespace
+
+    from features import indicator
+    liars_dice = SimpleNamespace(name="liars_dice", num_sequences=49_140)  # 19 GB dense
+    with pytest.raises(ValueError, match=r"49140 x 49140 .*18\.0 GiB.*'generic'"):
+        indicator.extract(liars_dice)
+
+
+def test_indicator_features_still_build_for_small_games(kuhn):
+    from features import feature_matrix
+    assert np.array_equal(feature_matrix(kuhn, "indicator").matrix, np.eye(kuhn.num_sequences))
