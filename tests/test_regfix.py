@@ -1,6 +1,8 @@
 """Regressions found in review: exact MLP resume, tree split thresholds, stale caches on writable
 inputs, indicator features' size limit, regression stores under card abstractions."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -145,3 +147,22 @@ def test_indicator_features_refuse_a_huge_dense_matrix_before_allocating():
 def test_indicator_features_still_build_for_small_games(kuhn):
     from features import feature_matrix
     assert np.array_equal(feature_matrix(kuhn, "indicator").matrix, np.eye(kuhn.num_sequences))
+
+
+# ---- card abstractions with regression solvers, and on non-poker games ------------------------------
+@pytest.mark.parametrize("name", ["rcfr", "rcfr+", "sampled-rcfr", "es-mccfr"])
+def test_card_abstractions_reject_solvers_without_a_tabular_store(leduc, name):
+    from rcfr.abstraction import abstract_solver, make_abstraction
+    with pytest.raises(ValueError, match=rf"'{re.escape(name)}' cannot run on a card abstraction; solvers that can: "
+                                         r"cfr, cfr\+, lcfr, dcfr"):
+        abstract_solver(name, leduc, make_abstraction(leduc, "J.QK"))
+    assert abstract_solver("cfr+", leduc, make_abstraction(leduc, "J.QK")).run(2).iteration == 2
+
+
+def test_card_abstraction_on_a_non_poker_game_says_it_needs_poker():
+    import rcfr
+    from rcfr.abstraction import make_abstraction
+    dice = rcfr.load_game("dieroll")
+    with pytest.raises(ValueError, match=r"'JQ\.K': card abstractions need a poker game.*'dieroll'"):
+        make_abstraction(dice, "JQ.K")
+    assert make_abstraction(dice, "identity").num_sequences > 0
