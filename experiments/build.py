@@ -24,7 +24,7 @@ from rcfr import SOLVERS, load_game, make_rules, make_solver  # noqa: F401  (mak
 from rcfr.regressors import REGRESSORS as REGRESSOR_REGISTRY, make_regressor
 from rcfr.policy import Policy
 from rcfr.registry import keyword_names
-from rcfr.solvers import CFRSolver, RegretStore
+from rcfr.solvers import CFRSolver
 from rcfr.tree import Game
 
 from .schema import ConfigError, ExperimentConfig
@@ -105,10 +105,10 @@ def make_setup(spec: ExperimentConfig, game: Game) -> Setup:
         options = _options(spec, game)
         if abstraction.name == "none":
             return Setup(game, make_solver(name, game, **options))
-        if not isinstance(getattr(make_solver(name, game, **options), "store", None), RegretStore):
-            takers = [n for n, f in SOLVERS.items() if isinstance(getattr(f(game), "store", None), RegretStore)]
-            raise ConfigError(f"solver {name!r} has no regret store to run on a card abstraction; solvers "
-                              f"that do: {', '.join(takers)} (action abstractions work with every solver)")
+        takers = abstractions.card_abstraction_solvers()
+        if name not in takers:
+            raise ConfigError(f"solver {name!r} has no tabular regret store to run on a card abstraction; "
+                              f"solvers that do: {', '.join(takers)} (action abstractions work with every solver)")
         params = dict(abstraction.params)
         kind = params.pop("partition") if abstraction.name == "card" else abstraction.name
         return Setup(game, abstractions.abstract_solver(

@@ -135,7 +135,7 @@ def test_sampled_solvers_resume_bit_for_bit_with_their_seed(tmp_path, solver):
 
 def test_card_abstractions_need_a_regret_store(tmp_path):
     cfg = {**config("leduc", "es-mccfr", 10), "abstraction": {"name": "card", "params": {"partition": "JQ.K"}}}
-    with pytest.raises(ConfigError, match="no regret store.*cfr, cfr\\+, lcfr, dcfr"):
+    with pytest.raises(ConfigError, match="no tabular regret store.*cfr, cfr\\+, lcfr, dcfr"):
         run_experiment(cfg, tmp_path / "run")
     assert not (tmp_path / "run").exists()
     action = {**config("nlocp", "es-mccfr", 300), "abstraction": {"name": "action", "params": {"wagers": "HP"}}}

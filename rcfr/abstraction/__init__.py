@@ -20,7 +20,7 @@ from . import card
 from .action import ACTION_ABSTRACTIONS, NoLimitWagers, parse_wagers, read_wager, translate
 from .base import Abstraction, identity
 from .card import HandStrength, hand_strength
-from .store import AbstractRegrets, abstract_solver, average_policy, tie
+from .store import AbstractRegrets, abstract_solver, average_policy, card_abstraction_solvers, tie
 
 register_game("nlocp_wagers", NoLimitWagers)
 
@@ -40,8 +40,11 @@ def make_abstraction(game: Game, name: str, **options) -> Abstraction:
     ranks = getattr(getattr(game.rules, "deck", None), "rank_chars", None)
     if isinstance(name, str) and ranks and set(name) <= set(ranks) | {"."}:
         return build("card abstraction", {name: card.partition}, name, game, name, **options)
-    example = f", or a partition of the ranks {ranks!r} such as {'.'.join(ranks)!r}" if ranks else ""
-    raise ValueError(f"unknown card abstraction {name!r}; allowed: {', '.join(CARD_ABSTRACTIONS)}{example}")
+    if not ranks:
+        raise ValueError(f"card abstraction {name!r}: card abstractions need a poker game of rcfr.games.poker, "
+                         f"not {game.name!r} (only 'identity' works on every game)")
+    raise ValueError(f"unknown card abstraction {name!r}; allowed: {', '.join(CARD_ABSTRACTIONS)}, or a "
+                     f"partition of the ranks {ranks!r} such as {'.'.join(ranks)!r}")
 
 
 def action_abstraction(game: Game, wagers: str) -> Game:
@@ -59,6 +62,7 @@ def solve_action_abstraction(game: Game, wagers: str, iterations: int, solver: s
 
 
 __all__ = ["ACTION_ABSTRACTIONS", "AbstractRegrets", "Abstraction", "CARD_ABSTRACTIONS", "HandStrength",
-           "NoLimitWagers", "abstract_solver", "action_abstraction", "average_policy", "hand_strength",
+           "NoLimitWagers", "abstract_solver", "action_abstraction", "average_policy",
+           "card_abstraction_solvers", "hand_strength",
            "identity", "make_abstraction", "parse_wagers", "read_wager", "solve_action_abstraction", "tie",
            "translate"]

@@ -16,7 +16,7 @@ import numpy as np
 from .. import kernels
 from ..policy import Policy
 from ..registry import check_choice
-from ..solvers import CFRSolver, RegretStore, make_solver
+from ..solvers import RCFR, SOLVERS, CFRSolver, RegressionRegrets, RegretStore, make_solver
 from ..tree import Game
 from .base import Abstraction
 
@@ -71,10 +71,23 @@ class AbstractRegrets(RegretStore):
             self._broadcast(p)
 
 
+def card_abstraction_solvers() -> list[str]:
+    """Names in `SOLVERS` that run on a card abstraction: full-width CFR loops with a tabular store.
+    Regression stores need features of the full game's sequences, which abstract sequences lack."""
+    return [n for n, f in SOLVERS.items()
+            if isinstance(f, type) and issubclass(f, CFRSolver) and not issubclass(f, RCFR)]
+
+
 def abstract_solver(name: str, game: Game, abstraction: Abstraction, **options) -> CFRSolver:
     """Solver `name` of the `SOLVERS` registry (e.g. "cfr+") with its regret store wrapped in
     `AbstractRegrets`: the same solver, run on the abstraction's information partition."""
+    unsupported = ValueError(f"solver {name!r} cannot run on a card abstraction; solvers that can: "
+                             f"{', '.join(card_abstraction_solvers())} (action abstractions work with every solver)")
+    if isinstance(SOLVERS.get(name), type) and name not in card_abstraction_solvers():
+        raise unsupported  # before building it (a regression solver computes the game's features)
     solver = make_solver(name, game, **options)
+    if not isinstance(solver, CFRSolver) or isinstance(solver.store, RegressionRegrets):
+        raise unsupported  # a registered factory's solver
     solver.store = AbstractRegrets(solver.store, abstraction)
     solver.store.bind(game)
     return solver

@@ -3,7 +3,8 @@
 Protocol: ``fit(X, y, sample_weight=None) -> self``, ``predict(X) -> array``, ``complexity() -> int``
 (the representation size: leaves for trees, total leaves for boosting, parameters for linear models
 and networks). Any scikit-learn regressor works too: `make_regressor` wraps it and infers its
-complexity where it can.
+complexity where it can. Regressors with state beyond their inputs (the MLP) also implement
+``state_dict()``/``load_state_dict(state)`` (see `Regressor`).
 """
 
 from __future__ import annotations

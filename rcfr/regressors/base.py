@@ -7,8 +7,20 @@ import inspect
 import numpy as np
 
 
+def cache_key(X):
+    """X itself when it may key a cache of work derived from it (a read-only array cannot change in
+    place), else None: a writable array could be modified between fit and predict."""
+    return X if isinstance(X, np.ndarray) and not X.flags.writeable else None
+
+
 class Regressor:
-    """Protocol: fit to weighted examples, predict, and report the representation size."""
+    """Protocol: fit to weighted examples, predict, and report the representation size.
+
+    Optional: ``state_dict() -> dict[str, np.ndarray]`` and ``load_state_dict(state)`` for regressors
+    whose next fit depends on more than its inputs (warm-started weights, optimizer, RNG); regression
+    stores save and restore it so checkpoints resume exactly. Regressors without it are refit from
+    the saved targets on load.
+    """
 
     def fit(self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None) -> "Regressor":
         raise NotImplementedError

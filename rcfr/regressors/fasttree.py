@@ -12,7 +12,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .base import Regressor
+from .base import Regressor, cache_key
+
+
+@njit(cache=True)
+def _midpoint(a, b):
+    """A cut with a <= cut < b: (a + b) / 2 can round up to b for adjacent floats (then use a)."""
+    c = a + (b - a) / 2.0
+    return a if c >= b else c
 
 
 @njit(cache=True)
@@ -47,7 +54,7 @@ def _best_split(XT, y, w, order, start, end, min_leaf):
                 continue
             gain = cwy * cwy / cw + (twy - cwy) * (twy - cwy) / rw - base
             if gain > best_gain * (1.0 + 1e-12) + 1e-300:
-                best_gain, best_f, best_cut, best_left = gain, f, (a + b) / 2.0, left
+                best_gain, best_f, best_cut, best_left = gain, f, _midpoint(a, b), left
     return best_gain, best_f, best_cut, best_left
 
 
@@ -88,10 +95,11 @@ def _grow(XT, y, w, sorted_order, max_leaves, min_leaf):
         if best < 0:
             break
         s, e, f, c = seg_start[best], seg_end[best], split_f[best], split_cut[best]
-        mid = s + split_left[best]
+        mid = s  # the left child's size is what the cut sends left, as predict routes rows
         for k in range(s, e):
             i = order[0, k]
             goes_left[i] = XT[f, i] <= c
+            mid += goes_left[i]
         for g in range(d):  # stable partition of every feature's segment
             lo, hi = s, 0
             for k in range(s, e):
@@ -157,9 +165,10 @@ class FastTree(Regressor):
         if self._sorted[0] is not X or X is None:
             X64 = np.asarray(X, dtype=np.float64)
             columns = np.flatnonzero(np.ptp(X64, axis=0) > 0) if len(X64) else np.zeros(0, np.int64)
-            XT = np.ascontiguousarray(X64[:, columns].T)
+            # with no non-constant column, one constant row keeps the kernels' order[0] in bounds
+            XT = np.ascontiguousarray(X64[:, columns].T) if len(columns) else np.zeros((1, len(X64)))
             order = np.ascontiguousarray(np.argsort(XT, axis=1, kind="stable"))
-            self._sorted = (X if isinstance(X, np.ndarray) and not X.flags.writeable else None, XT, order, columns)
+            self._sorted = (cache_key(X), XT, order, columns)
         return self._sorted[1], self._sorted[2], self._sorted[3]
 
     def fit(self, X, y, sample_weight=None):

@@ -5,14 +5,19 @@ the last solution are enough. Runs on the CPU by default; ``device="auto"`` take
 Inputs are standardized with the statistics of the first fit (kept fixed so warm starts stay valid);
 targets are scaled by their root mean square at each fit, since average regrets shrink like 1/sqrt(t).
 Each epoch is one full-batch step, or a pass of shuffled minibatches of ``batch_size`` rows.
+`state_dict`/`load_state_dict` carry the weights, the optimizer and the minibatch RNG, so a solver
+checkpoint resumes the same sequence of fits.
 """
 
 from __future__ import annotations
 
+import io
+import json
+
 import numpy as np
 
 from ..registry import check_choice
-from .base import Regressor
+from .base import Regressor, cache_key
 
 
 class MLP(Regressor):
@@ -53,13 +58,14 @@ class MLP(Regressor):
                                           weight_decay=self.weight_decay)
 
     def _tensor(self, X):
+        """X standardized as a tensor; remembered only for a read-only X (a writable one may change)."""
         import torch
-        if self._inputs[0] is not X:
+        if self._inputs[0] is not X or X is None:
             X64 = np.asarray(X, dtype=np.float64)
             if self.net is None or not self.warm_start:
                 self._mean, self._scale = X64.mean(0), X64.std(0) + 1e-8
             t = torch.as_tensor((X64 - self._mean) / self._scale, device=self.device)
-            self._inputs = (X, t)
+            self._inputs = (cache_key(X), t)
         return self._inputs[1]
 
     def fit(self, X, y, sample_weight=None):
@@ -97,3 +103,31 @@ class MLP(Regressor):
 
     def complexity(self) -> int:
         return 0 if self.net is None else int(sum(p.numel() for p in self.net.parameters()))
+
+    def state_dict(self) -> dict[str, np.ndarray]:
+        """Everything a later fit depends on, as arrays: weights and optimizer (torch.save bytes),
+        input statistics, target scale and the minibatch RNG (JSON bytes)."""
+        import torch
+        rng = np.frombuffer(json.dumps(self._rng.bit_generator.state).encode(), dtype=np.uint8).copy()
+        if self.net is None:
+            return {"rng": rng}
+        buffer = io.BytesIO()
+        torch.save({"net": self.net.state_dict(), "optimizer": self.optimizer.state_dict()}, buffer)
+        return {"rng": rng, "torch": np.frombuffer(buffer.getvalue(), dtype=np.uint8).copy(),
+                "width": np.array(self.net[0].in_features), "mean": self._mean.copy(),
+                "scale": self._scale.copy(), "y_scale": np.array(self._y_scale)}
+
+    def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
+        import torch
+        self._rng.bit_generator.state = json.loads(np.asarray(state["rng"], dtype=np.uint8).tobytes())
+        self._inputs = (None, None)
+        if "torch" not in state:
+            self.net = self.optimizer = None
+            return
+        self._build(int(state["width"]))
+        saved = torch.load(io.BytesIO(np.asarray(state["torch"], dtype=np.uint8).tobytes()),
+                           map_location=self.device, weights_only=True)
+        self.net.load_state_dict(saved["net"])
+        self.optimizer.load_state_dict(saved["optimizer"])
+        self._mean, self._scale = np.array(state["mean"], dtype=np.float64), np.array(state["scale"], dtype=np.float64)
+        self._y_scale = float(state["y_scale"])

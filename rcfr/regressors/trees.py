@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.tree import DecisionTreeRegressor
 
 from ..registry import check_choice
-from .base import Regressor
+from .base import Regressor, cache_key
 
 
 class BestFirstTree(Regressor):
@@ -26,8 +26,9 @@ class BestFirstTree(Regressor):
         self._cast = (None, None)
 
     def _float32(self, X):
-        if self._cast[0] is not X:
-            self._cast = (X, np.ascontiguousarray(X, dtype=np.float32))
+        """X as float32, remembered for a read-only X only (`cache_key`)."""
+        if self._cast[0] is not X or X is None:
+            self._cast = (cache_key(X), np.ascontiguousarray(X, dtype=np.float32))
         return self._cast[1]
 
     def fit(self, X, y, sample_weight=None):
@@ -79,7 +80,9 @@ class PartitionTree(Regressor):
             return None
         gain = np.where(valid, gain, -np.inf)
         k, f = np.unravel_index(np.argmax(gain), gain.shape)
-        return f, (xs[k, f] + xs[k + 1, f]) / 2
+        a, b = xs[k, f], xs[k + 1, f]
+        cut = a + (b - a) / 2  # (a + b) / 2 can round up to b for adjacent floats; then cut at a
+        return f, (a if cut >= b else cut)
 
     def fit(self, X, y, sample_weight=None):
         X = np.asarray(X, dtype=np.float64)

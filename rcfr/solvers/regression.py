@@ -121,19 +121,39 @@ class RegressionRegrets(RegretStore):
         return None if any(s is None for s in sizes) else int(sum(sizes))
 
     def state_dict(self) -> dict[str, np.ndarray]:
-        """Targets and estimates; regressors are refit from the targets on load (warm starts are lost)."""
+        """Targets and estimates, plus the state of regressors that carry one (`_stateful`)."""
         state = {}
         for p, block in enumerate(self.blocks):
             state.update(block.state_dict(f"player{p}."))
+        for i, model in enumerate(self.regressors):
+            if _stateful(model):
+                state.update({f"regressor{i}.{k}": v for k, v in model.state_dict().items()})
         return state
 
     def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
+        """Stateful regressors get their saved state back and the saved estimates are used as they
+        are (exact resume); the others are refit from the targets, a deterministic function of them."""
         for p, block in enumerate(self.blocks):
             block.load_state_dict(state, f"player{p}.")
-        fitted = [p for p in (0, 1) if self.blocks[p].t > 0]
-        if fitted:
-            for group in ([[0, 1]] if self.shared else [[p] for p in fitted]):
-                self._fit(group)
+        stateless = []
+        for i, model in enumerate(self.regressors):
+            players = [0, 1] if self.shared else [i]
+            if _stateful(model):
+                prefix = f"regressor{i}."
+                model.load_state_dict({k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)})
+                for p in players:
+                    self._estimates[p][1:] = self.blocks[p].estimate
+                    self._match(p, self._strategies[p])
+            elif any(self.blocks[p].t > 0 for p in players):
+                stateless.append(players)
+        for group in stateless:
+            self._fit(group)
+
+
+def _stateful(model) -> bool:
+    """Whether a regressor follows the optional state protocol (``state_dict() -> dict[str, array]``,
+    ``load_state_dict(state)``): needed where a fit depends on more than its inputs (warm starts, RNGs)."""
+    return callable(getattr(model, "state_dict", None)) and callable(getattr(model, "load_state_dict", None))
 
 
 class RCFR(CFRSolver):

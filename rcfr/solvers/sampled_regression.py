@@ -138,8 +138,8 @@ class SampledRCFR(IterativeSolver):
         return {"size": size, "sequences": total, "percent": None if size is None else 100.0 * size / total}
 
     def state_dict(self) -> dict[str, np.ndarray]:
-        """Iteration, average sums, sampler state (RNG included) and the store's targets; resuming is
-        exact for regressors whose fit is a deterministic function of the targets."""
+        """Iteration, average sums, sampler state (RNG included) and the store's targets; resuming is exact
+        (regressors with warm starts or RNGs save their own state through the store)."""
         state = {f"store.{k}": v for k, v in self.store.state_dict().items()}
         state.update({f"sampler.{k}": v for k, v in self.sampler.buffers.state_dict().items()})
         state["average"] = self.average.copy()
