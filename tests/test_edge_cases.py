@@ -1,4 +1,4 @@
-"""Regressions found in review: exact MLP resume, tree split thresholds, stale caches on writable
+"""Edge cases: exact MLP resume, tree split thresholds, stale caches on writable
 inputs, indicator features' size limit, regression stores under card abstractions."""
 
 import re
