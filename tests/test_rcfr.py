@@ -167,3 +167,15 @@ def test_rrm_input_checks():
         solve_matrix_game(np.zeros((2, 3)), RRM(3), RRM(3), 1)
     with pytest.raises(ValueError, match="unknown targets"):
         RRM(3, targets="bootstrapped")
+
+
+def test_the_seed_reaches_random_regressors(kuhn):
+    def run(seed, regressor):
+        solver = make_solver("rcfr", kuhn, regressor=regressor, features="generic", seed=seed).run(5)
+        return solver.average_policy().probs
+
+    mlp = {"name": "mlp", "hidden": [8], "epochs": 5}
+    assert np.array_equal(run(3, mlp), run(3, mlp))
+    assert not np.array_equal(run(3, mlp), run(4, mlp))
+    pinned = {**mlp, "seed": 7}  # a seed given with the regressor wins
+    assert np.array_equal(run(3, pinned), run(4, pinned))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ..registry import build
+from ..registry import build, keyword_names
 from .base import Regressor, SklearnRegressor, complexity_of
 from .boosting import LightGBM
 from .fasttree import FastTree
@@ -38,6 +38,15 @@ def register_regressor(name: str, factory) -> None:
     REGRESSORS[name] = factory
 
 
+def with_seed(spec: Any, seed: int) -> Any:
+    """`spec` with ``seed`` filled in when it names a regressor that takes one and sets none itself,
+    so that a run's seed reaches every random regressor (objects are left as they are)."""
+    named = {"name": spec} if isinstance(spec, str) else spec
+    if not isinstance(named, dict) or "seed" in named or named.get("name") not in REGRESSORS:
+        return spec
+    return {**named, "seed": seed} if "seed" in keyword_names(REGRESSORS[named["name"]]) else spec
+
+
 def make_regressor(spec: Any = "best_first", **options):
     """A fresh regressor from a name and options (``make_regressor("best_first", max_leaves=64)``),
     a dict (``{"name": "best_first", "max_leaves": 64}``), or an object with ``fit``/``predict``
@@ -59,4 +68,5 @@ def make_regressor(spec: Any = "best_first", **options):
 
 
 __all__ = ["BestFirstTree", "ExactTable", "FastTree", "LightGBM", "Linear", "MLP", "PartitionTree", "REGRESSORS",
-           "Regressor", "SklearnRegressor", "complexity_of", "make_regressor", "register_regressor"]
+           "Regressor", "SklearnRegressor", "complexity_of", "make_regressor", "register_regressor",
+           "with_seed"]

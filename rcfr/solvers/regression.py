@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import kernels
-from ..regressors import make_regressor
+from ..regressors import make_regressor, with_seed
 from ..tree import Game
 from .cfr import CFRSolver
 from .stores import RegretStore
@@ -25,11 +25,12 @@ class RegressionRegrets(RegretStore):
     * ``features``: name (``"auto"``, ``"indicator"``, ``"generic"``, ``"poker"``), dict, `Features` or array;
     * ``plus``: clip targets at zero (RCFR+, Q-regrets); ``targets``: ``"stored"`` or ``"bootstrap"``;
     * ``refit_every``: refit every k iterations (the strategy stays put in between);
-    * ``weights``: None, or one non-negative example weight per global sequence.
+    * ``weights``: None, or one non-negative example weight per global sequence;
+    * ``seed``: regressors that take a seed and were not given one get ``2 * seed + player``.
     """
 
     def __init__(self, regressor="best_first", features="auto", *, plus: bool = False, targets: str = "stored",
-                 refit_every: int = 1, shared: bool = False, weights=None):
+                 refit_every: int = 1, shared: bool = False, weights=None, seed: int = 0):
         if isinstance(refit_every, bool) or not isinstance(refit_every, (int, np.integer)) or refit_every < 1:
             raise ValueError(f"refit_every must be an integer >= 1, got {refit_every!r}")
         if not isinstance(shared, bool):
@@ -37,7 +38,7 @@ class RegressionRegrets(RegretStore):
         RegretTargets(0, plus, targets)  # validates `targets`
         self.regressor_spec, self.features_spec = regressor, features
         self.plus, self.mode, self.refit_every, self.shared = bool(plus), targets, int(refit_every), shared
-        self.weights_spec = weights
+        self.weights_spec, self.seed = weights, seed
 
     # ---- setup ---------------------------------------------------------------------------------
     def bind(self, game: Game) -> None:
@@ -46,7 +47,8 @@ class RegressionRegrets(RegretStore):
         self.features = resolve_features(game, self.features_spec)
         self.rows = [self.features.player_rows(game, p) for p in (0, 1)]
         self.weights = self._weights(game)
-        self.regressors = [make_regressor(self.regressor_spec) for _ in range(1 if self.shared else 2)]
+        self.regressors = [make_regressor(with_seed(self.regressor_spec, 2 * self.seed + p))
+                           for p in range(1 if self.shared else 2)]
         self.blocks = [self._new_targets(p, v.num_sequences - 1) for p, v in enumerate(self.views)]
         self._estimates = [np.zeros(v.num_sequences) for v in self.views]  # local, entry 0 unused
         self._strategies = [self._match(p) for p in (0, 1)]
@@ -163,9 +165,9 @@ class RCFR(CFRSolver):
 
     def __init__(self, game: Game, *, regressor="best_first", features="auto", targets: str = "stored",
                  refit_every: int = 1, shared: bool = False, weights=None, updates: str = "alternating",
-                 averaging: str | float = "uniform"):
+                 averaging: str | float = "uniform", seed: int = 0):
         store = RegressionRegrets(regressor, features, plus=self.plus, targets=targets,
-                                  refit_every=refit_every, shared=shared, weights=weights)
+                                  refit_every=refit_every, shared=shared, weights=weights, seed=seed)
         super().__init__(game, store, updates=updates, averaging=averaging)
 
     def representation(self) -> dict[str, float | int | None]:
@@ -181,7 +183,7 @@ class RCFRPlus(RCFR):
 
     def __init__(self, game: Game, *, regressor="best_first", features="auto", targets: str = "stored",
                  refit_every: int = 1, shared: bool = False, weights=None, updates: str = "alternating",
-                 averaging: str | float = "linear"):
+                 averaging: str | float = "linear", seed: int = 0):
         super().__init__(game, regressor=regressor, features=features, targets=targets,
                          refit_every=refit_every, shared=shared, weights=weights, updates=updates,
-                         averaging=averaging)
+                         averaging=averaging, seed=seed)

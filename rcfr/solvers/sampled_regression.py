@@ -46,9 +46,9 @@ class SampledRegressionRegrets(RegressionRegrets):
             raise ValueError("targets='reservoir' has no plus variant (Q-regrets need per-sequence sums); "
                              "use targets 'running' or 'bootstrap' with plus")
         _check_count("capacity", capacity, 1)
-        self.capacity, self.buffer_power, self.seed = int(capacity), averaging_power(buffer_weighting), seed
+        self.capacity, self.buffer_power = int(capacity), averaging_power(buffer_weighting)
         super().__init__(regressor, features, plus=plus, targets="bootstrap" if targets == "bootstrap" else "stored",
-                         refit_every=refit_every, shared=shared, weights=weights)
+                         refit_every=refit_every, shared=shared, weights=weights, seed=seed)
 
     def _new_targets(self, player: int, size: int) -> RegretTargets:
         if self.sampled_targets == "reservoir":  # seeds 2s+1, 2s+2: distinct per player and run
