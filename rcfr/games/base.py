@@ -56,6 +56,8 @@ class GameRules:
     # -- identity --------------------------------------------------------------------------
     def params(self) -> dict[str, Any]:
         """Constructor parameters, used for the cache key and to describe the game."""
+        if type(self).__init__ is object.__init__:
+            return {}
         names = [p for p in inspect.signature(type(self).__init__).parameters if p != "self"]
         missing = [n for n in names if not hasattr(self, n)]
         if missing:
