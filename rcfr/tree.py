@@ -367,17 +367,22 @@ def cache_dir() -> Path | None:
 
 
 def rules_fingerprint(cls: type) -> str:
-    """Hash of the source of `cls` and its bases up to `GameRules`, so that editing a rules class
-    invalidates its cached trees. A class whose source is unavailable (defined in a REPL, frozen)
-    contributes its qualified name only."""
+    """Hash of the source of the modules defining `cls` and its bases up to `GameRules` (whole modules,
+    so that helpers such as a deck's showdown count too): editing the rules invalidates their cached
+    trees. A class whose source is unavailable (defined in a REPL or by exec) contributes its name only."""
     digest = hashlib.sha256()
+    seen = set()
     for klass in cls.__mro__:
         if klass is GameRules or klass is object:
             break
         try:
-            digest.update(inspect.getsource(klass).encode())
+            module = inspect.getmodule(klass)
+            source = inspect.getsource(module if module is not None and module.__name__ != "__main__" else klass)
         except (OSError, TypeError):
-            digest.update(f"<no source: {klass.__module__}.{klass.__qualname__}>".encode())
+            source = f"<no source: {klass.__module__}.{klass.__qualname__}>"
+        if source not in seen:
+            seen.add(source)
+            digest.update(source.encode())
     return digest.hexdigest()[:16]
 
 

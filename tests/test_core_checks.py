@@ -23,9 +23,11 @@ RULES_SOURCE = '''
 import rcfr
 from rcfr.games import TERMINAL
 
+PAYOFF = {payoff}.0  # a module-level helper: editing it must invalidate the cache too
+
 
 class OneShot(rcfr.GameRules):
-    """Player 0 picks a or b and is paid {payoff} for a and -{payoff} for b."""
+    """Player 0 picks a or b and is paid PAYOFF for a and -PAYOFF for b."""
 
     name = "oneshot"
 
@@ -42,7 +44,7 @@ class OneShot(rcfr.GameRules):
         return "ab"[a]
 
     def utility(self, s):
-        return {payoff}.0 if s == "a" else -{payoff}.0
+        return PAYOFF if s == "a" else -PAYOFF
 
     def infoset_key(self, s):
         return "root"
@@ -58,7 +60,7 @@ def test_editing_a_rules_class_invalidates_its_cached_tree(tmp_path, monkeypatch
     module = importlib.import_module("corefix_oneshot_rules")
     try:
         assert load_compiled(module.OneShot()).utility.max() == 1.0
-        source.write_text(RULES_SOURCE.format(payoff=3))  # same class name, module and description
+        source.write_text(RULES_SOURCE.format(payoff=3))  # same class text, module and description
         module = importlib.reload(module)
         assert load_compiled(module.OneShot()).utility.max() == 3.0
         assert len(list((tmp_path / "cache").glob("oneshot-*.npz"))) == 2
