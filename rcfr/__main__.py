@@ -28,6 +28,16 @@ def _parse_param(text: str) -> tuple[str, object]:
         return key, value
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def checkpoints(iterations: int, per_decade: int = 3) -> list[int]:
     """Roughly log-spaced iteration counts up to and including `iterations`."""
     marks = np.unique(np.round(np.logspace(0, np.log10(max(iterations, 1)), 1 + per_decade * 6)).astype(int))
@@ -40,15 +50,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--param", action="append", type=_parse_param, default=[], metavar="KEY=VALUE",
                         help="game parameter, e.g. --param merge_suits=True (repeatable)")
     parser.add_argument("--solver", default="cfr+", help=f"one of: {', '.join(SOLVERS)}")
-    parser.add_argument("--iterations", type=int, default=1000)
+    parser.add_argument("--iterations", type=_positive_int, default=1000, help="at least 1 (default 1000)")
     parser.add_argument("--save", metavar="PATH", help="write the average policy as JSON")
     parser.add_argument("--progress", action="store_true", help="show a progress bar")
     args = parser.parse_args(argv)
     try:
         game = load_game(args.game, **dict(args.param))
+    except (ValueError, TypeError) as err:  # TypeError: a parameter of the wrong kind reached the rules
+        parser.error(f"--game {args.game}: {err}")
+    try:
         solver = make_solver(args.solver, game)
-    except ValueError as err:
-        parser.error(str(err))
+    except (ValueError, TypeError) as err:
+        parser.error(f"--solver {args.solver}: {err}")
 
     print(f"{game.rules.description()}")
     for key, value in game.sizes().items():

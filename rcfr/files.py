@@ -9,6 +9,16 @@ from pathlib import Path
 from typing import Any, Callable, IO
 
 
+def _read_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+#: Read once at import: os.umask can only be read by setting it, which races with other threads.
+_UMASK = _read_umask()
+
+
 def atomic_write(path: str | os.PathLike, write: Callable[[IO[bytes]], Any]) -> None:
     """Write through `write(fileobj)` into a temporary file beside `path`, then rename it into place."""
     path = Path(path)
@@ -17,17 +27,13 @@ def atomic_write(path: str | os.PathLike, write: Callable[[IO[bytes]], Any]) -> 
     try:
         with os.fdopen(fd, "wb") as f:
             write(f)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; results are meant to be shared
+            f.flush()
+            os.fsync(f.fileno())  # the data is on disk before the rename makes it visible
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; results are meant to be shared
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def write_json(path: str | os.PathLike, data: Any) -> None:

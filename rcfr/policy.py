@@ -39,6 +39,7 @@ class Policy:
         if probs.shape != (game.num_sequences,):
             raise ValueError(f"a policy of {game.name} needs {game.num_sequences} probabilities, "
                              f"got shape {probs.shape}")
+        _check_rows(game, probs)
         self.game, self.probs = game, probs
 
     # ---- construction ------------------------------------------------------------------------
@@ -121,6 +122,25 @@ class Policy:
         except json.JSONDecodeError as err:
             raise PolicyError(f"{path}: not valid JSON ({err})") from None
         return cls.from_dict(game, data)
+
+
+def _check_rows(game: Game, probs: np.ndarray) -> None:
+    """Every row finite, non-negative and summing to one: one vectorized pass, so that a broken
+    strategy fails where it is made rather than as a wrong exploitability later."""
+    bad = ~np.isfinite(probs) | (probs < 0)
+    if bad.any():
+        j = int(np.argmax(bad))
+        i = int(game.sequence_infoset[j])
+        key, action = str(game.infoset_keys[i]), str(game.action_names[j])
+        raise PolicyError(f"information set {key!r}, action {action!r}: "
+                          f"probability {float(probs[j])!r} is not a finite non-negative number")
+    sums = np.bincount(game.sequence_infoset, probs, minlength=game.num_infosets)
+    off = np.abs(sums - 1.0) > ROW_TOLERANCE
+    if off.any():
+        i = int(np.argmax(off))
+        key = str(game.infoset_keys[i])
+        raise PolicyError(f"information set {key!r}: probabilities sum to {float(sums[i])!r}, not 1 "
+                          f"({int(off.sum())} of {game.num_infosets} rows are off by more than {ROW_TOLERANCE})")
 
 
 def _read_row(key: str, row, actions: list[str]) -> list[float]:

@@ -10,6 +10,7 @@ sequences are contiguous. Every solver, sampler and evaluator works on these arr
 from __future__ import annotations
 
 import hashlib
+import inspect
 import os
 from collections import deque
 from dataclasses import dataclass, field
@@ -24,6 +25,9 @@ from .files import atomic_write
 from .games.base import CHANCE, TERMINAL, GameRules
 
 FORMAT_VERSION = 1
+#: Enumeration stops with a ValueError past this many histories (override with RCFR_MAX_HISTORIES
+#: or the `max_histories` argument): a tree that large would not fit in memory or finish compiling.
+MAX_HISTORIES = 5_000_000
 
 _HISTORY_ARRAYS = ("player", "parent", "action", "depth", "chance_prob", "infoset", "utility",
                    "first_child", "num_children")
@@ -180,8 +184,7 @@ class Game:
         local = [np.where(seqs[:, p] < 0, 0, seqs[:, p] - offsets[p] + 1) for p in (0, 1)]
         sizes = [1 + n for n in self.sequences_per_player]
         values = self.chance_reach[terminals] * self.utility[terminals]
-        payoff0 = sp.csr_matrix((values, (local[0], local[1])), shape=(sizes[0], sizes[1]))
-        payoff0.sum_duplicates()
+        payoff0 = sp.csr_matrix((values, (local[0], local[1])), shape=(sizes[0], sizes[1]))  # sums duplicates
         payoffs = (payoff0, sp.csr_matrix(-payoff0.T))
         views = []
         infoset_offset = 0
@@ -226,8 +229,27 @@ def _levels(depth: np.ndarray) -> list[np.ndarray]:
     return np.split(np.arange(len(depth)), bounds)
 
 
-def _enumerate(rules: GameRules) -> dict[str, np.ndarray]:
-    """Breadth-first enumeration of the rules into history arrays and first-encounter infosets."""
+def max_histories(limit: int | None = None) -> int:
+    """The enumeration limit: `limit` if given, else ``$RCFR_MAX_HISTORIES``, else `MAX_HISTORIES`."""
+    if limit is None:
+        text = os.environ.get("RCFR_MAX_HISTORIES", "").strip()
+        if not text:
+            return MAX_HISTORIES
+        try:
+            limit = int(text)
+        except ValueError:
+            raise ValueError(f"RCFR_MAX_HISTORIES must be a positive integer, got {text!r}") from None
+    if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
+        raise ValueError(f"max_histories must be a positive integer, got {limit!r}")
+    return int(limit)
+
+
+def _enumerate(rules: GameRules, limit: int | None = None) -> dict[str, np.ndarray]:
+    """Breadth-first enumeration of the rules into history arrays and first-encounter infosets.
+
+    Stops once more than `max_histories(limit)` histories have been generated, so a game too large
+    to compile fails in seconds with a message instead of exhausting memory."""
+    limit = max_histories(limit)
     player, parent, action, depth, prob, infoset, utility, outcome = [], [], [], [], [], [], [], []
     first_child, num_children = [], []
     keys: dict[str, int] = {}
@@ -275,6 +297,10 @@ def _enumerate(rules: GameRules) -> dict[str, np.ndarray]:
             queue.append((rules.next_state(state, a), me, a, d + 1, q if who == CHANCE else 1.0,
                           n if who == CHANCE else ""))
         count += len(children)
+        if count > limit:
+            raise ValueError(f"{rules.description()} has more than {limit:,} histories, too many to compile; "
+                             "choose smaller game parameters (or raise the limit with RCFR_MAX_HISTORIES "
+                             "or max_histories=)")
     return dict(player=np.array(player, np.int8), parent=np.array(parent, np.int32),
                 action=np.array(action, np.int32), depth=np.array(depth, np.int32),
                 chance_prob=np.array(prob, np.float64), infoset=np.array(infoset, np.int32),
@@ -285,9 +311,11 @@ def _enumerate(rules: GameRules) -> dict[str, np.ndarray]:
                 infoset_actions=infoset_actions)
 
 
-def compile_game(rules: GameRules) -> Game:
-    """Enumerate `rules` into a `Game` and check that both players have perfect recall."""
-    raw = _enumerate(rules)
+def compile_game(rules: GameRules, max_histories: int | None = None) -> Game:
+    """Enumerate `rules` into a `Game` and check that both players have perfect recall.
+
+    `max_histories` bounds the tree size (default `MAX_HISTORIES`, or ``$RCFR_MAX_HISTORIES``)."""
+    raw = _enumerate(rules, max_histories)
     # Renumber information sets: player 0's first, each player's in first-encounter order.
     order = np.argsort(raw["infoset_player"], kind="stable")
     renumber = np.empty_like(order)
@@ -323,8 +351,6 @@ def _attach_parent_sequences(game: Game) -> None:
                          "actions (imperfect recall); use an abstraction over a perfect-recall game instead")
     if np.any(parent_seq >= game.infoset_first_seq):
         raise ValueError(f"{game.rules.name}: information sets are not in a topological order")
-    if len(set(game.infoset_keys.tolist())) != game.num_infosets:
-        raise ValueError(f"{game.rules.name}: information-set keys are not unique")
 
 
 # ---- disk cache ---------------------------------------------------------------------------------
@@ -336,11 +362,33 @@ def cache_dir() -> Path | None:
         return None
     if setting:
         return Path(setting)
-    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "rcfr"
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    return (Path(base) if base else Path.home() / ".cache") / "rcfr"
+
+
+def rules_fingerprint(cls: type) -> str:
+    """Hash of the source of the modules defining `cls` and its bases up to `GameRules` (whole modules,
+    so that helpers such as a deck's showdown count too): editing the rules invalidates their cached
+    trees. A class whose source is unavailable (defined in a REPL or by exec) contributes its name only."""
+    digest = hashlib.sha256()
+    seen = set()
+    for klass in cls.__mro__:
+        if klass is GameRules or klass is object:
+            break
+        try:
+            module = inspect.getmodule(klass)
+            source = inspect.getsource(module if module is not None and module.__name__ != "__main__" else klass)
+        except (OSError, TypeError):
+            source = f"<no source: {klass.__module__}.{klass.__qualname__}>"
+        if source not in seen:
+            seen.add(source)
+            digest.update(source.encode())
+    return digest.hexdigest()[:16]
 
 
 def _cache_path(rules: GameRules, directory: Path) -> Path:
-    ident = f"v{FORMAT_VERSION}:{type(rules).__module__}.{type(rules).__qualname__}:{rules.description()}"
+    ident = (f"v{FORMAT_VERSION}:{type(rules).__module__}.{type(rules).__qualname__}:"
+             f"{rules_fingerprint(type(rules))}:{rules.description()}")
     digest = hashlib.sha256(ident.encode()).hexdigest()[:16]
     return directory / f"{rules.name}-{digest}.npz"
 
@@ -355,8 +403,8 @@ def load_compiled(rules: GameRules, cache: bool = True) -> Game:
         try:
             with np.load(path, allow_pickle=False) as data:
                 return Game(rules=rules, **{k: data[k] for k in data.files})
-        except (OSError, ValueError, KeyError, TypeError):
-            pass  # a stale or damaged cache entry is rebuilt below
+        except Exception:  # noqa: BLE001  (BadZipFile, EOFError, OSError, ValueError, KeyError, ...)
+            pass  # a stale, truncated or damaged cache entry is rebuilt below
     game = compile_game(rules)
     try:
         atomic_write(path, lambda f: np.savez(f, **game.arrays()))

@@ -93,7 +93,6 @@ def test_exploitability_is_never_negative(name, seed):
     game = rcfr.load_game(name)
     result = rcfr.evaluate(game, rcfr.Policy.random(game, seed))
     assert result.exploitability >= -1e-12
-    assert result.nash_conv == pytest.approx(2 * result.exploitability)
 
 
 @pytest.mark.parametrize("player", [0, 1])

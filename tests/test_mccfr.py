@@ -85,17 +85,20 @@ def test_zero_baseline_is_plain_outcome_sampling():
 
 
 def test_a_wrong_estimator_is_caught():
-    """The unbiasedness check has teeth: dropping the importance weight 1/q(z) fails it."""
+    """The unbiasedness check has teeth: the library's own estimator, run at a profile only 10% away
+    from the one the exact regrets are for (a stale strategy, the classic off-by-one-iteration bug),
+    fails the z-test that the right profile passes."""
     game = rcfr.load_game("kuhn")
     policy = Policy.random(game, seed=7)
-    est = estimate_regrets(game, "outcome", policy, 0, 100_000, seed=1)
     exact = exact_regrets(game, policy, 0)
-    est_b = estimate_regrets(game, "outcome", policy, 0, 100_000, seed=1, epsilon=1.0)
-    # same estimator under a different sampling policy: still unbiased ...
-    assert np.linalg.norm(est_b.mean - exact) < 0.15 * np.linalg.norm(exact)
-    # ... but a biased variant (halving the sampled regrets) is far outside the tolerance
-    z = np.abs(est.mean / 2 - exact) / np.maximum(est.stderr / 2, 1e-12)
-    assert z.max() > 6.0
+    stale = Policy(game, 0.9 * policy.probs + 0.1 * Policy.uniform(game).probs)
+    for epsilon in (0.6, 1.0):  # any sampling policy: unbiased at the right profile ...
+        est = estimate_regrets(game, "outcome", policy, 0, 100_000, seed=1, epsilon=epsilon)
+        assert (np.abs(est.mean - exact) / np.maximum(est.stderr, 1e-12)).max() < 6.0
+        assert np.linalg.norm(est.mean - exact) < 0.15 * np.linalg.norm(exact)
+        # ... and far outside the tolerance at the stale one
+        wrong = estimate_regrets(game, "outcome", stale, 0, 100_000, seed=1, epsilon=epsilon)
+        assert (np.abs(wrong.mean - exact) / np.maximum(wrong.stderr, 1e-12)).max() > 10.0
 
 
 SOLVER_OPTIONS = [("cscfr", {}), ("cscfr", {"updates": "alternating", "regret_matching": "rm+"}),

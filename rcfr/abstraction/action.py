@@ -56,6 +56,7 @@ class NoLimitWagers(NoLimitOneCardPoker):
     """nlocp with the wagers restricted to the pot fractions named by `wagers` (see the module)."""
 
     name = "nlocp_wagers"
+    max_stack = 10_000  # pot-fraction wagers keep the tree small; the full game caps the stack at 50
 
     def __init__(self, cards: int = 4, stack: int = 10, ante: int = 1, wagers: str = "HPD"):
         super().__init__(cards=cards, stack=stack, ante=ante)

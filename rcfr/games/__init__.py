@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 from ..registry import build
 from .base import CHANCE, TERMINAL, GameRules
 from .dice import Bluff, DieRollPoker
@@ -23,6 +25,9 @@ def register_game(name: str, rules_class: type[GameRules]) -> None:
     """Make `load_game(name, ...)` build `rules_class(...)`."""
     if not (isinstance(rules_class, type) and issubclass(rules_class, GameRules)):
         raise TypeError(f"register_game needs a GameRules subclass, got {rules_class!r}")
+    signature = inspect.signature(rules_class.__init__)
+    if all(p.default is not p.empty for n, p in signature.parameters.items() if n != "self"):
+        rules_class().params()  # fails now, naming the parameters not kept as attributes
     GAMES[name] = rules_class
 
 

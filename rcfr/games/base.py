@@ -56,7 +56,14 @@ class GameRules:
     # -- identity --------------------------------------------------------------------------
     def params(self) -> dict[str, Any]:
         """Constructor parameters, used for the cache key and to describe the game."""
+        if type(self).__init__ is object.__init__:
+            return {}
         names = [p for p in inspect.signature(type(self).__init__).parameters if p != "self"]
+        missing = [n for n in names if not hasattr(self, n)]
+        if missing:
+            raise TypeError(f"{type(self).__qualname__}.__init__ must store each parameter as an attribute of "
+                            f"the same name (they identify the game and its cached tree); missing: "
+                            f"{', '.join(missing)}")
         return {n: getattr(self, n) for n in names}
 
     def description(self) -> str:

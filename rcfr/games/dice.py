@@ -7,7 +7,7 @@ from math import factorial
 from typing import NamedTuple
 
 from .base import CHANCE, TERMINAL, GameRules
-from .poker import LimitPoker, LimitState, _check_int
+from .poker import LimitPoker, LimitState, _check_bets, _check_int
 
 FACE_NAMES = "12345*"  # Bluff: faces 1-5 and the wild star, the highest face
 
@@ -33,8 +33,12 @@ class Bluff(GameRules):
     name = "liars_dice"
 
     def __init__(self, dice1: int = 1, dice2: int = 1):
-        self.dice1 = _check_int("dice1", dice1, 1, 5)
-        self.dice2 = _check_int("dice2", dice2, 1, 5)
+        # Bids double the tree each: Bluff(2, 1) has ~66 million histories, Bluff(2, 2) billions.
+        self.dice1 = _check_int("dice1", dice1, 1, 2)
+        self.dice2 = _check_int("dice2", dice2, 1, 2)
+        if dice1 + dice2 > 3:
+            raise ValueError(f"game parameters 'dice1' + 'dice2' must be at most 3 (larger games have billions "
+                             f"of histories), got {dice1} + {dice2}")
         self.num_bids = (dice1 + dice2) * len(FACE_NAMES)
 
     def initial_state(self):
@@ -108,9 +112,7 @@ class DieRollPoker(LimitPoker):
     def __init__(self, faces: int = 6, ante: int = 1, bets: tuple = (2, 4), max_raises: int = 1):
         self.faces = _check_int("faces", faces, 2, 9)
         self.ante = _check_int("ante", ante, 1)
-        self.bets = tuple(_check_int("bets", b, 1) for b in bets)
-        if not self.bets:
-            raise ValueError("game parameter 'bets' needs one bet size per betting round, got none")
+        self.bets = _check_bets(bets)
         self.max_raises = _check_int("max_raises", max_raises, 0)
         self.big_blind = float(self.ante)
 

@@ -14,7 +14,10 @@ Shared conventions:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
+
+import numpy as np
 
 from .base import CHANCE, TERMINAL, GameRules
 
@@ -27,6 +30,16 @@ def _check_int(name: str, value, low: int, high: int | None = None) -> int:
         bound = f">= {low}" if high is None else f"in [{low}, {high}]"
         raise ValueError(f"game parameter {name!r} must be an integer {bound}, got {value!r}")
     return value
+
+
+def _check_bets(bets) -> tuple[int, ...]:
+    """Bet sizes, one per betting round: a non-empty list or tuple of positive integers."""
+    ok = (isinstance(bets, (Sequence, np.ndarray)) and not isinstance(bets, (str, bytes)) and len(bets) > 0
+          and all(isinstance(b, (int, np.integer)) and not isinstance(b, bool) and b >= 1 for b in bets))
+    if not ok:
+        raise ValueError("game parameter 'bets' must be a non-empty sequence of positive integers, one bet "
+                         f"size per betting round (e.g. (2, 4)), got {bets!r}")
+    return tuple(int(b) for b in bets)
 
 
 class _Cards:
@@ -86,9 +99,7 @@ class LimitPoker(GameRules):
         self.ranks = _check_int("ranks", ranks, 2, len(RANK_CHARS))
         self.suits = _check_int("suits", suits, 1, len(SUIT_CHARS))
         self.ante = _check_int("ante", ante, 1)
-        self.bets = tuple(_check_int("bets", b, 1) for b in bets)
-        if not self.bets:
-            raise ValueError("game parameter 'bets' needs one bet size per betting round, got none")
+        self.bets = _check_bets(bets)
         self.max_raises = _check_int("max_raises", max_raises, 0)
         if not isinstance(merge_suits, bool):
             raise ValueError(f"game parameter 'merge_suits' must be True or False, got {merge_suits!r}")
@@ -186,7 +197,7 @@ class Leduc(LimitPoker):
 
     def __init__(self, ranks: int = 3, suits: int = 2, ante: int = 1, bets: tuple = (2, 4),
                  max_raises: int = 1, merge_suits: bool = False):
-        super().__init__(ranks=ranks, suits=suits, ante=ante, bets=tuple(bets), max_raises=max_raises,
+        super().__init__(ranks=ranks, suits=suits, ante=ante, bets=bets, max_raises=max_raises,
                          merge_suits=merge_suits)
 
 
@@ -209,11 +220,14 @@ class NoLimitOneCardPoker(GameRules):
     """
 
     name = "nlocp"
+    #: The full betting tree roughly doubles every 4 chips (58 million histories per deal at stack 60);
+    #: subclasses that abstract the bet sizes raise this.
+    max_stack = 50
 
     def __init__(self, cards: int = 4, stack: int = 10, ante: int = 1):
         self.cards = _check_int("cards", cards, 2, len(RANK_CHARS))
         self.ante = _check_int("ante", ante, 1)
-        self.stack = _check_int("stack", stack, ante + 1)
+        self.stack = _check_int("stack", stack, self.ante + 1, max(self.max_stack, self.ante + 1))
         self.deck = _Cards(self.cards, 1, show_suits=False)
         self.big_blind = float(self.ante)
 

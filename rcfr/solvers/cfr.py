@@ -45,7 +45,11 @@ class CFRSolver(IterativeSolver):
         self._plans = [np.empty(n) for n in sizes]
         self._values = [np.empty(n) for n in sizes]
         self._regrets = [np.zeros(n) for n in sizes]
-        self.last_values = [0.0, 0.0]  # each player's value of the last iteration's current profile
+        # last_values[p]: player p's expected value in the profile p's regrets were computed against in
+        # the last iteration. Simultaneous updates: (sigma0^t, sigma1^t) for both players. Alternating
+        # updates: player 0's is (sigma0^t, sigma1^t) but player 1's is (sigma0^{t+1}, sigma1^t), after
+        # player 0's update, so the two need not sum to zero.
+        self.last_values = [0.0, 0.0]
 
     # ---- iterations ----------------------------------------------------------------------------
     def _plan(self, player: int) -> np.ndarray:

@@ -68,6 +68,8 @@ class MatrixResult:
 def solve_matrix_game(payoff, row: RRM, column: RRM, iterations: int,
                       alternating: bool = True) -> MatrixResult:
     """Self-play of two learners on the zero-sum game where the row player receives `payoff`."""
+    if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 1:
+        raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
     A = np.asarray(payoff, dtype=np.float64)
     if A.ndim != 2 or A.shape != (len(row.features), len(column.features)):
         raise ValueError(f"payoff must be a {len(row.features)} x {len(column.features)} matrix, got {A.shape}")

@@ -7,6 +7,8 @@ variants), an abstraction, and a regressor (RCFR) are all regret stores; the sol
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import kernels
@@ -49,7 +51,9 @@ class RegretTable(RegretStore):
     """
 
     def __init__(self, clip: bool = False, alpha: float | None = None, beta: float | None = None):
-        self.clip, self.alpha, self.beta = clip, alpha, beta
+        if not isinstance(clip, (bool, np.bool_)):
+            raise ValueError(f"clip must be True or False, got {clip!r}")
+        self.clip, self.alpha, self.beta = bool(clip), _check_power("alpha", alpha), _check_power("beta", beta)
 
     def bind(self, game: Game) -> None:
         self.views = game.views
@@ -83,6 +87,15 @@ class RegretTable(RegretStore):
         for p in (0, 1):
             self.regrets[p][:] = state[f"regrets{p}"]
             self._match(p, self._strategies[p])
+
+
+def _check_power(name: str, value) -> float | None:
+    if value is None:
+        return None
+    if (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating))
+            or not math.isfinite(value) or value < 0):
+        raise ValueError(f"{name} must be a finite number >= 0 or None (no discounting), got {value!r}")
+    return float(value)
 
 
 def _discount(t: int, power: float | None) -> float:
