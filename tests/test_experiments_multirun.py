@@ -64,7 +64,7 @@ def test_tiny_multirun_through_joblib_is_aggregated_into_tables_and_plots(tmp_pa
     assert [r["seconds"] for r in rerun] == [r["seconds"] for r in rows]  # no iteration was redone
 
 
-def test_aggregate_groups_by_label_and_averages_seeds(tmp_path):
+def test_aggregate_lists_every_run_by_label_and_seed(tmp_path):
     for i, (solver, seed) in enumerate([("cfr", 0), ("cfr", 1), ("cfr+", 0)]):
         run_experiment({"game": {"name": "kuhn"}, "solver": {"name": solver},
                         "run": {"iterations": 20 + 10 * i, "seed": seed, "eval_points": 4}}, tmp_path / str(i))
