@@ -33,9 +33,9 @@ CONFIGS = {
     "es-rm+": ("es-mccfr", {"regret_matching": "rm+"}),
     "os": ("os-mccfr", {}),
     "os-parallel": ("os-mccfr", {"updates": "parallel"}),
-    "os-optimistic": ("os-mccfr", {"averaging": "optimistic"}),
-    "os-lazy": ("os-mccfr", {"averaging": "lazy"}),
-    "es-lazy": ("es-mccfr", {"averaging": "lazy"}),
+    "os-optimistic": ("os-mccfr", {"average_mode": "optimistic"}),
+    "os-lazy": ("os-mccfr", {"average_mode": "lazy"}),
+    "es-lazy": ("es-mccfr", {"average_mode": "lazy"}),
     "vr": ("vr-mccfr", {}),
     "cs": ("cscfr", {}),
 }

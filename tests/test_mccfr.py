@@ -102,12 +102,12 @@ def test_a_wrong_estimator_is_caught():
 
 
 SOLVER_OPTIONS = [("cscfr", {}), ("cscfr", {"updates": "alternating", "regret_matching": "rm+"}),
-                  ("es-mccfr", {}), ("es-mccfr", {"averaging": "optimistic", "regret_matching": "rm+"}),
-                  ("os-mccfr", {}), ("os-mccfr", {"updates": "parallel", "averaging": "optimistic"}),
-                  ("os-mccfr", {"regret_matching": "rm+", "weighting": "linear"}),
-                  ("os-mccfr", {"averaging": "lazy"}),
-                  ("es-mccfr", {"averaging": "lazy"}), ("cscfr", {"averaging": "lazy", "updates": "alternating"}),
-                  ("vr-mccfr", {}), ("vr-mccfr", {"updates": "parallel", "averaging": "lazy", "baseline_decay": 0.9})]
+                  ("es-mccfr", {}), ("es-mccfr", {"average_mode": "optimistic", "regret_matching": "rm+"}),
+                  ("os-mccfr", {}), ("os-mccfr", {"updates": "parallel", "average_mode": "optimistic"}),
+                  ("os-mccfr", {"regret_matching": "rm+", "averaging": "linear"}),
+                  ("os-mccfr", {"average_mode": "lazy"}),
+                  ("es-mccfr", {"average_mode": "lazy"}), ("cscfr", {"average_mode": "lazy", "updates": "alternating"}),
+                  ("vr-mccfr", {}), ("vr-mccfr", {"updates": "parallel", "average_mode": "lazy", "baseline_decay": 0.9})]
 
 
 @pytest.mark.parametrize("name,options", SOLVER_OPTIONS)
@@ -137,7 +137,7 @@ def test_checkpoint_resume_is_exact(name, options):
 def test_averaging_mode_never_changes_regrets(name):
     game = rcfr.load_game("kuhn")
     modes = ("stochastic", "optimistic", "lazy")
-    a, b, c = (make_solver(name, game, seed=2, averaging=mode).run(500) for mode in modes)
+    a, b, c = (make_solver(name, game, seed=2, average_mode=mode).run(500) for mode in modes)
     np.testing.assert_array_equal(a.buffers.regrets, b.buffers.regrets)
     np.testing.assert_array_equal(a.buffers.regrets, c.buffers.regrets)
     assert not np.array_equal(a.buffers.avg, b.buffers.avg) and not np.array_equal(a.buffers.avg, c.buffers.avg)
@@ -150,7 +150,7 @@ def test_lazy_averaging_is_exact_for_a_fixed_strategy(sampler, traverser):
     game = rcfr.load_game("leduc")
     policy = Policy.random(game, seed=3)
     samples = 3000
-    est = estimate_regrets(game, sampler, policy, traverser, samples, seed=1, averaging="lazy")
+    est = estimate_regrets(game, sampler, policy, traverser, samples, seed=1, average_mode="lazy")
     for p in ((0, 1) if traverser == 2 else (1 - traverser,)):
         view = game.views[p]
         plan = view.plan(policy.local(p))[1:]
@@ -183,9 +183,9 @@ def test_nodes_touched():
 CONVERGENCE = [("kuhn", "cscfr", {}, 5_000, 0.02), ("kuhn", "es-mccfr", {}, 20_000, 0.015),
                ("kuhn", "os-mccfr", {}, 100_000, 0.015),
                ("kuhn", "os-mccfr", {"updates": "parallel"}, 100_000, 0.02),
-               ("kuhn", "es-mccfr", {"regret_matching": "rm+", "averaging": "optimistic"}, 20_000, 0.02),
-               ("kuhn", "os-mccfr", {"averaging": "lazy"}, 100_000, 0.015),
-               ("kuhn", "es-mccfr", {"averaging": "lazy"}, 20_000, 0.015),
+               ("kuhn", "es-mccfr", {"regret_matching": "rm+", "average_mode": "optimistic"}, 20_000, 0.02),
+               ("kuhn", "os-mccfr", {"average_mode": "lazy"}, 100_000, 0.015),
+               ("kuhn", "es-mccfr", {"average_mode": "lazy"}, 20_000, 0.015),
                ("kuhn", "vr-mccfr", {}, 100_000, 0.015)]
 
 
@@ -222,10 +222,10 @@ def test_current_and_average_policies_are_valid():
     ("os-mccfr", {"epsilon": 0.0}, "epsilon"), ("os-mccfr", {"epsilon": 1.5}, "epsilon"),
     ("os-mccfr", {"updates": "simultaneous"}, "updates"), ("cscfr", {"updates": "parallel"}, "updates"),
     ("es-mccfr", {"regret_matching": "cfr+"}, "regret_matching"),
-    ("es-mccfr", {"averaging": "weighted"}, "averaging"),
+    ("es-mccfr", {"average_mode": "weighted"}, "average_mode"),
     ("es-mccfr", {"seed": -1}, "seed"), ("es-mccfr", {"updates": "alternating"}, "updates"),
-    ("es-mccfr", {"averaging": "optimistic", "weighting": "linear"}, "weighting"),
-    ("os-mccfr", {"averaging": "lazy", "weighting": "quadratic"}, "weighting"),
+    ("es-mccfr", {"average_mode": "optimistic", "averaging": "linear"}, "averaging weights"),
+    ("os-mccfr", {"average_mode": "lazy", "averaging": "quadratic"}, "averaging weights"),
     ("vr-mccfr", {"baseline_decay": 1.5}, "baseline_decay")])
 def test_bad_options_name_the_field(name, options, field):
     with pytest.raises(ValueError, match=field):

@@ -40,18 +40,18 @@ class RegretSampler:
 
     `sampler` is "outcome", "external", "chance" or "baseline" (variance-reduced outcome sampling with
     the fixed per-history `baseline`, zeros by default). Each `sample` call runs its own traversals;
-    within a call, traversal k counts as iteration k for the optimistic and lazy `averaging` modes.
+    within a call, traversal k counts as iteration k for the optimistic and lazy `average_mode`s.
     """
 
     def __init__(self, game: Game, sampler: str, *, seed: int = 0, epsilon: float = 0.6,
-                 averaging: str = "stochastic", baseline: np.ndarray | None = None):
+                 average_mode: str = "stochastic", baseline: np.ndarray | None = None):
         self.game = game
         self.buffers = SamplerBuffers(game, sampler, seed)
         self.sampler = sampler
         if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0.0 < epsilon <= 1.0:
             raise ValueError(f"epsilon must be a number in (0, 1], got {epsilon!r}")
         self.epsilon = float(epsilon)
-        self.mode = AVERAGING[check_choice("averaging", averaging, list(AVERAGING))]
+        self.mode = AVERAGING[check_choice("average_mode", average_mode, list(AVERAGING))]
         if baseline is not None:
             if sampler != "baseline" or np.shape(baseline) != self.buffers.baseline.shape:
                 raise ValueError(f"baseline needs sampler='baseline' and shape {self.buffers.baseline.shape}")
@@ -93,10 +93,10 @@ class RegretSampler:
 
 
 def estimate_regrets(game: Game, sampler: str, policy: Policy, traverser: int, samples: int, *,
-                     seed: int = 0, epsilon: float = 0.6, averaging: str = "stochastic",
+                     seed: int = 0, epsilon: float = 0.6, average_mode: str = "stochastic",
                      baseline: np.ndarray | None = None) -> RegretEstimate:
     """One-off `RegretSampler(game, sampler, ...).sample(policy, traverser, samples)`."""
-    return RegretSampler(game, sampler, seed=seed, epsilon=epsilon, averaging=averaging,
+    return RegretSampler(game, sampler, seed=seed, epsilon=epsilon, average_mode=average_mode,
                          baseline=baseline).sample(policy, traverser, samples)
 
 

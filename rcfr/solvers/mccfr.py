@@ -31,15 +31,15 @@ class MCCFRSolver(IterativeSolver):
     sampler = ""
     chunk = 4096  # iterations per compiled call
 
-    def __init__(self, game: Game, *, regret_matching: str = "rm", averaging: str = "stochastic",
-                 weighting: str | float = "uniform", seed: int = 0):
+    def __init__(self, game: Game, *, regret_matching: str = "rm", average_mode: str = "stochastic",
+                 averaging: str | float = "uniform", seed: int = 0):
         self.game = game
         self.clip = check_choice("regret_matching", regret_matching, REGRET_MATCHING) == "rm+"
-        self.averaging = check_choice("averaging", averaging, list(AVERAGING_MODES))
-        self.power = averaging_power(weighting)
-        if self.averaging != "stochastic" and self.power != 0.0:
-            raise ValueError(f"weighting applies to stochastic averaging only; use weighting='uniform' "
-                             f"with averaging={self.averaging!r}")
+        self.average_mode = check_choice("average_mode", average_mode, list(AVERAGING_MODES))
+        self.power = averaging_power(averaging)
+        if self.average_mode != "stochastic" and self.power != 0.0:
+            raise ValueError(f"averaging weights apply to average_mode='stochastic' only; use averaging='uniform' "
+                             f"with average_mode={self.average_mode!r}")
         self.seed = seed
         self.buffers = SamplerBuffers(game, self.sampler, seed)
         self.iteration = 0
@@ -104,15 +104,15 @@ class ChanceSamplingCFR(MCCFRSolver):
     sampler = "chance"
 
     def __init__(self, game: Game, *, updates: str = "simultaneous", regret_matching: str = "rm",
-                 averaging: str = "stochastic", weighting: str | float = "uniform", seed: int = 0):
+                 average_mode: str = "stochastic", averaging: str | float = "uniform", seed: int = 0):
         self.updates = check_choice("updates", updates, ["alternating", "simultaneous"])
-        super().__init__(game, regret_matching=regret_matching, averaging=averaging, weighting=weighting,
+        super().__init__(game, regret_matching=regret_matching, average_mode=average_mode, averaging=averaging,
                          seed=seed)
 
     def _run_compiled(self, iterations: int) -> None:
         b = self.buffers
         kernels.run_chance(b.tree, b.state, b.scratch, self.iteration, iterations, self.updates == "alternating",
-                           self.power, AVERAGING_MODES[self.averaging], self.clip)
+                           self.power, AVERAGING_MODES[self.average_mode], self.clip)
 
 
 class OutcomeSamplingMCCFR(MCCFRSolver):
@@ -122,19 +122,19 @@ class OutcomeSamplingMCCFR(MCCFRSolver):
     sampler = "outcome"
 
     def __init__(self, game: Game, *, epsilon: float = 0.6, updates: str = "alternating",
-                 regret_matching: str = "rm", averaging: str = "stochastic", weighting: str | float = "uniform",
+                 regret_matching: str = "rm", average_mode: str = "stochastic", averaging: str | float = "uniform",
                  seed: int = 0):
         if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0.0 < epsilon <= 1.0:
             raise ValueError(f"epsilon must be a number in (0, 1], got {epsilon!r}")
         self.epsilon = float(epsilon)
         self.updates = check_choice("updates", updates, ["alternating", "parallel"])
-        super().__init__(game, regret_matching=regret_matching, averaging=averaging, weighting=weighting,
+        super().__init__(game, regret_matching=regret_matching, average_mode=average_mode, averaging=averaging,
                          seed=seed)
 
     def _run_compiled(self, iterations: int) -> None:
         b = self.buffers
         kernels.run_outcome(b.tree, b.state, b.scratch, self.iteration, iterations, self.epsilon,
-                            self.updates == "alternating", self.power, AVERAGING_MODES[self.averaging], self.clip)
+                            self.updates == "alternating", self.power, AVERAGING_MODES[self.average_mode], self.clip)
 
 
 class ExternalSamplingMCCFR(MCCFRSolver):
@@ -146,7 +146,7 @@ class ExternalSamplingMCCFR(MCCFRSolver):
     def _run_compiled(self, iterations: int) -> None:
         b = self.buffers
         kernels.run_external(b.tree, b.state, b.scratch, self.iteration, iterations, self.power,
-                             AVERAGING_MODES[self.averaging], self.clip)
+                             AVERAGING_MODES[self.average_mode], self.clip)
 
 
 class VarianceReducedMCCFR(OutcomeSamplingMCCFR):
@@ -157,17 +157,17 @@ class VarianceReducedMCCFR(OutcomeSamplingMCCFR):
     sampler = "baseline"
 
     def __init__(self, game: Game, *, epsilon: float = 0.6, baseline_decay: float = 0.5,
-                 updates: str = "alternating", regret_matching: str = "rm", averaging: str = "stochastic",
-                 weighting: str | float = "uniform", seed: int = 0):
+                 updates: str = "alternating", regret_matching: str = "rm", average_mode: str = "stochastic",
+                 averaging: str | float = "uniform", seed: int = 0):
         if (isinstance(baseline_decay, bool) or not isinstance(baseline_decay, (int, float))
                 or not 0.0 <= baseline_decay <= 1.0):
             raise ValueError(f"baseline_decay must be a number in [0, 1], got {baseline_decay!r}")
         self.baseline_decay = float(baseline_decay)
         super().__init__(game, epsilon=epsilon, updates=updates, regret_matching=regret_matching,
-                         averaging=averaging, weighting=weighting, seed=seed)
+                         average_mode=average_mode, averaging=averaging, seed=seed)
 
     def _run_compiled(self, iterations: int) -> None:
         b = self.buffers
         kernels.run_baseline(b.tree, b.state, b.scratch, b.baseline, self.iteration, iterations, self.epsilon,
                              self.baseline_decay, self.updates == "alternating", self.power,
-                             AVERAGING_MODES[self.averaging], self.clip)
+                             AVERAGING_MODES[self.average_mode], self.clip)
