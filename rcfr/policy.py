@@ -61,9 +61,7 @@ class Policy:
 
     def local(self, player: int) -> np.ndarray:
         """This player's probabilities in local sequence ids (entry 0, the empty sequence, is 1)."""
-        view = self.game.views[player]
-        n = view.num_sequences - 1
-        return np.concatenate(([1.0], self.probs[view.offset:view.offset + n]))
+        return self.game.views[player].localize(self.probs)
 
     # ---- reading ---------------------------------------------------------------------------
     def __getitem__(self, key: str) -> dict[str, float]:

@@ -68,6 +68,20 @@ class PlayerView:
         return kernels.realization_plan(strategy, self.infoset_first, self.infoset_size,
                                         self.infoset_parent, out)
 
+    def localize(self, values: np.ndarray) -> np.ndarray:
+        """This player's slice of a per-global-sequence array, as a local array (entry 0 = 1)."""
+        return np.concatenate(([1.0], values[self.offset:self.offset + self.num_sequences - 1]))
+
+    def regret_matching(self, regrets: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """Strategy proportional to positive regrets (uniform where none is positive)."""
+        out = np.empty(self.num_sequences) if out is None else out
+        return kernels.regret_matching(regrets, self.infoset_first, self.infoset_size, out)
+
+    def normalize(self, plan: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """Behavioural strategy of an unnormalized realization plan (uniform where it is all zero)."""
+        out = np.empty(self.num_sequences) if out is None else out
+        return kernels.normalize_plan(plan, self.infoset_first, self.infoset_size, out)
+
     def terminal_values(self, opponent_plan: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """Each own sequence's chance- and opponent-weighted value of the terminals it ends in."""
         out = np.empty(self.num_sequences) if out is None else out

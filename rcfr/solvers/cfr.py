@@ -102,11 +102,7 @@ class CFRSolver(IterativeSolver):
 
     def average_policy(self) -> Policy:
         """The weighted average of all current policies so far (uniform before any iteration)."""
-        strategies = []
-        for view, plan in zip(self.views, self.average_plans):
-            out = np.empty(view.num_sequences)
-            strategies.append(kernels.normalize_plan(plan, view.infoset_first, view.infoset_size, out))
-        return Policy.from_local(self.game, strategies)
+        return Policy.from_local(self.game, [v.normalize(plan) for v, plan in zip(self.views, self.average_plans)])
 
 
 class CFR(CFRSolver):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import kernels as full
 from ..policy import Policy
 from ..registry import check_choice
 from ..sampling import kernels
@@ -59,28 +58,14 @@ class MCCFRSolver(IterativeSolver):
         self.iteration += iterations
 
     # ---- policies ------------------------------------------------------------------------------
-    def _local(self, values: np.ndarray, player: int) -> np.ndarray:
-        view = self.views[player]
-        local = np.empty(view.num_sequences)
-        local[0] = 1.0
-        local[1:] = values[view.offset:view.offset + view.num_sequences - 1]
-        return local
-
     def current_policy(self) -> Policy:
         """Regret matching on the cumulative regrets."""
-        strategies = []
-        for p, view in enumerate(self.views):
-            strategies.append(full.regret_matching(self._local(self.buffers.regrets, p), view.infoset_first,
-                                                   view.infoset_size, np.empty(view.num_sequences)))
-        return Policy.from_local(self.game, strategies)
+        return Policy.from_local(self.game, [v.regret_matching(v.localize(self.buffers.regrets))
+                                             for v in self.views])
 
     def average_policy(self) -> Policy:
         """The normalized average-strategy sums (uniform where an information set has none yet)."""
-        strategies = []
-        for p, view in enumerate(self.views):
-            strategies.append(full.normalize_plan(self._local(self.buffers.avg, p), view.infoset_first,
-                                                  view.infoset_size, np.empty(view.num_sequences)))
-        return Policy.from_local(self.game, strategies)
+        return Policy.from_local(self.game, [v.normalize(v.localize(self.buffers.avg)) for v in self.views])
 
     # ---- checkpoints ---------------------------------------------------------------------------
     def state_dict(self) -> dict[str, np.ndarray]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import kernels
 from ..regressors import make_regressor, with_seed
 from ..tree import Game
 from .cfr import CFRSolver
@@ -67,9 +66,7 @@ class RegressionRegrets(RegretStore):
         return [w[v.offset:v.offset + v.num_sequences - 1] for v in self.views]
 
     def _match(self, player: int, out: np.ndarray | None = None) -> np.ndarray:
-        view = self.views[player]
-        out = np.empty(view.num_sequences) if out is None else out
-        return kernels.regret_matching(self._estimates[player], view.infoset_first, view.infoset_size, out)
+        return self.views[player].regret_matching(self._estimates[player], out)
 
     # ---- the store protocol --------------------------------------------------------------------
     def strategy(self, player: int) -> np.ndarray:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import kernels
 from ..policy import Policy
 from ..registry import check_choice
 from ..sampling import RegretSampler
@@ -120,12 +119,7 @@ class SampledRCFR(IterativeSolver):
 
     def average_policy(self) -> Policy:
         """The normalized average-strategy sums (uniform where an information set has none yet)."""
-        strategies = []
-        for p, view in enumerate(self.views):
-            plan = np.concatenate(([1.0], self.average[self._slice(p)]))
-            strategies.append(kernels.normalize_plan(plan, view.infoset_first, view.infoset_size,
-                                                     np.empty(view.num_sequences)))
-        return Policy.from_local(self.game, strategies)
+        return Policy.from_local(self.game, [v.normalize(v.localize(self.average)) for v in self.views])
 
     # ---- size and checkpoints ------------------------------------------------------------------
     def size(self) -> int | None:

@@ -61,6 +61,7 @@ class RegretTable(RegretStore):
         self._strategies = [self._match(p) for p in (0, 1)]
 
     def _match(self, player: int, out: np.ndarray | None = None) -> np.ndarray:
+        # `views` may be an abstraction's LocalMap: only the information-set layout is used
         view = self.views[player]
         out = np.empty(view.num_sequences) if out is None else out
         return kernels.regret_matching(self.regrets[player], view.infoset_first, view.infoset_size, out)
