@@ -123,6 +123,13 @@ class Game:
         return (f"Game({self.rules.description()}: {self.num_histories} histories, "
                 f"{self.num_infosets} information sets, {self.num_sequences} sequences)")
 
+    @cached_property
+    def fingerprint(self) -> str:
+        """Identity of the game: rules class, parameters and a hash of the rules' source. Two compiled
+        games with equal fingerprints have identical arrays; policies, checkpoints and cache files
+        carry it so that they meet only their own game."""
+        return game_fingerprint(self.rules)
+
     @property
     def big_blind(self) -> float:
         return self.rules.big_blind
@@ -400,11 +407,15 @@ def rules_fingerprint(cls: type) -> str:
     return digest.hexdigest()[:16]
 
 
-def _cache_path(rules: GameRules, directory: Path) -> Path:
+def game_fingerprint(rules: GameRules) -> str:
+    """Hash of the compiled format version, the rules class, its source and its parameters."""
     ident = (f"v{FORMAT_VERSION}:{type(rules).__module__}.{type(rules).__qualname__}:"
              f"{rules_fingerprint(type(rules))}:{rules.description()}")
-    digest = hashlib.sha256(ident.encode()).hexdigest()[:16]
-    return directory / f"{rules.name}-{digest}.npz"
+    return hashlib.sha256(ident.encode()).hexdigest()[:16]
+
+
+def _cache_path(rules: GameRules, directory: Path) -> Path:
+    return directory / f"{rules.name}-{game_fingerprint(rules)}.npz"
 
 
 def load_compiled(rules: GameRules, cache: bool = True) -> Game:
