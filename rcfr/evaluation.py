@@ -29,6 +29,7 @@ class Evaluation:
 
 
 def _plans(game: Game, policy: Policy) -> list[np.ndarray]:
+    game.check_same("policy", policy.game)  # another game's arrays would be read past their ends
     return [game.views[p].plan(policy.local(p)) for p in (0, 1)]
 
 

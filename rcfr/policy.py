@@ -57,7 +57,12 @@ class Policy:
     @classmethod
     def from_local(cls, game: Game, strategies) -> "Policy":
         """Join two per-player local strategy arrays (see `PlayerView`) into one policy."""
-        return cls(game, np.concatenate([np.asarray(s, dtype=np.float64)[1:] for s in strategies]))
+        strategies = [np.asarray(s, dtype=np.float64) for s in strategies]
+        sizes = tuple(v.num_sequences for v in game.views)
+        if tuple(s.shape for s in strategies) != tuple((n,) for n in sizes):
+            raise ValueError(f"local strategies of {game.rules.description()} need shapes {[(n,) for n in sizes]} "
+                             f"(the empty sequence included), got {[s.shape for s in strategies]}")
+        return cls(game, np.concatenate([s[1:] for s in strategies]))
 
     def local(self, player: int) -> np.ndarray:
         """This player's probabilities in local sequence ids (entry 0, the empty sequence, is 1)."""

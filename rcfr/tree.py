@@ -130,6 +130,21 @@ class Game:
         carry it so that they meet only their own game."""
         return game_fingerprint(self.rules)
 
+    def check_same(self, what: str, other: "Game") -> None:
+        """Raise a ValueError naming both games unless `other` is this game (the same compiled object
+        or an equal fingerprint): `what` (a policy, an abstraction...) meets only its own game."""
+        if other is not self:
+            self.check_fingerprint(what, other.fingerprint, other.rules.description())
+
+    def check_fingerprint(self, what: str, fingerprint: str, description: str) -> None:
+        """Raise a ValueError naming both games unless `fingerprint` (of the game `description`) is ours."""
+        if fingerprint == self.fingerprint:
+            return
+        ours = self.rules.description()
+        detail = (f" (fingerprint {fingerprint}, this game's is {self.fingerprint}: its rules or the compiled "
+                  f"format changed since)" if description == ours else "")
+        raise ValueError(f"{what} belongs to the game {description}, not to {ours}{detail}")
+
     @property
     def big_blind(self) -> float:
         return self.rules.big_blind

@@ -119,8 +119,7 @@ def translate(game: Game, abstract_game: Game, policy: Policy) -> Policy:
         raise ValueError("translate needs a no-limit one-card poker game and an action abstraction of it")
     if (rules.cards, rules.stack, rules.ante) != (abstract_rules.cards, abstract_rules.stack, abstract_rules.ante):
         raise ValueError(f"abstract game {abstract_rules.description()} does not abstract {rules.description()}")
-    if policy.game is not abstract_game:
-        raise ValueError("policy must be a policy of abstract_game")
+    abstract_game.check_same("policy to translate", policy.game)
     plan = np.zeros(game.num_sequences)
     start = rules.next_state(rules.next_state(rules.initial_state(), 0), 0)  # cards are read from keys
     names = [rules.deck.name(c) for c in range(rules.cards)]

@@ -68,6 +68,8 @@ class RegretSampler:
         if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
             raise ValueError(f"samples must be a positive integer, got {samples!r}")
         b = self.buffers
+        if isinstance(policy, Policy):
+            self.game.check_same("policy", policy.game)
         b.sigma[:] = policy.probs if isinstance(policy, Policy) else policy
         b.avg[:] = 0.0
         b.last[:] = 0.0
@@ -102,6 +104,7 @@ def estimate_regrets(game: Game, sampler: str, policy: Policy, traverser: int, s
 
 def exact_regrets(game: Game, policy: Policy, player: int) -> np.ndarray:
     """Exact instantaneous counterfactual regrets of `player`'s sequences (global ids; zero elsewhere)."""
+    game.check_same("policy", policy.game)
     out = np.zeros(game.num_sequences)
     views = game.views
     view = views[player]
@@ -117,6 +120,7 @@ def exact_regrets(game: Game, policy: Policy, player: int) -> np.ndarray:
 def expected_average_increment(game: Game, policy: Policy, player: int) -> np.ndarray:
     """What every sampler's stochastically weighted average-strategy increment for `player` equals in
     expectation: chance reach of the information set x the player's own reach x sigma (global ids)."""
+    game.check_same("policy", policy.game)
     out = np.zeros(game.num_sequences)
     view = game.views[player]
     plan = view.plan(policy.local(player))

@@ -83,18 +83,18 @@ class CFRSolver(IterativeSolver):
                 self.store.update(p, regrets[p], t)
 
     # ---- checkpoints ---------------------------------------------------------------------------
-    def state_dict(self) -> dict[str, np.ndarray]:
-        """Everything needed to resume: iteration, average plans and the store's state."""
+    def _state(self) -> dict[str, np.ndarray]:
+        """Iteration, average plans and the store's state."""
         state = {f"store.{k}": v for k, v in self.store.state_dict().items()}
         state.update({f"average_plan{p}": self.average_plans[p].copy() for p in (0, 1)})
         state["iteration"] = np.array(self.iteration)
         return state
 
-    def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
-        self.iteration = int(state["iteration"])
+    def _load_state(self, state: dict[str, np.ndarray]) -> None:
+        self.store.load_state_dict({k[6:]: v for k, v in state.items() if k.startswith("store.")})
         for p in (0, 1):
             self.average_plans[p][:] = state[f"average_plan{p}"]
-        self.store.load_state_dict({k[6:]: v for k, v in state.items() if k.startswith("store.")})
+        self.iteration = int(state["iteration"])
 
     # ---- policies ------------------------------------------------------------------------------
     def current_policy(self) -> Policy:

@@ -68,13 +68,13 @@ class MCCFRSolver(IterativeSolver):
         return Policy.from_local(self.game, [v.normalize(v.localize(self.buffers.avg)) for v in self.views])
 
     # ---- checkpoints ---------------------------------------------------------------------------
-    def state_dict(self) -> dict[str, np.ndarray]:
+    def _state(self) -> dict[str, np.ndarray]:
         """Everything needed to resume bit for bit: tables, counters and the RNG state."""
         state = {f"sampler.{k}": v for k, v in self.buffers.state_dict().items()}
         state["iteration"] = np.array(self.iteration)
         return state
 
-    def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
+    def _load_state(self, state: dict[str, np.ndarray]) -> None:
         self.buffers.load_state_dict({k[8:]: v for k, v in state.items() if k.startswith("sampler.")})
         self.iteration = int(state["iteration"])
 

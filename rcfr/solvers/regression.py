@@ -93,6 +93,8 @@ class RegressionRegrets(RegretStore):
             model.fit(self.features.matrix, np.concatenate([b.value for b in self.blocks]), weights)
             prediction = model.predict(self.features.matrix)
             split = len(self.rows[0])
+            prediction = checked_prediction(model, prediction, self.features.matrix.shape[0],
+                                            f"both players at iteration {self.blocks[0].t}")
             predictions = {0: prediction[:split], 1: prediction[split:]}
         else:
             (p,) = players
@@ -100,6 +102,8 @@ class RegressionRegrets(RegretStore):
             model.fit(self.rows[p], self.blocks[p].value, self._example_weights(p))
             predictions = {p: model.predict(self.rows[p])}
         for p, prediction in predictions.items():
+            prediction = checked_prediction(model, prediction, self.rows[p].shape[0],
+                                            f"player {p} at iteration {self.blocks[p].t}")
             self._estimates[p][1:] = self.blocks[p].predicted(prediction)
             self._match(p, self._strategies[p])
 
@@ -140,13 +144,33 @@ class RegressionRegrets(RegretStore):
             if _stateful(model):
                 prefix = f"regressor{i}."
                 model.load_state_dict({k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)})
-                for p in players:
+            if _stateful(model) or all(self.blocks[p].t == 0 for p in players):
+                for p in players:  # saved estimates (zero before the first fit)
                     self._estimates[p][1:] = self.blocks[p].estimate
                     self._match(p, self._strategies[p])
-            elif any(self.blocks[p].t > 0 for p in players):
+            else:
                 stateless.append(players)
         for group in stateless:
             self._fit(group)
+
+
+def checked_prediction(model, prediction, rows: int, who: str) -> np.ndarray:
+    """`prediction` as `rows` finite numbers, else a ValueError naming the regressor and `who`: regret
+    matching would read NaN as "no positive regret" and play uniform without a word."""
+    name = repr(model) if not repr(model).startswith("<") else type(model).__name__
+    name = name if len(name) <= 120 else name[:117] + "..."
+    try:
+        values = np.asarray(prediction, dtype=np.float64)
+    except (TypeError, ValueError):
+        values = None
+    if values is None or values.shape != (rows,):
+        raise ValueError(f"regressor {name} predicted {type(prediction).__name__} of shape {np.shape(prediction)} "
+                         f"for {who}; expected {rows} numbers")
+    bad = ~np.isfinite(values)
+    if bad.any():
+        raise ValueError(f"regressor {name} predicted {values[bad][0]} for {who} "
+                         f"({int(bad.sum())} of {rows} predictions are not finite)")
+    return values
 
 
 def _stateful(model) -> bool:

@@ -131,7 +131,7 @@ class SampledRCFR(IterativeSolver):
         size, total = self.store.size(), self.game.num_sequences
         return {"size": size, "sequences": total, "percent": None if size is None else 100.0 * size / total}
 
-    def state_dict(self) -> dict[str, np.ndarray]:
+    def _state(self) -> dict[str, np.ndarray]:
         """Iteration, average sums, sampler state (RNG included) and the store's targets; resuming is exact
         (regressors with warm starts or RNGs save their own state through the store)."""
         state = {f"store.{k}": v for k, v in self.store.state_dict().items()}
@@ -140,7 +140,7 @@ class SampledRCFR(IterativeSolver):
         state["iteration"] = np.array(self.iteration)
         return state
 
-    def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
+    def _load_state(self, state: dict[str, np.ndarray]) -> None:
         self.sampler.buffers.load_state_dict({k[8:]: v for k, v in state.items() if k.startswith("sampler.")})
         self.store.load_state_dict({k[6:]: v for k, v in state.items() if k.startswith("store.")})
         self.average[:] = state["average"]
