@@ -15,6 +15,7 @@ import numpy as np
 
 from . import evaluate, load_game, make_solver
 from .games import GAMES
+from .policy import policy_suffix
 from .solvers import SOLVERS
 
 
@@ -51,9 +52,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="game parameter, e.g. --param merge_suits=True (repeatable)")
     parser.add_argument("--solver", default="cfr+", help=f"one of: {', '.join(SOLVERS)}")
     parser.add_argument("--iterations", type=_positive_int, default=1000, help="at least 1 (default 1000)")
-    parser.add_argument("--save", metavar="PATH", help="write the average policy as JSON")
+    parser.add_argument("--save", metavar="PATH", help="write the average policy (.json, or .npz: compact binary)")
     parser.add_argument("--progress", action="store_true", help="show a progress bar")
     args = parser.parse_args(argv)
+    if args.save:
+        try:
+            policy_suffix(args.save)  # before solving, not after
+        except ValueError as err:
+            parser.error(f"--save: {err}")
     try:
         game = load_game(args.game, **dict(args.param))
     except (ValueError, TypeError) as err:  # TypeError: a parameter of the wrong kind reached the rules

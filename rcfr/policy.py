@@ -1,13 +1,20 @@
 """Policies: action probabilities for every information set of a compiled game.
 
-JSON format (``Policy.to_dict`` / ``Policy.save``)::
+Two file forms, chosen by the suffix (`Policy.save` / `Policy.load`):
+
+* ``.json``, readable and keyed by names (``Policy.to_dict``)::
 
     {"format": "rcfr.policy", "version": 1,
      "game": "leduc(ranks=3, suits=2, ...)",
      "infosets": {"Qh||": {"c": 0.75, "r": 0.25}, ...}}
 
-Every information set of the game must appear once, with every legal action, non-negative
-probabilities summing to one (within 1e-6). Loading never renormalizes: a wrong row is an error.
+  Every information set of the game must appear once, with every legal action;
+* ``.npz``, compact: the fields ``format``, ``version``, ``game`` (its description), ``fingerprint``
+  (`Game.fingerprint`) and ``probs`` (float64, one per sequence in the game's order). Positions only
+  mean something in the game that wrote them, so the fingerprint must match.
+
+Probabilities must be non-negative and sum to one per information set (within 1e-6). Loading never
+renormalizes: a wrong row is an error.
 """
 
 from __future__ import annotations
@@ -15,16 +22,19 @@ from __future__ import annotations
 import json
 import math
 import os
+import zipfile
 from pathlib import Path
 
 import numpy as np
 
-from .files import write_json
+from .files import atomic_write, write_json
 from .tree import Game
 
 FORMAT = "rcfr.policy"
 VERSION = 1
 ROW_TOLERANCE = 1e-6
+SUFFIXES = (".json", ".npz")
+NPZ_FIELDS = ("format", "version", "game", "fingerprint", "probs")
 
 
 class PolicyError(ValueError):
@@ -88,8 +98,14 @@ class Policy:
                 "infosets": {str(key): self[str(key)] for key in game.infoset_keys}}
 
     def save(self, path: str | os.PathLike) -> None:
-        """Write the JSON format atomically."""
-        write_json(path, self.to_dict())
+        """Write atomically, as JSON (``.json``) or in the compact binary form (``.npz``)."""
+        if policy_suffix(path) == ".json":
+            write_json(path, self.to_dict())
+            return
+        arrays = {"format": np.array(FORMAT), "version": np.array(VERSION),
+                  "game": np.array(self.game.rules.description()), "fingerprint": np.array(self.game.fingerprint),
+                  "probs": self.probs}
+        atomic_write(path, lambda f: np.savez(f, **arrays))
 
     @classmethod
     def from_dict(cls, game: Game, data: dict) -> "Policy":
@@ -97,17 +113,18 @@ class Policy:
         if not isinstance(data, dict):
             raise PolicyError(f"a policy must be a JSON object, got {type(data).__name__}")
         if data.get("format", FORMAT) != FORMAT:
-            raise PolicyError(f"field 'format' must be {FORMAT!r}, got {data.get('format')!r}")
-        if data.get("version", VERSION) != VERSION:
-            raise PolicyError(f"field 'version' must be {VERSION}, got {data.get('version')!r}")
+            raise PolicyError(f"field 'format' must be {FORMAT!r}, got {_short(data.get('format'))}")
+        version = data.get("version", VERSION)
+        if type(version) is not int or version != VERSION:  # noqa: E721  (True and 1.0 equal 1)
+            raise PolicyError(f"field 'version' must be the integer {VERSION}, got {_short(version)}")
         if "game" in data and data["game"] != game.rules.description():
-            raise PolicyError(f"policy is for game {data['game']!r}, not {game.rules.description()!r}")
+            raise PolicyError(f"policy is for game {_short(data['game'])}, not {game.rules.description()!r}")
         rows = data.get("infosets")
         if not isinstance(rows, dict):
             raise PolicyError("field 'infosets' must map information-set keys to {action: probability}")
         unknown = [k for k in rows if k not in game.infoset_index]
         if unknown:
-            raise PolicyError(f"unknown information set {unknown[0]!r} ({len(unknown)} unknown in all)")
+            raise PolicyError(f"unknown information set {_short(unknown[0])} ({len(unknown)} unknown in all)")
         missing = [str(k) for k in game.infoset_keys if str(k) not in rows]
         if missing:
             raise PolicyError(f"missing information set {missing[0]!r} ({len(missing)} missing in all)")
@@ -120,11 +137,77 @@ class Policy:
 
     @classmethod
     def load(cls, game: Game, path: str | os.PathLike) -> "Policy":
+        """Read a policy file of `game` (the suffix says which form, see the module docstring)."""
+        if policy_suffix(path) == ".npz":
+            return cls._from_arrays(game, path, _read_npz(path))
         try:
-            data = json.loads(Path(path).read_text())
+            data = json.loads(Path(path).read_bytes().decode("utf-8"))
+        except UnicodeDecodeError as err:
+            raise PolicyError(f"{path}: not UTF-8 text (byte {err.start})") from None
         except json.JSONDecodeError as err:
             raise PolicyError(f"{path}: not valid JSON ({err})") from None
+        except RecursionError:
+            raise PolicyError(f"{path}: JSON nested too deeply") from None
+        except ValueError as err:  # e.g. an integer with more digits than Python converts
+            raise PolicyError(f"{path}: not valid JSON ({_cut(str(err))})") from None
         return cls.from_dict(game, data)
+
+    @classmethod
+    def _from_arrays(cls, game: Game, path, arrays: dict[str, np.ndarray]) -> "Policy":
+        """Validate the fields of the binary form."""
+        missing = [k for k in NPZ_FIELDS if k not in arrays]
+        unknown = [k for k in arrays if k not in NPZ_FIELDS]
+        if missing or unknown:
+            raise PolicyError(f"{path}: a binary policy has the fields {', '.join(NPZ_FIELDS)}; "
+                              f"missing {missing}, unknown {[_cut(k) for k in unknown[:3]]}")
+        texts = {}
+        for name in ("format", "game", "fingerprint"):
+            if arrays[name].dtype.kind != "U" or arrays[name].shape != ():
+                raise PolicyError(f"{path}: field {name!r} must be a string")
+            texts[name] = str(arrays[name])
+        if texts["format"] != FORMAT:
+            raise PolicyError(f"{path}: field 'format' must be {FORMAT!r}, got {_short(texts['format'])}")
+        version = arrays["version"]
+        if version.dtype.kind not in "iu" or version.shape != () or int(version) != VERSION:
+            raise PolicyError(f"{path}: field 'version' must be the integer {VERSION}, got {_short(version)}")
+        try:
+            game.check_fingerprint(f"policy file {path}", _cut(texts["fingerprint"]), _cut(texts["game"], 200))
+        except ValueError as err:
+            raise PolicyError(str(err)) from None
+        probs = arrays["probs"]
+        if probs.dtype.kind != "f" or probs.shape != (game.num_sequences,):
+            raise PolicyError(f"{path}: field 'probs' must hold {game.num_sequences} floats, "
+                              f"got {probs.dtype}{list(probs.shape)}")
+        return cls(game, probs)
+
+
+def policy_suffix(path: str | os.PathLike) -> str:
+    """The form a policy file at `path` takes, from its suffix; anything but .json and .npz is an error."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in SUFFIXES:
+        raise ValueError(f"policy file {str(path)!r}: the suffix must be .json (readable) or .npz (compact "
+                         f"binary), got {suffix or 'none'!r}")
+    return suffix
+
+
+def _read_npz(path) -> dict[str, np.ndarray]:
+    try:
+        data = np.load(path, allow_pickle=False)
+        if not isinstance(data, np.lib.npyio.NpzFile):
+            raise ValueError("a single array, not an archive of fields")
+        with data:
+            return {k: data[k] for k in data.files}
+    except (ValueError, EOFError, KeyError, zipfile.BadZipFile) as err:  # truncated or damaged
+        raise PolicyError(f"{path}: not a readable .npz policy file ({_cut(str(err))})") from None
+
+
+def _short(value, limit: int = 80) -> str:
+    """`repr(value)`, cut to `limit` characters: a message never echoes a whole megabyte of input."""
+    return _cut(repr(value), limit)
+
+
+def _cut(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else f"{text[:limit - 20]}... ({len(text)} characters)"
 
 
 def _check_rows(game: Game, probs: np.ndarray) -> None:
@@ -148,21 +231,29 @@ def _check_rows(game: Game, probs: np.ndarray) -> None:
 
 def _read_row(key: str, row, actions: list[str]) -> list[float]:
     if not isinstance(row, dict):
-        raise PolicyError(f"information set {key!r}: expected {{action: probability}}, got {row!r}")
+        raise PolicyError(f"information set {key!r}: expected {{action: probability}}, got {_short(row)}")
     extra = [a for a in row if a not in actions]
     if extra:
-        raise PolicyError(f"information set {key!r}: unknown action {extra[0]!r}; legal actions: {actions}")
+        raise PolicyError(f"information set {key!r}: unknown action {_short(extra[0])}; legal actions: {actions}")
     absent = [a for a in actions if a not in row]
     if absent:
         raise PolicyError(f"information set {key!r}: missing action {absent[0]!r}; legal actions: {actions}")
     values = []
     for action in actions:
         p = row[action]
-        if isinstance(p, bool) or not isinstance(p, (int, float)) or not math.isfinite(p):
-            raise PolicyError(f"information set {key!r}, action {action!r}: {p!r} is not a finite number")
+        if isinstance(p, bool) or not isinstance(p, (int, float)) or not math.isfinite(_float(p)):
+            raise PolicyError(f"information set {key!r}, action {action!r}: {_short(p)} is not a finite number")
         if p < 0:
             raise PolicyError(f"information set {key!r}, action {action!r}: negative probability {p}")
         values.append(float(p))
     if abs(sum(values) - 1.0) > ROW_TOLERANCE:
         raise PolicyError(f"information set {key!r}: probabilities sum to {sum(values)!r}, not 1")
     return values
+
+
+def _float(x: int | float) -> float:
+    """`float(x)`, or inf for an integer too large for a float (10**400)."""
+    try:
+        return float(x)
+    except OverflowError:
+        return math.inf
