@@ -126,12 +126,33 @@ def test_writable_input_changed_in_place_is_not_served_from_a_cache(spec):
     assert np.array_equal(model.predict(X), model.predict(X.copy()))
 
 
-def test_read_only_inputs_are_still_cached():
-    X = _read_only(np.random.default_rng(2).normal(size=(10, 2)))
-    tree = make_regressor("tree", max_leaves=3).fit(X, np.arange(10.0))
-    assert tree._float32(X) is tree._float32(X)
-    net = make_regressor("mlp", hidden=[3], epochs=1).fit(X, np.arange(10.0))
-    assert net._tensor(X) is net._tensor(X)
+@pytest.mark.parametrize("spec", [{"name": "tree", "max_leaves": 4}, {"name": "best_first", "max_leaves": 4},
+                                  {"name": "mlp", "hidden": [4], "epochs": 2}])
+def test_a_read_only_view_of_a_writable_array_is_not_served_from_a_cache(spec):
+    """Read-only inputs key caches by identity; a read-only view changes with its writable base."""
+    rng = np.random.default_rng(1)
+    base = rng.normal(size=(12, 3))
+    X = base.view()
+    X.setflags(write=False)
+    model = make_regressor(spec).fit(X, rng.normal(size=12))
+    model.predict(X)
+    base[:] = rng.normal(size=base.shape) * 10
+    assert np.array_equal(model.predict(X), model.predict(X.copy()))
+
+
+def test_only_arrays_nothing_writable_shares_key_caches(kuhn):
+    from features import feature_matrix
+    from rcfr.regressors.base import cache_key
+    owned = _read_only(np.ones((3, 2)))
+    assert cache_key(owned) is owned and cache_key(owned[1:]) is not None
+    assert cache_key(np.ones(3)) is None and cache_key(np.ones(3).view()) is None
+    view = np.ones((3, 2)).view()
+    view.setflags(write=False)
+    assert cache_key(view) is None
+    # the solvers' feature rows stay cacheable
+    for name in ("poker", "generic", "indicator"):
+        rows = feature_matrix(kuhn, name).player_rows(kuhn, 1)
+        assert cache_key(rows) is rows, name
 
 
 # ---- indicator features' size ------------------------------------------------------------------------

@@ -8,9 +8,15 @@ import numpy as np
 
 
 def cache_key(X):
-    """X itself when it may key a cache of work derived from it (a read-only array cannot change in
-    place), else None: a writable array could be modified between fit and predict."""
-    return X if isinstance(X, np.ndarray) and not X.flags.writeable else None
+    """X itself when it may key a cache of work derived from it, else None: only an array that no
+    writable array shares memory with cannot change between fit and predict (a read-only view of a
+    writable array changes with it)."""
+    memory = X
+    while isinstance(memory, np.ndarray):
+        if memory.flags.writeable:
+            return None
+        memory = memory.base
+    return X if memory is None or isinstance(memory, bytes) else None
 
 
 class Regressor:
