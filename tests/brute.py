@@ -10,17 +10,19 @@ import random
 from rcfr.games.base import CHANCE, TERMINAL, GameRules
 
 
-def walk_value(rules: GameRules, rows: dict[str, list[float]], state=None) -> float:
-    """Player 0's expected payoff when both play `rows` (key -> action probabilities)."""
+def walk_value(rules: GameRules, rows: dict[str, list[float]], state=None, chance=None) -> float:
+    """Player 0's expected payoff when both play `rows` (key -> action probabilities). `chance(state,
+    outcomes)`, if given, replaces the rules' chance probabilities with an independent model."""
     state = rules.initial_state() if state is None else state
     who = rules.player(state)
     if who == TERMINAL:
         return rules.utility(state)
     if who == CHANCE:
-        return sum(p * walk_value(rules, rows, rules.next_state(state, a))
-                   for a, (_, p) in enumerate(rules.chance_outcomes(state)))
+        outcomes = rules.chance_outcomes(state)
+        probs = [p for _, p in outcomes] if chance is None else chance(state, outcomes)
+        return sum(p * walk_value(rules, rows, rules.next_state(state, a), chance) for a, p in enumerate(probs))
     probs = rows[rules.infoset_key(state)]
-    return sum(p * walk_value(rules, rows, rules.next_state(state, a)) for a, p in enumerate(probs) if p)
+    return sum(p * walk_value(rules, rows, rules.next_state(state, a), chance) for a, p in enumerate(probs) if p)
 
 
 def policy_rows(policy) -> dict[str, list[float]]:
