@@ -70,7 +70,11 @@ def test_tabular_solver_options_match_their_constructors(hydra_ctx):
     for name in build.SOLVERS:
         learned = "regressor" in build.keyword_names(build.SOLVERS[name])  # RCFR/RCFR+ need components
         extra = ["regressor=best_first", "features=poker"] if learned else []
-        validate(compose("config", overrides=[f"solver={name}", *extra]))
+        spec = validate(compose("config", overrides=[f"solver={name}", *extra]))
+        written = OmegaConf.load(CONFIGS / "solver" / f"{name}.yaml")
+        assert spec.solver.name == written.name == name
+        assert dict(spec.solver.options) == OmegaConf.to_container(written.get("options") or {}), name
+        assert set(spec.solver.options) <= set(build.keyword_names(build.SOLVERS[name])), name
 
 
 @pytest.mark.parametrize("preset", ["leduc_quick", "leduc_vs_abstraction", "leduc_vs_abstraction_quick",
