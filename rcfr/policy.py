@@ -34,6 +34,7 @@ FORMAT = "rcfr.policy"
 VERSION = 1
 ROW_TOLERANCE = 1e-6
 SUFFIXES = (".json", ".npz")
+JSON_FIELDS = ("format", "version", "game", "infosets")
 NPZ_FIELDS = ("format", "version", "game", "fingerprint", "probs")
 
 
@@ -112,6 +113,9 @@ class Policy:
         """Validate and read the JSON format; every problem names the information set and action."""
         if not isinstance(data, dict):
             raise PolicyError(f"a policy must be a JSON object, got {type(data).__name__}")
+        unknown = [k for k in data if k not in JSON_FIELDS]
+        if unknown:
+            raise PolicyError(f"unknown field {_short(unknown[0])}; allowed: {', '.join(JSON_FIELDS)}")
         if data.get("format", FORMAT) != FORMAT:
             raise PolicyError(f"field 'format' must be {FORMAT!r}, got {_short(data.get('format'))}")
         version = data.get("version", VERSION)

@@ -55,6 +55,7 @@ def _kuhn_rows():
     (lambda d: d.__setitem__("game", "leduc()"), "policy is for game 'leduc\\(\\)'"),
     (lambda d: d.__setitem__("format", "other"), "field 'format'"),
     (lambda d: d.pop("infosets"), "field 'infosets'"),
+    (lambda d: d.__setitem__("infoset", {}), "unknown field 'infoset'; allowed: format, version, game, infosets"),
 ])
 def test_malformed_policies_are_rejected_with_a_reason(mutate, message):
     game, data = _kuhn_rows()
