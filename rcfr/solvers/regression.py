@@ -13,6 +13,7 @@ import numpy as np
 from ..regressors import make_regressor, with_seed
 from ..tree import Game
 from .cfr import CFRSolver
+from .predictions import checked_prediction
 from .stores import RegretStore
 from .targets import RegretTargets
 
@@ -144,33 +145,18 @@ class RegressionRegrets(RegretStore):
             if _stateful(model):
                 prefix = f"regressor{i}."
                 model.load_state_dict({k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)})
-            if _stateful(model) or all(self.blocks[p].t == 0 for p in players):
-                for p in players:  # saved estimates (zero before the first fit)
-                    self._estimates[p][1:] = self.blocks[p].estimate
-                    self._match(p, self._strategies[p])
-            else:
+                self._use_saved_estimates(players)
+            elif any(self.blocks[p].t > 0 for p in players):
                 stateless.append(players)
+            else:  # nothing fit yet: the saved estimates are zero
+                self._use_saved_estimates(players)
         for group in stateless:
             self._fit(group)
 
-
-def checked_prediction(model, prediction, rows: int, who: str) -> np.ndarray:
-    """`prediction` as `rows` finite numbers, else a ValueError naming the regressor and `who`: regret
-    matching would read NaN as "no positive regret" and play uniform without a word."""
-    name = repr(model) if not repr(model).startswith("<") else type(model).__name__
-    name = name if len(name) <= 120 else name[:117] + "..."
-    try:
-        values = np.asarray(prediction, dtype=np.float64)
-    except (TypeError, ValueError):
-        values = None
-    if values is None or values.shape != (rows,):
-        raise ValueError(f"regressor {name} predicted {type(prediction).__name__} of shape {np.shape(prediction)} "
-                         f"for {who}; expected {rows} numbers")
-    bad = ~np.isfinite(values)
-    if bad.any():
-        raise ValueError(f"regressor {name} predicted {values[bad][0]} for {who} "
-                         f"({int(bad.sum())} of {rows} predictions are not finite)")
-    return values
+    def _use_saved_estimates(self, players: list[int]) -> None:
+        for p in players:
+            self._estimates[p][1:] = self.blocks[p].estimate
+            self._match(p, self._strategies[p])
 
 
 def _stateful(model) -> bool:
