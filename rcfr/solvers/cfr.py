@@ -96,6 +96,12 @@ class CFRSolver(IterativeSolver):
             self.average_plans[p][:] = state[f"average_plan{p}"]
         self.store.load_state_dict({k[6:]: v for k, v in state.items() if k.startswith("store.")})
 
+    def size(self) -> int | None:
+        """Representation size: the values the regret store keeps (table entries, abstract sequences,
+        the regressors' sizes); None for a regressor of unknown size. Compare with
+        ``game.num_sequences``, the size of a full regret table."""
+        return self.store.size()
+
     # ---- policies ------------------------------------------------------------------------------
     def current_policy(self) -> Policy:
         return Policy.from_local(self.game, [self.store.strategy(p) for p in (0, 1)])
@@ -116,7 +122,7 @@ class CFRPlus(CFRSolver):
     """CFR+: regret-matching+ (clipped regrets), alternating updates, linear averaging by default."""
 
     def __init__(self, game: Game, *, averaging: str | float = "linear"):
-        super().__init__(game, RegretTable(clip=True), updates="alternating", averaging=averaging)
+        super().__init__(game, RegretTable("rm+"), updates="alternating", averaging=averaging)
 
 
 class LinearCFR(CFRSolver):
