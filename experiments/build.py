@@ -35,8 +35,8 @@ def make_game(spec: ExperimentConfig) -> Game:
 
 def make_component(kind: str, name: str, params: dict, game: Game):
     """A regressor (`make_regressor(name, **params)`) or the feature matrix of `game`
-    (`make_features(name, game, **params)`)."""
-    return make_regressor(name, **params) if kind == "regressor" else make_features(name, game, **params)
+    (`make_features(game, name, **params)`)."""
+    return make_regressor(name, **params) if kind == "regressor" else make_features(game, name, **params)
 
 
 @dataclass

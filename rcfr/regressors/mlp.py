@@ -3,7 +3,7 @@
 RCFR refits every iteration on targets that change slowly, so a few full-batch Adam steps from
 the last solution are enough. Runs on the CPU by default; ``device="auto"`` takes a GPU when present.
 Inputs are standardized with the statistics of the first fit (kept fixed so warm starts stay valid);
-targets are scaled by their root mean square at each fit, since average regrets shrink like 1/sqrt(t).
+targets are scaled by their (weighted) root mean square at each fit, since average regrets shrink like 1/sqrt(t).
 Each epoch is one full-batch step, or a pass of shuffled minibatches of ``batch_size`` rows. The loss
 is the weighted mean squared error with weights normalized over all rows, so a minibatch whose rows
 all have weight zero (sequences a sampler never visited) adds nothing rather than dividing by zero.
@@ -83,20 +83,18 @@ class MLP(RegressorMixin, BaseEstimator):
                                            weight_decay=self.weight_decay)
 
     def _tensor(self, X):
-        """X standardized as a tensor; remembered only for a read-only X (a writable one may change)."""
+        """X standardized as a tensor; kept from fit for a read-only X (a writable one may change)."""
         import torch
         cached = getattr(self, "_inputs", None)
-        if cached is None or cached[0] is not X or X is None:
-            t = torch.as_tensor((np.asarray(X, dtype=np.float64) - self.mean_) / self.scale_, device=self.net_[0].weight.device)
-            self._inputs = cached = (cache_key(X), t)
-        return cached[1]
+        if cached is not None and cached[0] is X and X is not None:
+            return cached[1]
+        return torch.as_tensor((X - self.mean_) / self.scale_, device=self.net_[0].weight.device)
 
     def fit(self, X, y, sample_weight=None):
         import torch
         X, y, w = fit_inputs(self, X, y, sample_weight)
         self._widths()
-        total = w.sum()
-        w = w * (len(w) / total) if total > 0 else w  # mean 1: each row's share of the full loss
+        w = w * (len(w) / w.sum())  # mean 1: each row's share of the full loss (the sum is > 0: checked)
         cold = (not self.warm_start or not hasattr(self, "net_") or self.n_features_in_ != self.net_[0].in_features)
         if cold:
             if not hasattr(self, "rng_"):
@@ -106,13 +104,14 @@ class MLP(RegressorMixin, BaseEstimator):
             self._inputs = None
             self._build(X.shape[1])
         inputs = self._tensor(X)
-        self.y_scale_ = float(np.sqrt(np.mean(y ** 2))) or 1.0
+        self._inputs = (cache_key(X), inputs)
+        self.y_scale_ = float(np.sqrt(np.mean(w * y ** 2))) or 1.0  # the weighted RMS of what is fit
         device = inputs.device
         target = torch.as_tensor(y / self.y_scale_, device=device)
         weight = torch.as_tensor(w, device=device)
         n = len(target)
         size = n if self.batch_size is None else min(self.batch_size, n)
-        for _ in range(self.epochs if total > 0 else 0):  # all weights zero: nothing to learn
+        for _ in range(self.epochs):
             order = np.arange(n) if size == n else self.rng_.permutation(n)
             for start in range(0, n, size):
                 rows = torch.as_tensor(order[start:start + size], device=device)

@@ -27,14 +27,11 @@ class ExactTable(RegressorMixin, BaseEstimator):
         self.default = default
 
     def _rows(self, X) -> np.ndarray:
-        """Row ids of X in the fitted index (-1: unseen), remembered for the last read-only X."""
+        """Row ids of X in the fitted index (-1: unseen); kept from fit for a read-only X."""
         last = getattr(self, "_last", None)
         if last is not None and last[0] is X:
             return last[1]
-        ids = np.array([self.index_.get(k, -1) for k in _row_keys(X)], dtype=np.int64)
-        if cache_key(X) is not None:
-            self._last = (X, ids)
-        return ids
+        return np.array([self.index_.get(k, -1) for k in _row_keys(X)], dtype=np.int64)
 
     def fit(self, X, y, sample_weight=None):
         X, y, w = fit_inputs(self, X, y, sample_weight)

@@ -31,26 +31,29 @@ class SklearnTree(RegressorMixin, BaseEstimator):
         self.random_state = random_state
 
     def _float32(self, X):
-        """X as float32, remembered for a read-only X only (`cache_key`)."""
+        """X as float32; the cast of a read-only X seen by fit is kept (`cache_key`) and reused."""
         cached = getattr(self, "_cast", None)
-        if cached is None or cached[0] is not X or X is None:
-            self._cast = cached = (cache_key(X), np.ascontiguousarray(X, dtype=np.float32))
-        return cached[1]
+        if cached is not None and cached[0] is X and X is not None:
+            return cached[1]
+        return np.ascontiguousarray(X, dtype=np.float32)
 
     def fit(self, X, y, sample_weight=None):
         X, y, w = fit_inputs(self, X, y, sample_weight)
-        self.tree_ = DecisionTreeRegressor(max_leaf_nodes=self.max_leaves, criterion=self.criterion,
-                                           random_state=self.random_state)
-        self.tree_.fit(self._float32(X), np.ascontiguousarray(y), sample_weight=w, check_input=False)
+        X32 = self._float32(X)
+        self._cast = (cache_key(X), X32)
+        self.model_ = DecisionTreeRegressor(max_leaf_nodes=self.max_leaves, criterion=self.criterion,
+                                            random_state=self.random_state)
+        self.model_.fit(X32, np.ascontiguousarray(y), sample_weight=w, check_input=False)
         return self
 
     def predict(self, X):
-        return self.tree_.predict(self._float32(predict_input(self, X)), check_input=False)
+        X = predict_input(self, X)
+        return self.model_.predict(self._float32(X), check_input=False)
 
     def size(self) -> int:
         """Leaves."""
         check_is_fitted(self)
-        return int(self.tree_.tree_.n_leaves)
+        return int(self.model_.tree_.n_leaves)
 
 
 class PartitionTree(RegressorMixin, BaseEstimator):

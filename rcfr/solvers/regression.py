@@ -42,10 +42,10 @@ class RegressionRegrets(RegretStore):
 
     # ---- setup ---------------------------------------------------------------------------------
     def bind(self, game: Game) -> None:
-        from features import resolve_features
+        from features import make_features
         from ..regressors import make_regressor, seeded
         self.game, self.views = game, game.views
-        self.features = resolve_features(game, self.features_spec)
+        self.features = make_features(game, self.features_spec)
         self.rows = [self.features.player_rows(game, p) for p in (0, 1)]
         self.weights = self._weights(game)
         self.regressors = [seeded(make_regressor(self.regressor_spec), 2 * self.seed + p)
