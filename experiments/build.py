@@ -51,11 +51,9 @@ class Setup:
         return self.to_full(self.solver.average_policy())
 
     def size(self) -> int | None:
-        """Values the solver keeps to produce its strategy: table entries, abstract sequences, or the
-        regressor's complexity, as reported by its regret store (or by the solver, for solvers
-        without one, such as the MCCFR family); None for a regressor of unknown complexity."""
-        store = getattr(self.solver, "store", None)
-        size = store.size() if store is not None else self.solver.size()
+        """Values the solver keeps to produce its strategy (`solver.size()`: table entries, abstract
+        sequences, or the regressors' sizes); None for a regressor of unknown size."""
+        size = self.solver.size()
         return None if size is None else int(size)
 
 

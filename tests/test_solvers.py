@@ -42,7 +42,7 @@ def test_nlocp_value():
     ("cfr+", {"averaging": "uniform"}, 0.01),
     ("lcfr", {}, 0.01),
     ("dcfr", {}, 1e-3),
-    ("dcfr", {"alpha": 1.0, "beta": 1.0, "gamma": 1.0}, 0.01),
+    ("dcfr", {"alpha": 1.0, "beta": 1.0, "averaging": 1.0}, 0.01),
 ])
 def test_variants_converge_on_leduc(name, options, bound):
     game = rcfr.load_game("leduc")
@@ -95,7 +95,7 @@ def test_linear_cfr_matches_explicitly_weighted_regrets(name):
     R_T = sum_t t * r_t kept explicitly (the discounted table is R_T / (T + 1))."""
     game = rcfr.load_game(name)
     reference = CFRSolver(game, _ExplicitStore(weight=float), averaging="linear").run(60)
-    for solver in (LinearCFR(game), DiscountedCFR(game, alpha=1.0, beta=1.0, gamma=1.0)):
+    for solver in (LinearCFR(game), DiscountedCFR(game, alpha=1.0, beta=1.0, averaging="linear")):
         solver.run(60)
         for p in (0, 1):
             assert np.allclose(solver.store.strategy(p), reference.store.strategy(p), atol=1e-9)

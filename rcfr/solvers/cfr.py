@@ -126,15 +126,17 @@ class CFRPlus(CFRSolver):
 
 
 class LinearCFR(CFRSolver):
-    """Linear CFR: iteration t's regrets and average-policy contribution weighted by t."""
+    """Linear CFR: iteration t's regrets weighted by t, and its average-policy contribution by
+    t ** power of `averaging` (linear by default, as in the paper)."""
 
-    def __init__(self, game: Game, *, updates: str = "alternating"):
-        super().__init__(game, RegretTable(alpha=1.0, beta=1.0), updates=updates, averaging="linear")
+    def __init__(self, game: Game, *, updates: str = "alternating", averaging: str | float = "linear"):
+        super().__init__(game, RegretTable(alpha=1.0, beta=1.0), updates=updates, averaging=averaging)
 
 
 class DiscountedCFR(CFRSolver):
-    """Discounted CFR (Brown & Sandholm 2019) with parameters alpha, beta, gamma."""
+    """Discounted CFR (Brown & Sandholm 2019) with parameters alpha, beta and gamma; the paper's gamma
+    (iteration t's average-policy weight t ** gamma) is `averaging`, as in every solver."""
 
-    def __init__(self, game: Game, *, alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
+    def __init__(self, game: Game, *, alpha: float = 1.5, beta: float = 0.0, averaging: str | float = 2.0,
                  updates: str = "alternating"):
-        super().__init__(game, RegretTable(alpha=alpha, beta=beta), updates=updates, averaging=gamma)
+        super().__init__(game, RegretTable(alpha=alpha, beta=beta), updates=updates, averaging=averaging)
