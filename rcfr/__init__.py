@@ -5,6 +5,7 @@ from __future__ import annotations
 from .evaluation import Evaluation, best_response, evaluate, expected_value, exploitability, nash_conv
 from .games import GAMES, GameRules, make_rules, register_game
 from .policy import Policy, PolicyError
+from .regrets import counterfactual_regrets, realization_plan
 from .solvers import (CFR, RCFR, RRM, SOLVERS, CFRPlus, CFRSolver, ChanceSamplingCFR, DiscountedCFR,
                       ExternalSamplingMCCFR, LinearCFR, MCCFRSolver, OutcomeSamplingMCCFR, RCFRPlus,
                       RegressionRegrets, RegretStore, RegretTable, SampledRCFR, SampledRCFRPlus,
@@ -38,4 +39,5 @@ __all__ = ["CFRSolver", "Evaluation", "GAMES", "Game", "GameRules", "Policy", "P
            "RCFR", "RCFRPlus", "REGRESSORS", "RRM", "RegressionRegrets", "SampledRCFR",
            "SampledRCFRPlus", "make_regressor", "solve_matrix_game",
            "CFR", "CFRPlus", "ChanceSamplingCFR", "DiscountedCFR", "ExternalSamplingMCCFR", "LinearCFR",
-           "MCCFRSolver", "OutcomeSamplingMCCFR", "RegretStore", "RegretTable", "VarianceReducedMCCFR"]
+           "MCCFRSolver", "OutcomeSamplingMCCFR", "RegretStore", "RegretTable", "VarianceReducedMCCFR",
+           "counterfactual_regrets", "realization_plan"]

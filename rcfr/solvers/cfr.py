@@ -112,10 +112,14 @@ class CFRSolver(IterativeSolver):
 
 
 class CFR(CFRSolver):
-    """Vanilla CFR: regret matching on cumulative regrets, uniform averaging."""
+    """Vanilla CFR: regret matching on cumulative regrets, uniform averaging. ``store`` replaces the
+    regret table by any `RegretStore` (your own, or `RegressionRegrets` with your regressor)."""
 
-    def __init__(self, game: Game, *, updates: str = "alternating", averaging: str | float = "uniform"):
-        super().__init__(game, RegretTable(), updates=updates, averaging=averaging)
+    def __init__(self, game: Game, *, updates: str = "alternating", averaging: str | float = "uniform",
+                 store: RegretStore | None = None):
+        if store is not None and not all(callable(getattr(store, m, None)) for m in ("bind", "strategy", "update")):
+            raise ValueError(f"store must be a RegretStore (bind, strategy, update, size), got {store!r}")
+        super().__init__(game, RegretTable() if store is None else store, updates=updates, averaging=averaging)
 
 
 class CFRPlus(CFRSolver):
