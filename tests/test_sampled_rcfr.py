@@ -45,8 +45,8 @@ def test_identical_seeds_identical_results(leduc_ranks, targets):
 
 @pytest.mark.parametrize("name,sampler,targets", [("sampled-rcfr", "external", "reservoir"),
                                                   ("sampled-rcfr", "outcome", "bootstrap"),
-                                                  ("sampled-rcfr+", "external", "running"),
-                                                  ("sampled-rcfr+", "outcome", "running")])
+                                                  ("sampled-rcfr+", "external", "stored"),
+                                                  ("sampled-rcfr+", "outcome", "stored")])
 def test_resume_is_exact(leduc_ranks, name, sampler, targets):
     options = dict(sampler=sampler, targets=targets, regressor={"name": "best_first", "max_leaves": 24},
                    traversals=2, refit_every=3, capacity=500, seed=9)
@@ -64,9 +64,9 @@ def test_resume_is_exact(leduc_ranks, name, sampler, targets):
 
 @pytest.mark.parametrize("name,sampler,targets,bound", [("sampled-rcfr", "external", "stored", 0.05),
                                                         ("sampled-rcfr", "external", "reservoir", 0.05),
-                                                        ("sampled-rcfr+", "external", "running", 0.05),
+                                                        ("sampled-rcfr+", "external", "stored", 0.05),
                                                         ("sampled-rcfr", "outcome", "stored", 0.1),
-                                                        ("sampled-rcfr+", "outcome", "running", 0.15)])
+                                                        ("sampled-rcfr+", "outcome", "stored", 0.15)])
 def test_converges_on_kuhn(kuhn, name, sampler, targets, bound):
     """Exploitability a small fraction of the uniform policy's (outcome sampling is noisier)."""
     solver = make_solver(name, kuhn, sampler=sampler, targets=targets, traversals=8,
@@ -93,7 +93,7 @@ def test_bad_options_name_the_allowed_values(kuhn, options, message):
 
 
 def test_reservoir_has_no_plus_variant(kuhn):
-    with pytest.raises(ValueError, match="targets='reservoir' has no regret_matching='rm\+' variant"):
+    with pytest.raises(ValueError, match=r"targets='reservoir' has no regret_matching='rm\+' variant"):
         make_solver("sampled-rcfr+", kuhn, targets="reservoir")
 
 
