@@ -80,13 +80,13 @@ def test_adjacent_float_split_separates_the_values(spec):
     assert np.array_equal(model.predict(_read_only(ADJACENT_X)), ADJACENT_Y)
 
 
-def test_fasttree_cached_leaves_agree_with_predict():
+def test_best_first_cached_leaves_agree_with_predict():
     X = _read_only(ADJACENT_X)
     model = make_regressor({"name": "best_first", "max_leaves": 3}).fit(X, ADJACENT_Y)
     assert np.array_equal(model.predict(X), model.predict(X.copy()))
 
 
-def test_fasttree_on_constant_inputs_is_one_leaf():
+def test_best_first_on_constant_inputs_is_one_leaf():
     """No non-constant column used to index past the kernels' empty sort orders (a crash)."""
     for X in (_read_only(np.ones((4, 2))), np.ones((4, 2))):
         model = make_regressor("best_first", max_leaves=4).fit(X, np.arange(4.0))

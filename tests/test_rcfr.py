@@ -179,3 +179,7 @@ def test_the_seed_reaches_random_regressors(kuhn):
     assert not np.array_equal(run(3, mlp), run(4, mlp))
     pinned = {**mlp, "random_state": 7}  # a random_state given with the regressor wins
     assert np.array_equal(run(3, pinned), run(4, pinned))
+    from rcfr.regressors import MLP  # a built estimator (what the experiment kit passes) is seeded too
+    assert not np.array_equal(run(3, MLP(hidden=[8], epochs=5)), run(4, MLP(hidden=[8], epochs=5)))
+    assert np.array_equal(run(3, MLP(hidden=[8], epochs=5, random_state=7)),
+                          run(4, MLP(hidden=[8], epochs=5, random_state=7)))

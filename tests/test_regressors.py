@@ -108,11 +108,14 @@ def test_factory_arguments_fail_before_any_work_naming_the_field(name, params, f
     ("mlp", {"device": "tpu"}, "device"),
     ("table", {"default": "x"}, "default"),
 ])
-def test_fit_rejects_bad_parameters_naming_the_field_and_range(name, params, field, data):
+def test_bad_parameters_fail_naming_the_field_and_range(name, params, field, data):
     X, y = data
-    model = make_regressor(name, **params)  # scikit-learn convention: __init__ stores, fit validates
-    with pytest.raises((ValueError, TypeError), match=f"'{field}' parameter of [A-Za-z]+ (must be|is)"):
+    message = f"'{field}' parameter of [A-Za-z]+ (must be|is)"
+    model = REGRESSORS[name](**params)  # scikit-learn convention: __init__ stores, fit validates
+    with pytest.raises(ValueError, match=message):
         model.fit(X, y)
+    with pytest.raises(ValueError, match=message):  # the registry checks before any work
+        make_regressor(name, **params)
 
 
 def test_sizes_are_leaves_or_parameters(data):

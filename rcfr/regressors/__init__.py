@@ -43,6 +43,14 @@ def make_regressor(spec: Any = "best_first", **options):
     """A fresh, unfitted regressor from a name and options (``make_regressor("best_first", max_leaves=64)``),
     a dict (``{"name": "best_first", "max_leaves": 64}``), or an estimator: a scikit-learn one is cloned
     (`sklearn.base.clone`, unfitted), any other object with fit/predict deep-copied; each caller gets its own."""
+    model = _make(spec, **options)
+    if getattr(type(model), "_parameter_constraints", None):  # a scikit-learn estimator checks them in
+        model._validate_params()  # fit; here they fail before any work, naming the field and range
+    return model
+
+
+def _make(spec: Any, **options):
+    """`make_regressor` before the parameter check."""
     if isinstance(spec, str):
         return build("regressor", REGRESSORS, spec, **options)
     if options:

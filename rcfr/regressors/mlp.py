@@ -53,6 +53,10 @@ class MLP(RegressorMixin, BaseEstimator):
         self.warm_start = warm_start
         self.batch_size = batch_size
 
+    def _validate_params(self) -> None:
+        super()._validate_params()
+        self._widths()
+
     def _widths(self) -> tuple[int, ...]:
         widths = tuple(self.hidden)
         if not widths or any(isinstance(h, bool) or not isinstance(h, Integral) or h < 1 for h in widths):
@@ -93,7 +97,6 @@ class MLP(RegressorMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         import torch
         X, y, w = fit_inputs(self, X, y, sample_weight)
-        self._widths()
         w = w * (len(w) / w.sum())  # mean 1: each row's share of the full loss (the sum is > 0: checked)
         cold = (not self.warm_start or not hasattr(self, "net_") or self.n_features_in_ != self.net_[0].in_features)
         if cold:
