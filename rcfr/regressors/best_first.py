@@ -28,15 +28,22 @@ def _midpoint(a, b):
 
 
 @njit(cache=True)
-def _best_split(XT, y, w, order, start, end, min_leaf):
-    """(gain, feature, threshold, left count) of the best split of segment [start, end)."""
-    d = order.shape[0]
+def _segment_sums(y, w, order, start, end):
+    """(sum of w, sum of w * y) over segment [start, end) of the sorted order."""
     tw = 0.0
     twy = 0.0
     for k in range(start, end):
         i = order[0, k]
         tw += w[i]
         twy += w[i] * y[i]
+    return tw, twy
+
+
+@njit(cache=True)
+def _best_split(XT, y, w, order, start, end, min_leaf):
+    """(gain, feature, threshold, left count) of the best split of segment [start, end)."""
+    d = order.shape[0]
+    tw, twy = _segment_sums(y, w, order, start, end)
     best_gain, best_f, best_cut, best_left = 0.0, -1, 0.0, 0
     if tw <= 0.0:
         return best_gain, best_f, best_cut, best_left
@@ -123,12 +130,7 @@ def _grow(XT, y, w, sorted_order, max_leaves, min_leaf):
             cs = s if side == 0 else mid
             ce = mid if side == 0 else e
             seg_start[child], seg_end[child], is_leaf[child] = cs, ce, True
-            cw = 0.0
-            cwy = 0.0
-            for k in range(cs, ce):
-                i = order[0, k]
-                cw += w[i]
-                cwy += w[i] * y[i]
+            cw, cwy = _segment_sums(y, w, order, cs, ce)
             value[child] = cwy / cw if cw > 0 else 0.0
             gain[child], split_f[child], split_cut[child], split_left[child] = _best_split(
                 XT, y, w, order, cs, ce, min_leaf)
