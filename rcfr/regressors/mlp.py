@@ -101,7 +101,8 @@ class MLP(RegressorMixin, BaseEstimator):
         cold = (not self.warm_start or not hasattr(self, "net_") or self.n_features_in_ != self.net_[0].in_features)
         if cold:
             if not hasattr(self, "rng_"):
-                seed = check_random_state(self.random_state).randint(2 ** 31)
+                seed = self.random_state  # None: a fresh seed from NumPy's global RNG
+                seed = check_random_state(None).randint(2 ** 31) if seed is None else seed
                 self.seed_, self.rng_ = int(seed), np.random.default_rng(seed)
             self.mean_, self.scale_ = X.mean(0), X.std(0) + 1e-8  # over the rows predicted, weighted or not
             self._inputs = None
