@@ -290,3 +290,19 @@ def test_minibatches_fit(data):
     X, y = data
     mlp = make_regressor("mlp", hidden=[8], epochs=5, batch_size=32, random_state=0).fit(X, y)
     assert np.mean((mlp.predict(X) - y) ** 2) < np.var(y)
+
+
+def test_a_known_feature_matrix_skips_its_checks_but_not_new_parameters_or_targets(data):
+    """RCFR refits on one read-only matrix: it is checked once, parameters and targets every time."""
+    X, y = data[0].copy(), data[1]
+    X.setflags(write=False)
+    model = BestFirstTree(max_leaves=8).fit(X, y)
+    model.set_params(max_leaves="abc")
+    with pytest.raises(ValueError, match="'max_leaves' parameter of BestFirstTree"):
+        model.fit(X, y)
+    model.set_params(max_leaves=8)
+    with pytest.raises(ValueError, match="Input y contains NaN"):
+        model.fit(X, np.full(len(y), np.nan))
+    with pytest.raises(ValueError, match="Negative values in data passed to .sample_weight"):
+        model.fit(X, y, sample_weight=-np.ones(len(y)))
+    assert np.array_equal(model.fit(X, y).predict(X), BestFirstTree(max_leaves=8).fit(X.copy(), y).predict(X))

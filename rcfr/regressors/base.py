@@ -81,15 +81,53 @@ def fit_inputs(estimator, X, y, sample_weight):
     """Validated (X, y, sample_weight) for ``estimator.fit``: its parameters against their constraints
     (errors name the field and the allowed range), then finite 2-D X, 1-D numeric y, non-negative
     weights (ones when None). Sets ``n_features_in_``. X comes back as the same object when it is
-    already a float64 array, so identity caches keep working."""
+    already a float64 array, so identity caches keep working.
+
+    RCFR refits on one read-only feature matrix every iteration: once validated, it is remembered and
+    not checked again (nor are unchanged parameters); y and the weights get a quick check, and the
+    full one only when the quick one fails (so errors read as scikit-learn's)."""
     from sklearn.utils.validation import _check_sample_weight, validate_data
-    estimator._validate_params()
+    params = estimator.get_params(deep=False)
+    known_X, known_params = getattr(estimator, "_checked", (None, None))
+    if not _same(params, known_params):
+        estimator._validate_params()
+    if X is not None and X is known_X:
+        quick = _quick_targets(y, sample_weight, len(X))
+        if quick is not None:
+            estimator._checked = (X, params)
+            return (X, *quick)
     X, y = validate_data(estimator, X, y, y_numeric=True, dtype=np.float64)
-    return X, y, _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    estimator._checked = (cache_key(X), params)
+    return X, y, w
 
 
 def predict_input(estimator, X):
-    """X validated for ``estimator.predict``: `NotFittedError` before fit, then the fitted width."""
+    """X validated for ``estimator.predict``: `NotFittedError` before fit, then the fitted width
+    (the read-only matrix of the last fit is known to be valid)."""
     from sklearn.utils.validation import check_is_fitted, validate_data
+    if X is not None and X is getattr(estimator, "_checked", (None,))[0]:
+        return X
     check_is_fitted(estimator)
     return validate_data(estimator, X, reset=False, dtype=np.float64)
+
+
+def _same(params: dict, known) -> bool:
+    try:
+        return known is not None and bool(params == known)
+    except ValueError:  # parameters that do not compare (arrays): check them again
+        return False
+
+
+def _quick_targets(y, sample_weight, rows: int):
+    """(y, weights) as float64 when they plainly fit `rows` rows (finite y; finite non-negative weights
+    with a positive sum), else None."""
+    y = np.asarray(y, dtype=np.float64) if isinstance(y, np.ndarray) else None
+    if y is None or y.shape != (rows,) or not np.isfinite(y).all():
+        return None
+    if sample_weight is None:
+        return y, np.ones(rows)
+    w = np.asarray(sample_weight, dtype=np.float64) if isinstance(sample_weight, np.ndarray) else None
+    if w is None or w.shape != (rows,) or not np.isfinite(w).all() or w.min() < 0 or not w.sum() > 0:
+        return None
+    return y, w

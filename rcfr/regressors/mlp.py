@@ -152,7 +152,7 @@ class MLP(RegressorMixin, BaseEstimator):
 
     def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
         import torch
-        for name in ("net_", "optimizer_", "rng_", "seed_", "mean_", "scale_", "y_scale_", "n_features_in_", "_inputs"):
+        for name in ("net_", "optimizer_", "rng_", "seed_", "mean_", "scale_", "y_scale_", "n_features_in_", "_inputs", "_checked"):
             self.__dict__.pop(name, None)
         if not state:
             return
