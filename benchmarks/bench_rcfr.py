@@ -44,9 +44,8 @@ def run_config(job: dict) -> dict:
         solver.run(stop - solver.iteration)
         curve[stop] = rcfr.exploitability(game, solver.average_policy())
     seconds = time.perf_counter() - start
-    size = solver.representation() if hasattr(solver, "representation") else \
-        {"size": solver.store.size(), "percent": 100.0 * solver.store.size() / game.num_sequences}
-    return {**job, "curve": curve, "size": size["size"], "percent": size["percent"],
+    size = solver.size()
+    return {**job, "curve": curve, "size": size, "percent": 100.0 * size / game.num_sequences,
             "ms_per_iteration": 1000.0 * seconds / checkpoints[-1]}
 
 

@@ -1,7 +1,7 @@
 """Sampled RCFR against full-width RCFR+ on Leduc hold'em (rank-only view, 672 sequences).
 
 Best-first trees (`best_first`, poker features) with budgets of about 25% and 80% of the sequences
-(split evenly between the two players); samplers external and outcome; targets running (RCFR+,
+(split evenly between the two players); samplers external and outcome; targets stored (RCFR+,
 sampled Q-regrets) and reservoir (RCFR, Deep-CFR-style buffer). Every run gets the same solver time
 (`--seconds`, evaluation excluded); exploitability is recorded at checkpoints together with the
 seconds and the histories touched so far (a full-width iteration counts every history once per player).
@@ -39,14 +39,14 @@ def leduc():
 def configs(traversals_es: int, traversals_os: int) -> list[tuple[str, str, dict]]:
     """(label, solver, options) of each arm, trees excluded."""
     return [("full-width RCFR+", "rcfr+", {}),
-            (f"ES running+ (k={traversals_es})", "sampled-rcfr+",
-             {"sampler": "external", "targets": "running", "traversals": traversals_es}),
+            (f"ES stored+ (k={traversals_es})", "sampled-rcfr+",
+             {"sampler": "external", "targets": "stored", "traversals": traversals_es}),
             (f"ES reservoir (k={traversals_es})", "sampled-rcfr",
              {"sampler": "external", "targets": "reservoir", "traversals": traversals_es}),
-            (f"ES running (k={traversals_es})", "sampled-rcfr",
-             {"sampler": "external", "targets": "running", "traversals": traversals_es}),
-            (f"OS running+ (k={traversals_os})", "sampled-rcfr+",
-             {"sampler": "outcome", "targets": "running", "traversals": traversals_os}),
+            (f"ES stored (k={traversals_es})", "sampled-rcfr",
+             {"sampler": "external", "targets": "stored", "traversals": traversals_es}),
+            (f"OS stored+ (k={traversals_os})", "sampled-rcfr+",
+             {"sampler": "outcome", "targets": "stored", "traversals": traversals_os}),
             (f"OS reservoir (k={traversals_os})", "sampled-rcfr",
              {"sampler": "outcome", "targets": "reservoir", "traversals": traversals_os})]
 
@@ -68,7 +68,7 @@ def run(job: dict) -> dict:
         if (elapsed >= job["seconds"] and nodes >= full_width * FULL_WIDTH_ITERATIONS[-1]) \
                 or elapsed >= 4 * job["seconds"]:
             break
-    return {**job, "points": points, "size": solver.representation()["size"]}
+    return {**job, "points": points, "size": solver.size()}
 
 
 def at_most(points, index: int, limit: float):

@@ -11,7 +11,7 @@ Every run is `make_solver(solver.name, solve_game, **solver.options, **injected)
   wrapped in `AbstractRegrets`. An action abstraction runs it on the abstract no-limit game, and its
   average policy is translated into the full game for evaluation.
 
-Which components exist, and which parameters each takes, is read from the library's registries.
+Which components exist, and which parameters each takes, is `experiments.components`.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from features import FEATURES as FEATURE_REGISTRY, make_features
+from features import make_features
 from rcfr import SOLVERS, load_game, make_rules, make_solver  # noqa: F401  (make_rules: validation)
-from rcfr.regressors import REGRESSORS as REGRESSOR_REGISTRY, make_regressor
+from rcfr.regressors import make_regressor
 from rcfr.policy import Policy
 from rcfr.registry import keyword_names
 from rcfr.solvers import CFRSolver
@@ -29,46 +29,14 @@ from rcfr.tree import Game
 
 from .schema import ConfigError, ExperimentConfig
 
-#: solver constructor keywords the kit fills from other config groups (never from solver.options)
-INJECTED_OPTIONS = ("regressor", "features", "seed")
-
-
-def _parameters(registry: dict, skip: int = 0) -> dict[str, list[str]]:
-    """Component name -> the keyword parameters its factory accepts ("none": no component)."""
-    return {"none": [], **{name: keyword_names(factory)[skip:] for name, factory in registry.items()}}
-
-
-#: component name -> the parameters its factory accepts
-REGRESSORS: dict[str, list[str]] = _parameters(REGRESSOR_REGISTRY)
-FEATURES: dict[str, list[str]] = _parameters(FEATURE_REGISTRY, skip=1)  # extractors take the game first
-
-
-def _abstractions() -> dict[str, list[str]]:
-    from rcfr.abstraction import CARD_ABSTRACTIONS
-
-    table = {"none": [], "card": ["partition"], "action": ["wagers"]}
-    for name, factory in CARD_ABSTRACTIONS.items():  # ranks, ehs, ehs2 (identity is "none")
-        if name != "identity":
-            table[name] = keyword_names(factory)[1:]
-    return table
-
-
-#: ``card``: a rank partition such as "J.QK"; ``action``: no-limit wagers such as "HP"; the others
-#: are `rcfr.abstraction.CARD_ABSTRACTIONS` with their keyword parameters
-ABSTRACTIONS: dict[str, list[str]] = _abstractions()
-
-def solver_registry() -> dict:
-    return SOLVERS
-
-
 def make_game(spec: ExperimentConfig) -> Game:
     return load_game(spec.game.name, **spec.game.params)
 
 
 def make_component(kind: str, name: str, params: dict, game: Game):
     """A regressor (`make_regressor(name, **params)`) or the feature matrix of `game`
-    (`make_features(name, game, **params)`)."""
-    return make_regressor(name, **params) if kind == "regressor" else make_features(name, game, **params)
+    (`make_features(game, name, **params)`)."""
+    return make_regressor(name, **params) if kind == "regressor" else make_features(game, name, **params)
 
 
 @dataclass
@@ -83,11 +51,9 @@ class Setup:
         return self.to_full(self.solver.average_policy())
 
     def size(self) -> int | None:
-        """Values the solver keeps to produce its strategy: table entries, abstract sequences, or the
-        regressor's complexity, as reported by its regret store (or by the solver, for solvers
-        without one, such as the MCCFR family); None for a regressor of unknown complexity."""
-        store = getattr(self.solver, "store", None)
-        size = store.size() if store is not None else self.solver.size()
+        """Values the solver keeps to produce its strategy (`solver.size()`: table entries, abstract
+        sequences, or the regressors' sizes); None for a regressor of unknown size."""
+        size = self.solver.size()
         return None if size is None else int(size)
 
 

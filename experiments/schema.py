@@ -13,7 +13,10 @@ from typing import Any, Dict, Optional
 from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig, OmegaConf
 
+from rcfr import SOLVERS, make_rules
 from rcfr.registry import check_choice, keyword_names
+
+from . import components
 
 
 @dataclass
@@ -96,8 +99,6 @@ def to_spec(cfg: DictConfig | ExperimentConfig | dict) -> ExperimentConfig:
 
 def validate(cfg) -> ExperimentConfig:
     """Check names, options and ranges without compiling a game or building anything heavy."""
-    from . import build  # the registries the kit knows about
-
     try:
         spec = to_spec(cfg)
     except Exception as err:  # omegaconf's messages already carry the full key
@@ -111,20 +112,20 @@ def validate(cfg) -> ExperimentConfig:
         raise ConfigError(f"run.checkpoint_seconds must be a number >= 0, got {run.checkpoint_seconds!r}")
 
     try:  # game rules are cheap to build and check their own parameter values
-        build.make_rules(spec.game.name, **spec.game.params)
+        make_rules(spec.game.name, **spec.game.params)
     except ValueError as err:
         raise ConfigError(f"game: {err}") from None
 
-    solvers = build.solver_registry()
+    solvers = SOLVERS
     check = _choice("solver.name", solvers)
     check(spec.solver.name)
     accepted = keyword_names(solvers[spec.solver.name])[1:]
-    injected = [k for k in build.INJECTED_OPTIONS if k in accepted]
+    injected = [k for k in components.INJECTED_OPTIONS if k in accepted]
     _check_params("solver.options", "solver", spec.solver.name, spec.solver.options,
                   [k for k in accepted if k not in injected])
 
-    for group, table in (("regressor", build.REGRESSORS), ("features", build.FEATURES),
-                         ("abstraction", build.ABSTRACTIONS)):
+    for group, table in (("regressor", components.REGRESSORS), ("features", components.FEATURES),
+                         ("abstraction", components.ABSTRACTIONS)):
         component = getattr(spec, group)
         _choice(f"{group}.name", table)(component.name)
         _check_params(f"{group}.params", group, component.name, component.params, table[component.name])
@@ -132,14 +133,14 @@ def validate(cfg) -> ExperimentConfig:
     needs_regressor = "regressor" in accepted
     if needs_regressor and spec.regressor.name == "none":
         raise ConfigError(f"solver {spec.solver.name!r} needs a regressor; set regressor to one of: "
-                          f"{', '.join(k for k in build.REGRESSORS if k != 'none')}")
+                          f"{', '.join(k for k in components.REGRESSORS if k != 'none')}")
     if not needs_regressor and (spec.regressor.name != "none" or spec.features.name != "none"):
         takers = [n for n, f in solvers.items() if "regressor" in keyword_names(f)]
         raise ConfigError(f"solver {spec.solver.name!r} takes no regressor or features (set regressor=none "
                           f"features=none); solvers that do: {', '.join(takers) or 'none available yet'}")
     if needs_regressor and spec.features.name == "none":
         raise ConfigError(f"solver {spec.solver.name!r} needs features; set features to one of: "
-                          f"{', '.join(k for k in build.FEATURES if k != 'none')}")
+                          f"{', '.join(k for k in components.FEATURES if k != 'none')}")
     for kind, key in (("card", "partition"), ("action", "wagers")):
         if spec.abstraction.name == kind and key not in spec.abstraction.params:
             raise ConfigError(f"abstraction {kind!r} needs abstraction.params.{key}")

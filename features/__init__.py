@@ -78,14 +78,12 @@ register_features("poker", poker.extract)
 __all__ = ["FEATURES", "Features", "feature_matrix", "register_features"]
 
 
-def make_features(name: str, game, **params) -> Features:
-    """`feature_matrix` with the name first, the factory signature the experiment kit calls."""
-    return feature_matrix(game, name, **params)
-
-
-def resolve_features(game, spec="auto") -> Features:
-    """Features from a name, ``{"name": ..., **params}``, a `Features`, or a (sequences x d) array.
-    ``"auto"`` is ``"poker"`` for poker rules and ``"generic"`` otherwise."""
+def make_features(game, spec="auto", **params) -> Features:
+    """The features of `game` from a name (with its `params`), ``{"name": ..., **params}``, a `Features`,
+    or a (sequences x d) array. ``"auto"`` is ``"poker"`` for poker rules and ``"generic"`` otherwise.
+    Named features come from `feature_matrix` (computed once per game)."""
+    if params and not isinstance(spec, str):
+        raise ValueError(f"feature options {sorted(params)} go with a features name, not with {spec!r}")
     if isinstance(spec, Features):
         features = spec
     elif isinstance(spec, np.ndarray):
@@ -98,9 +96,9 @@ def resolve_features(game, spec="auto") -> Features:
     elif spec == "auto":
         from rcfr.games.poker import LimitPoker, NoLimitOneCardPoker
         poker = isinstance(game.rules, (LimitPoker, NoLimitOneCardPoker))
-        return feature_matrix(game, "poker" if poker else "generic")
+        return feature_matrix(game, "poker" if poker else "generic", **params)
     elif isinstance(spec, str):
-        return feature_matrix(game, spec)
+        return feature_matrix(game, spec, **params)
     else:
         raise ValueError(f"features must be a name ({', '.join(['auto'] + sorted(FEATURES))}), a dict with "
                          f"'name', a Features object or an array; got {spec!r}")
@@ -110,4 +108,4 @@ def resolve_features(game, spec="auto") -> Features:
     return features
 
 
-__all__ += ["make_features", "resolve_features"]
+__all__ += ["make_features"]

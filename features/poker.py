@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rcfr.abstraction.card import hand_strength
+from rcfr.games.hand_strength import hand_strength
 from rcfr.games.poker import LimitPoker, NoLimitOneCardPoker
 
 PAIR_FIELDS = ("player1", "player2", "pot", "stack", "fold", "call", "wager", "all_in", "wager_chips",

@@ -5,9 +5,11 @@ from __future__ import annotations
 from .evaluation import Evaluation, best_response, evaluate, expected_value, exploitability, nash_conv
 from .games import GAMES, GameRules, make_rules, register_game
 from .policy import Policy, PolicyError
-from .regressors import REGRESSORS, make_regressor
-from .solvers import (RCFR, RRM, SOLVERS, CFRSolver, RCFRPlus, RegressionRegrets, SampledRCFR, SampledRCFRPlus,
-                      make_solver, solve_matrix_game)
+from .regrets import counterfactual_regrets, realization_plan
+from .solvers import (CFR, RCFR, RRM, SOLVERS, CFRPlus, CFRSolver, ChanceSamplingCFR, DiscountedCFR,
+                      ExternalSamplingMCCFR, LinearCFR, MCCFRSolver, OutcomeSamplingMCCFR, RCFRPlus,
+                      RegressionRegrets, RegretStore, RegretTable, SampledRCFR, SampledRCFRPlus,
+                      VarianceReducedMCCFR, make_solver, solve_matrix_game)
 from .tree import Game, compile_game, load_compiled
 
 
@@ -22,8 +24,20 @@ def load_game(name: str, *, cache: bool = True, **params) -> Game:
 
 from . import abstraction  # noqa: E402  (static abstractions; registers the game "nlocp_wagers")
 
+
+def __getattr__(name: str):
+    """The regressor registry loads scikit-learn, so it is imported on first use, not by `import rcfr`."""
+    if name in ("REGRESSORS", "make_regressor", "regressors"):
+        from . import regressors
+        return regressors if name == "regressors" else getattr(regressors, name)
+    raise AttributeError(f"module 'rcfr' has no attribute {name!r}")
+
+
 __all__ = ["CFRSolver", "Evaluation", "GAMES", "Game", "GameRules", "Policy", "PolicyError", "SOLVERS",
            "best_response", "compile_game", "evaluate", "expected_value", "exploitability", "load_game",
            "make_rules", "make_solver", "nash_conv", "register_game",
            "RCFR", "RCFRPlus", "REGRESSORS", "RRM", "RegressionRegrets", "SampledRCFR",
-           "SampledRCFRPlus", "make_regressor", "solve_matrix_game"]
+           "SampledRCFRPlus", "make_regressor", "solve_matrix_game",
+           "CFR", "CFRPlus", "ChanceSamplingCFR", "DiscountedCFR", "ExternalSamplingMCCFR", "LinearCFR",
+           "MCCFRSolver", "OutcomeSamplingMCCFR", "RegretStore", "RegretTable", "VarianceReducedMCCFR",
+           "counterfactual_regrets", "realization_plan"]

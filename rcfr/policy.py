@@ -75,6 +75,20 @@ class Policy:
                              f"(the empty sequence included), got {[s.shape for s in strategies]}")
         return cls(game, np.concatenate([s[1:] for s in strategies]))
 
+    @classmethod
+    def from_regrets(cls, game: Game, regrets) -> "Policy":
+        """Regret matching: probabilities proportional to the positive entries of a per-sequence
+        (global order) regret array, uniform at information sets with none positive."""
+        regrets = _per_sequence(game, "regrets", regrets)
+        return cls.from_local(game, [v.regret_matching(v.localize(regrets)) for v in game.views])
+
+    @classmethod
+    def from_plan(cls, game: Game, plan) -> "Policy":
+        """The behavioural policy of a (possibly unnormalized, e.g. summed) per-sequence realization
+        plan, uniform where it is all zero: how an average policy is read off summed plans."""
+        plan = _per_sequence(game, "plan", plan)
+        return cls.from_local(game, [v.normalize(v.localize(plan)) for v in game.views])
+
     def local(self, player: int) -> np.ndarray:
         """This player's probabilities in local sequence ids (entry 0, the empty sequence, is 1)."""
         return self.game.views[player].localize(self.probs)
@@ -212,6 +226,14 @@ def _short(value, limit: int = 80) -> str:
 
 def _cut(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else f"{text[:limit - 20]}... ({len(text)} characters)"
+
+
+def _per_sequence(game: Game, name: str, values) -> np.ndarray:
+    values = np.asarray(values, dtype=np.float64)
+    if values.shape != (game.num_sequences,) or not np.all(np.isfinite(values)):
+        raise ValueError(f"{name} must be {game.num_sequences} finite numbers (one per sequence of "
+                         f"{game.name}), got shape {values.shape}")
+    return values
 
 
 def _check_rows(game: Game, probs: np.ndarray) -> None:

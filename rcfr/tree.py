@@ -18,7 +18,6 @@ from functools import cached_property
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
 
 from . import kernels
 from .files import atomic_write
@@ -220,6 +219,7 @@ class Game:
         local = [np.where(seqs[:, p] < 0, 0, seqs[:, p] - offsets[p] + 1) for p in (0, 1)]
         sizes = [1 + n for n in self.sequences_per_player]
         values = self.chance_reach[terminals] * self.utility[terminals]
+        import scipy.sparse as sp  # loaded with the first game, not by `import rcfr`
         payoff0 = sp.csr_matrix((values, (local[0], local[1])), shape=(sizes[0], sizes[1]))  # sums duplicates
         payoffs = (payoff0, sp.csr_matrix(-payoff0.T))
         views = []

@@ -102,8 +102,8 @@ def test_summed_regrets_equal_the_compiled_abstract_game(leduc_ranks, name):
     assert compiled.num_sequences == abstraction.num_sequences
     direct = rcfr.make_solver("cfr+", compiled).run(60).average_policy()
     stored = abstract_solver("cfr+", game, abstraction).run(60)
-    for averaging in ("full", "abstract"):
-        policy = average_policy(stored, averaging)
+    for average_space in ("full", "abstract"):
+        policy = average_policy(stored, average_space)
         for i, key in enumerate(game.infoset_keys):
             abstract_key = str(abstraction.abstract_keys[abstraction.infoset_map[i]])
             assert policy[str(key)] == pytest.approx(direct[abstract_key], abs=1e-9)

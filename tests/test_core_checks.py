@@ -178,10 +178,10 @@ def test_discount_parameters_are_checked_at_construction(kuhn, options, message)
 
 
 def test_regret_table_options():
-    with pytest.raises(ValueError, match="clip must be True or False, got 'yes'"):
-        RegretTable(clip="yes")
-    table = RegretTable(clip=np.bool_(True), alpha=1, beta=None)
-    assert table.clip is True and table.alpha == 1.0 and table.beta is None
+    with pytest.raises(ValueError, match="unknown regret_matching 'yes'; allowed: rm, rm\\+"):
+        RegretTable("yes")
+    table = RegretTable("rm+", alpha=1, beta=None)
+    assert table.regret_matching == "rm+" and table.alpha == 1.0 and table.beta is None
 
 
 def test_policy_rows_are_validated(kuhn):

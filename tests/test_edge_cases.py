@@ -6,10 +6,12 @@ import re
 import numpy as np
 import pytest
 
+from sklearn.exceptions import NotFittedError
+
 from rcfr.regressors import MLP, make_regressor
 from rcfr.solvers import make_solver
 
-MLP_SPEC = {"name": "mlp", "hidden": [8], "epochs": 3, "batch_size": 4, "seed": 3}
+MLP_SPEC = {"name": "mlp", "hidden": [8], "epochs": 3, "batch_size": 4, "random_state": 3}
 
 
 def _state_copy(solver):
@@ -40,7 +42,7 @@ def test_mlp_resume_is_bit_exact(kuhn, name, options):
 def test_mlp_state_round_trips_weights_optimizer_and_rng():
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(20, 3)), rng.normal(size=20)
-    a = MLP(hidden=(5,), epochs=2, batch_size=6).fit(X, y)
+    a = MLP(hidden=(5,), epochs=2, batch_size=6, random_state=0).fit(X, y)
     b = MLP(hidden=(5,), epochs=2, batch_size=6)
     b.load_state_dict({k: v.copy() for k, v in a.state_dict().items()})
     assert np.array_equal(a.predict(X), b.predict(X))
@@ -48,12 +50,13 @@ def test_mlp_state_round_trips_weights_optimizer_and_rng():
     b.fit(X, y + 1)
     assert np.array_equal(a.predict(X), b.predict(X))
     # a test that can fail: without the state, a fresh regressor's second fit differs
-    c = MLP(hidden=(5,), epochs=2, batch_size=6).fit(X, y + 1)
+    c = MLP(hidden=(5,), epochs=2, batch_size=6, random_state=0).fit(X, y + 1)
     assert not np.array_equal(a.predict(X), c.predict(X))
     # an unfitted regressor's state restores an unfitted regressor
-    d = MLP(hidden=(5,))
+    d = MLP(hidden=(5,), random_state=0).fit(X, y)
     d.load_state_dict(MLP(hidden=(5,)).state_dict())
-    assert d.complexity() == 0
+    with pytest.raises(NotFittedError):
+        d.predict(X)
 
 
 # ---- split thresholds between adjacent floats ------------------------------------------------------
@@ -77,17 +80,19 @@ def test_adjacent_float_split_separates_the_values(spec):
     assert np.array_equal(model.predict(_read_only(ADJACENT_X)), ADJACENT_Y)
 
 
-def test_fasttree_cached_leaves_agree_with_predict():
+def test_best_first_cached_leaves_agree_with_predict():
     X = _read_only(ADJACENT_X)
     model = make_regressor({"name": "best_first", "max_leaves": 3}).fit(X, ADJACENT_Y)
     assert np.array_equal(model.predict(X), model.predict(X.copy()))
 
 
-def test_fasttree_on_constant_inputs_is_one_leaf():
+def test_best_first_on_constant_inputs_is_one_leaf():
     """No non-constant column used to index past the kernels' empty sort orders (a crash)."""
-    for X in (_read_only(np.ones((4, 2))), np.ones((4, 2)), np.ones((4, 0))):
+    for X in (_read_only(np.ones((4, 2))), np.ones((4, 2))):
         model = make_regressor("best_first", max_leaves=4).fit(X, np.arange(4.0))
-        assert np.array_equal(model.predict(X), np.full(4, 1.5)) and model.complexity() == 1
+        assert np.array_equal(model.predict(X), np.full(4, 1.5)) and model.size() == 1
+    with pytest.raises(ValueError, match="0 feature"):  # no columns at all: scikit-learn's input check
+        make_regressor("best_first").fit(np.ones((4, 0)), np.arange(4.0))
 
 
 try:

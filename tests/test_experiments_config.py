@@ -14,7 +14,7 @@ from hydra.errors import ConfigCompositionException
 from hypothesis import given, strategies as st
 from omegaconf import OmegaConf
 
-from experiments import arms, build
+from experiments import arms, build, components
 from experiments.callbacks import ValidateSweep, sweep_jobs
 from experiments.run import CONFIG_DIR
 from experiments.runner import default_label, eval_schedule
@@ -43,8 +43,8 @@ def test_default_config_is_leduc_cfr_plus(hydra_ctx):
 
 @pytest.mark.parametrize("group", ["game", "solver", "regressor", "features", "abstraction"])
 def test_every_group_option_composes_with_a_known_name(hydra_ctx, group):
-    table = {"regressor": build.REGRESSORS, "features": build.FEATURES,
-             "abstraction": build.ABSTRACTIONS}.get(group)
+    table = {"regressor": components.REGRESSORS, "features": components.FEATURES,
+             "abstraction": components.ABSTRACTIONS}.get(group)
     for option in options(group):
         cfg = compose("config", overrides=[f"{group}={option}"])
         node = cfg[group]

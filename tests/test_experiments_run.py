@@ -26,7 +26,7 @@ TIMING = {"seconds", "wall_seconds"}
 
 def config(game="kuhn", solver="cfr+", iterations=60, **run):
     options = {"cfr": {"averaging": "uniform"}, "cfr+": {"averaging": "linear"},
-               "dcfr": {"alpha": 1.5, "beta": 0.0, "gamma": 2.0}}.get(solver, {})
+               "dcfr": {"alpha": 1.5, "beta": 0.0, "averaging": 2.0}}.get(solver, {})
     return {"game": {"name": game, "params": {}}, "solver": {"name": solver, "options": options},
             "run": {"iterations": iterations, "eval_points": 8, "checkpoint_seconds": 1e9, **run},
             "label": solver.upper()}

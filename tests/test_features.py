@@ -7,7 +7,7 @@ import pytest
 
 import features
 import rcfr
-from features import Features, feature_matrix, register_features, resolve_features
+from features import Features, feature_matrix, register_features, make_features
 from features.poker import PAIR_FIELDS
 
 
@@ -97,12 +97,12 @@ def test_registry_errors_and_custom_extractors(kuhn):
         ("x",)))
     try:
         assert feature_matrix(kuhn, "depth", scale=2.0).matrix.shape == (kuhn.num_sequences, 1)
-        assert resolve_features(kuhn, {"name": "depth"}).names == ("x",)
+        assert make_features(kuhn, {"name": "depth"}).names == ("x",)
     finally:
         del features.FEATURES["depth"]
-    assert resolve_features(kuhn).names[0] == "hand_strength"  # auto = poker for poker rules
+    assert make_features(kuhn).names[0] == "hand_strength"  # auto = poker for poker rules
     with pytest.raises(ValueError, match="rows"):
-        resolve_features(kuhn, np.zeros((3, 2)))
+        make_features(kuhn, np.zeros((3, 2)))
     with pytest.raises(ValueError, match="need poker rules"):
         from features.poker import extract
 
@@ -140,7 +140,7 @@ class HiddenPennies(rcfr.GameRules):
 
 def test_generic_features_and_rcfr_on_a_non_poker_game():
     game = rcfr.compile_game(HiddenPennies())
-    feats = resolve_features(game)  # auto: generic for non-poker rules
+    feats = make_features(game)  # auto: generic for non-poker rules
     assert feats.names[0].startswith("step") and feats.matrix.shape == (game.num_sequences, len(feats.names))
     r = row(game, feats, "p1|stake1", "H")  # player 1 sees the stake but not player 0's move
     assert r["step1=x2"] == 1 and r["step2=p0:H"] == 0.5 and r["step2=p0:T"] == 0.5 and r["player1"] == 1
@@ -150,9 +150,9 @@ def test_generic_features_and_rcfr_on_a_non_poker_game():
 
 def test_poker_history_keeps_the_most_recent_pairs(kuhn):
     from features import make_features
-    short = make_features("poker", kuhn, history=2)
+    short = make_features(kuhn, "poker", history=2)
     full = feature_matrix(kuhn, "poker")
     assert short.num_features == 2 + 2 * len(PAIR_FIELDS)
     assert np.array_equal(short.matrix, full.matrix[:, :short.num_features])
     with pytest.raises(ValueError, match="history must be None or an integer >= 1"):
-        make_features("poker", kuhn, history=0)
+        make_features(kuhn, "poker", history=0)

@@ -9,14 +9,14 @@ from rcfr.solvers import CFRSolver, RRM, RegretTable, RegressionRegrets, make_so
 UNIFORM_LEDUC = 2.3736
 
 
-@pytest.mark.parametrize("plus", [False, True])
+@pytest.mark.parametrize("regret_matching", ["rm", "rm+"])
 @pytest.mark.parametrize("targets", ["stored", "bootstrap"])
 @pytest.mark.parametrize("updates,shared", [("alternating", False), ("simultaneous", False), ("alternating", True)])
-def test_table_with_indicator_features_is_exactly_cfr(leduc_ranks, plus, targets, updates, shared):
+def test_table_with_indicator_features_is_exactly_cfr(leduc_ranks, regret_matching, targets, updates, shared):
     """Indicator features + the exact table reproduce CFR (CFR+ with uniform averaging) to 1e-9."""
     iterations = 40
-    ref = CFRSolver(leduc_ranks, RegretTable(clip=plus), updates=updates)
-    ours = make_solver("rcfr+" if plus else "rcfr", leduc_ranks, regressor="table", features="indicator",
+    ref = CFRSolver(leduc_ranks, RegretTable(regret_matching), updates=updates)
+    ours = make_solver("rcfr+" if regret_matching == "rm+" else "rcfr", leduc_ranks, regressor="table", features="indicator",
                        targets=targets, updates=updates, shared=shared, averaging="uniform")
     for _ in range(iterations):
         ref.iterate()
@@ -25,9 +25,9 @@ def test_table_with_indicator_features_is_exactly_cfr(leduc_ranks, plus, targets
             assert np.allclose(ours.store.estimates(p), ref.store.regrets[p], rtol=0, atol=1e-9)
             assert np.allclose(ours.store.strategy(p), ref.store.strategy(p), rtol=0, atol=1e-9)
     assert np.allclose(ours.average_policy().probs, ref.average_policy().probs, rtol=0, atol=1e-9)
-    assert ours.representation() == {"size": 672, "sequences": 672, "percent": 100.0}
+    assert ours.size() == leduc_ranks.num_sequences == 672
     # a test that can fail: the two variants really differ
-    other = CFRSolver(leduc_ranks, RegretTable(clip=not plus), updates=updates).run(iterations)
+    other = CFRSolver(leduc_ranks, RegretTable("rm" if regret_matching == "rm+" else "rm+"), updates=updates).run(iterations)
     assert np.abs(other.average_policy().probs - ours.average_policy().probs).max() > 1e-3
 
 
@@ -83,13 +83,13 @@ def test_every_regressor_runs_end_to_end_on_kuhn(kuhn, spec, solver):
     run = make_solver(solver, kuhn, regressor=spec, features="poker", targets="bootstrap").run(25)
     value = rcfr.exploitability(kuhn, run.average_policy())
     assert 0 <= value < 0.458333  # better than the uniform policy
-    assert run.representation()["size"] > 0
+    assert run.size() > 0
 
 
 def test_shared_regressor_reports_one_size_and_resumes(kuhn):
     solver = make_solver("rcfr+", kuhn, regressor={"name": "tree", "max_leaves": 6}, shared=True,
                          features="generic").run(5)
-    assert solver.representation()["size"] == 6
+    assert solver.size() == 6
     state = solver.state_dict()
     solver.run(5)
     resumed = make_solver("rcfr+", kuhn, regressor={"name": "tree", "max_leaves": 6}, shared=True,
@@ -100,7 +100,7 @@ def test_shared_regressor_reports_one_size_and_resumes(kuhn):
 
 
 def test_store_plugs_into_the_plain_loop(kuhn):
-    store = RegressionRegrets("table", "indicator", plus=True)
+    store = RegressionRegrets("table", "indicator", regret_matching="rm+")
     solver = CFRSolver(kuhn, store, averaging="linear").run(50)
     assert rcfr.exploitability(kuhn, solver.average_policy()) < 5e-3
 
@@ -108,7 +108,7 @@ def test_store_plugs_into_the_plain_loop(kuhn):
 def test_small_trees_beat_the_uniform_policy_by_a_wide_margin(leduc_ranks):
     # 10% of the rank-only game's sequences, both players' leaves summed
     solver = make_solver("rcfr+", leduc_ranks, regressor={"name": "tree", "max_leaves": 34}, features="poker").run(60)
-    assert solver.representation()["percent"] <= 10.2
+    assert 100 * solver.size() / leduc_ranks.num_sequences <= 10.2
     assert rcfr.exploitability(leduc_ranks, solver.average_policy()) < UNIFORM_LEDUC / 4
 
 
@@ -136,29 +136,29 @@ def test_rcfr_plus_beats_rcfr_at_equal_size(leduc_ranks):
 WEIGHTED_RPS = np.array([[0.0, -1.0, 3.0], [1.0, 0.0, -1.0], [-3.0, 1.0, 0.0]])  # equilibrium (1/5, 3/5, 1/5)
 
 
-@pytest.mark.parametrize("plus", [False, True])
+@pytest.mark.parametrize("regret_matching", ["rm", "rm+"])
 @pytest.mark.parametrize("targets", ["stored", "bootstrap"])
 @pytest.mark.parametrize("regressor", ["table", "linear"])
-def test_rrm_reaches_low_regret_on_rock_paper_scissors(plus, targets, regressor):
-    learners = [RRM(3, regressor, plus=plus, targets=targets) for _ in (0, 1)]
+def test_rrm_reaches_low_regret_on_rock_paper_scissors(regret_matching, targets, regressor):
+    learners = [RRM(3, regressor, regret_matching=regret_matching, targets=targets) for _ in (0, 1)]
     result = solve_matrix_game(WEIGHTED_RPS, *learners, iterations=1000)
     assert result.exploitability < 0.02
     assert max(result.average_regrets) < 0.02
     assert np.allclose(result.row_strategy, [0.2, 0.6, 0.2], atol=0.05)
 
 
-@pytest.mark.parametrize("plus", [False, True])
+@pytest.mark.parametrize("regret_matching", ["rm", "rm+"])
 @pytest.mark.parametrize("targets", ["stored", "bootstrap"])
-def test_rrm_on_a_random_matrix_game_with_features(plus, targets):
+def test_rrm_on_a_random_matrix_game_with_features(regret_matching, targets):
     rng = np.random.default_rng(1)
     A = rng.uniform(-1, 1, size=(6, 5))
-    row = RRM(np.hstack([np.eye(6), A]), "table", plus=plus, targets=targets)
-    column = RRM(np.hstack([np.eye(5), A.T]), "table", plus=plus, targets=targets)
+    row = RRM(np.hstack([np.eye(6), A]), "table", regret_matching=regret_matching, targets=targets)
+    column = RRM(np.hstack([np.eye(5), A.T]), "table", regret_matching=regret_matching, targets=targets)
     result = solve_matrix_game(A, row, column, iterations=2000)
     assert result.exploitability < 0.01
     # a learner that stops learning (a one-leaf tree predicts one value) does not get there
-    stuck = solve_matrix_game(A, RRM(6, {"name": "tree", "max_leaves": 2}, plus=plus, targets=targets),
-                              RRM(5, "table", plus=plus, targets=targets), iterations=300)
+    stuck = solve_matrix_game(A, RRM(6, {"name": "tree", "max_leaves": 2}, regret_matching=regret_matching, targets=targets),
+                              RRM(5, "table", regret_matching=regret_matching, targets=targets), iterations=300)
     assert stuck.exploitability > result.exploitability
 
 
@@ -177,5 +177,9 @@ def test_the_seed_reaches_random_regressors(kuhn):
     mlp = {"name": "mlp", "hidden": [8], "epochs": 5}
     assert np.array_equal(run(3, mlp), run(3, mlp))
     assert not np.array_equal(run(3, mlp), run(4, mlp))
-    pinned = {**mlp, "seed": 7}  # a seed given with the regressor wins
+    pinned = {**mlp, "random_state": 7}  # a random_state given with the regressor wins
     assert np.array_equal(run(3, pinned), run(4, pinned))
+    from rcfr.regressors import MLP  # a built estimator (what the experiment kit passes) is seeded too
+    assert not np.array_equal(run(3, MLP(hidden=[8], epochs=5)), run(4, MLP(hidden=[8], epochs=5)))
+    assert np.array_equal(run(3, MLP(hidden=[8], epochs=5, random_state=7)),
+                          run(4, MLP(hidden=[8], epochs=5, random_state=7)))

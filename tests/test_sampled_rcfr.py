@@ -18,7 +18,7 @@ UNIFORM_KUHN = 0.4583
 def test_table_with_indicator_features_is_exactly_mccfr(leduc_ranks, sampler, mccfr, plus):
     """Same sampler and seed: the sampled regrets, strategies and averages are MCCFR's (rm+ for plus)."""
     ours = make_solver("sampled-rcfr+" if plus else "sampled-rcfr", leduc_ranks, sampler=sampler, regressor="table",
-                       features="indicator", targets="running", averaging="uniform", seed=5)
+                       features="indicator", targets="stored", averaging="uniform", seed=5)
     ref = make_solver(mccfr, leduc_ranks, regret_matching="rm+" if plus else "rm", seed=5)
     for _ in range(60):
         ours.iterate()
@@ -34,7 +34,7 @@ def test_table_with_indicator_features_is_exactly_mccfr(leduc_ranks, sampler, mc
     assert not np.allclose(ours.average_policy().probs, other.average_policy().probs, atol=1e-3)
 
 
-@pytest.mark.parametrize("targets", ["running", "reservoir"])
+@pytest.mark.parametrize("targets", ["stored", "reservoir"])
 def test_identical_seeds_identical_results(leduc_ranks, targets):
     runs = [make_solver("sampled-rcfr", leduc_ranks, regressor={"name": "best_first", "max_leaves": 16},
                         targets=targets, traversals=3, seed=s).run(15) for s in (1, 1, 2)]
@@ -45,8 +45,8 @@ def test_identical_seeds_identical_results(leduc_ranks, targets):
 
 @pytest.mark.parametrize("name,sampler,targets", [("sampled-rcfr", "external", "reservoir"),
                                                   ("sampled-rcfr", "outcome", "bootstrap"),
-                                                  ("sampled-rcfr+", "external", "running"),
-                                                  ("sampled-rcfr+", "outcome", "running")])
+                                                  ("sampled-rcfr+", "external", "stored"),
+                                                  ("sampled-rcfr+", "outcome", "stored")])
 def test_resume_is_exact(leduc_ranks, name, sampler, targets):
     options = dict(sampler=sampler, targets=targets, regressor={"name": "best_first", "max_leaves": 24},
                    traversals=2, refit_every=3, capacity=500, seed=9)
@@ -62,23 +62,23 @@ def test_resume_is_exact(leduc_ranks, name, sampler, targets):
     assert resumed.nodes_touched == straight.nodes_touched
 
 
-@pytest.mark.parametrize("name,sampler,targets,bound", [("sampled-rcfr", "external", "running", 0.05),
+@pytest.mark.parametrize("name,sampler,targets,bound", [("sampled-rcfr", "external", "stored", 0.05),
                                                         ("sampled-rcfr", "external", "reservoir", 0.05),
-                                                        ("sampled-rcfr+", "external", "running", 0.05),
-                                                        ("sampled-rcfr", "outcome", "running", 0.1),
-                                                        ("sampled-rcfr+", "outcome", "running", 0.15)])
+                                                        ("sampled-rcfr+", "external", "stored", 0.05),
+                                                        ("sampled-rcfr", "outcome", "stored", 0.1),
+                                                        ("sampled-rcfr+", "outcome", "stored", 0.15)])
 def test_converges_on_kuhn(kuhn, name, sampler, targets, bound):
     """Exploitability a small fraction of the uniform policy's (outcome sampling is noisier)."""
     solver = make_solver(name, kuhn, sampler=sampler, targets=targets, traversals=8,
                          regressor={"name": "best_first", "max_leaves": 32}, seed=0).run(1000)
     value = rcfr.exploitability(kuhn, solver.average_policy())
     assert value < bound * UNIFORM_KUHN, value
-    assert solver.representation()["size"] <= 64
+    assert solver.size() <= 64
 
 
 @pytest.mark.parametrize("options,message", [
     ({"sampler": "chance"}, "allowed: external, outcome"),
-    ({"targets": "stored"}, "allowed: running, bootstrap, reservoir"),
+    ({"targets": "running"}, "allowed: stored, bootstrap, reservoir"),
     ({"traversals": 0}, "traversals must be an integer >= 1"),
     ({"capacity": 0, "targets": "reservoir"}, "capacity must be an integer >= 1"),
     ({"refit_every": 0}, "refit_every must be an integer >= 1"),
@@ -93,7 +93,7 @@ def test_bad_options_name_the_allowed_values(kuhn, options, message):
 
 
 def test_reservoir_has_no_plus_variant(kuhn):
-    with pytest.raises(ValueError, match="targets='reservoir' has no plus variant"):
+    with pytest.raises(ValueError, match=r"targets='reservoir' has no regret_matching='rm\+' variant"):
         make_solver("sampled-rcfr+", kuhn, targets="reservoir")
 
 

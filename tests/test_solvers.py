@@ -42,7 +42,7 @@ def test_nlocp_value():
     ("cfr+", {"averaging": "uniform"}, 0.01),
     ("lcfr", {}, 0.01),
     ("dcfr", {}, 1e-3),
-    ("dcfr", {"alpha": 1.0, "beta": 1.0, "gamma": 1.0}, 0.01),
+    ("dcfr", {"alpha": 1.0, "beta": 1.0, "averaging": 1.0}, 0.01),
 ])
 def test_variants_converge_on_leduc(name, options, bound):
     game = rcfr.load_game("leduc")
@@ -62,10 +62,10 @@ def test_exploitability_curve_is_mostly_decreasing():
 
 class _ExplicitStore(RegretStore):
     """A regret store written out in NumPy, independent of `RegretTable` and the numba kernels:
-    keeps R = sum_t weight(t) * r_t (clipped at zero after each update if `clip`) and regret-matches it."""
+    keeps R = sum_t weight(t) * r_t (clipped at zero after each update under "rm+") and regret-matches it."""
 
-    def __init__(self, weight=lambda t: 1.0, clip=False):
-        self.weight, self.clip = weight, clip
+    def __init__(self, weight=lambda t: 1.0, regret_matching="rm"):
+        self.weight, self.clip = weight, regret_matching == "rm+"
 
     def bind(self, game):
         self.views = game.views
@@ -95,7 +95,7 @@ def test_linear_cfr_matches_explicitly_weighted_regrets(name):
     R_T = sum_t t * r_t kept explicitly (the discounted table is R_T / (T + 1))."""
     game = rcfr.load_game(name)
     reference = CFRSolver(game, _ExplicitStore(weight=float), averaging="linear").run(60)
-    for solver in (LinearCFR(game), DiscountedCFR(game, alpha=1.0, beta=1.0, gamma=1.0)):
+    for solver in (LinearCFR(game), DiscountedCFR(game, alpha=1.0, beta=1.0, averaging="linear")):
         solver.run(60)
         for p in (0, 1):
             assert np.allclose(solver.store.strategy(p), reference.store.strategy(p), atol=1e-9)
@@ -144,7 +144,7 @@ def test_checkpoint_resume_is_exact():
 def test_custom_store_plugs_into_the_loop():
     """A regret-matching+ store written in the test, run through the shared loop, reproduces CFR+."""
     game = rcfr.load_game("kuhn")
-    solver = CFRSolver(game, _ExplicitStore(clip=True), averaging=1)
+    solver = CFRSolver(game, _ExplicitStore(regret_matching="rm+"), averaging=1)
     reference = CFRPlus(game)
     solver.run(50), reference.run(50)
     assert np.allclose(solver.average_policy().probs, reference.average_policy().probs, atol=1e-12)

@@ -13,41 +13,16 @@ rewrites the card part and keeps the betting, so merged sets always share their 
 
 from __future__ import annotations
 
-import itertools
-from dataclasses import dataclass
-
 import numpy as np
 
+from ..games.hand_strength import board_cards, deck_of, hand_strength, split_key
 from ..tree import Game
 from .base import Abstraction
 
-MAX_DEALS = 2_000_000
-
 
 # ---- reading keys -----------------------------------------------------------------------------
-def _deck(game: Game):
-    deck = getattr(game.rules, "deck", None)
-    if deck is None:
-        raise ValueError(f"card abstractions need a poker game of rcfr.games.poker, not {game.name!r}")
-    return deck
-
-
-def board_cards(game: Game) -> int:
-    """Number of public cards the game deals (one per betting round after the first)."""
-    return len(getattr(game.rules, "bets", (0,))) - 1
-
-
-def split_key(game: Game, key: str) -> tuple[int, tuple[int, ...], str]:
-    """(private rank, board ranks, betting) of a readable information-set key."""
-    deck = _deck(game)
-    private, board, betting = key.split("|", 2)
-    width = 2 if deck.show_suits else 1
-    ranks = tuple(deck.rank_chars.index(board[j]) for j in range(0, len(board), width))
-    return deck.rank_chars.index(private[0]), ranks, betting
-
-
 def _rank_key(game: Game):
-    chars = _deck(game).rank_chars
+    chars = deck_of(game).rank_chars
 
     def key(k: str) -> str:
         private, board, betting = split_key(game, k)
@@ -63,7 +38,7 @@ def ranks(game: Game) -> Abstraction:
 
 def parse_partition(game: Game, partition: str) -> list[int]:
     """Bucket of each rank for a partition such as ``"J.QK"``; every rank exactly once."""
-    chars = _deck(game).rank_chars
+    chars = deck_of(game).rank_chars
     groups = partition.split(".") if isinstance(partition, str) else None
     letters = "".join(groups or [])
     if not groups or any(not g for g in groups) or sorted(letters) != sorted(chars):
@@ -81,61 +56,6 @@ def partition(game: Game, partition: str) -> Abstraction:
         paired = "" if not board else ("p" if private in board else "n")
         return f"{bucket[private]}|{paired}|{betting}"
     return Abstraction.from_keys(game, partition, key)
-
-
-# ---- hand strength --------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class HandStrength:
-    """Per information set: E[HS] and E[HS^2] (equity against a uniformly random opponent card,
-    ties counted half, rolled out over the board cards still to come) and the round (board cards seen)."""
-
-    ehs: np.ndarray
-    ehs2: np.ndarray
-    round: np.ndarray
-    # per hand class (private rank, visible board ranks) of each round: values and deal frequencies
-    classes: tuple[dict[tuple[int, ...], tuple[float, float, int]], ...]
-
-
-def _deals(cards: int, count: int) -> np.ndarray:
-    total = int(np.prod(np.arange(cards - count + 1, cards + 1)))
-    if total > MAX_DEALS:
-        raise ValueError(f"hand strength would enumerate {total} deals (more than {MAX_DEALS})")
-    return np.array(list(itertools.permutations(range(cards), count)), dtype=np.int64).reshape(-1, count)
-
-
-def _group(columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Row groups of equal `columns`: (unique rows, inverse index)."""
-    unique, inverse = np.unique(columns, axis=0, return_inverse=True)
-    return unique, inverse.reshape(-1)
-
-
-def hand_strength(game: Game) -> HandStrength:
-    """Exact E[HS] and E[HS^2] of every information set, by enumerating all deals once (vectorized)."""
-    deck = _deck(game)
-    b = board_cards(game)
-    deals = _deals(deck.size, 2 + b)  # (me, opponent, board...)
-    rank = deals // deck.suits
-    board = rank[:, 2:]
-    pairs = [(board == rank[:, [p]]).sum(axis=1) for p in (0, 1)]
-    score = [pairs[p] * deck.ranks + rank[:, p] for p in (0, 1)]
-    outcome = np.where(score[0] > score[1], 1.0, np.where(score[0] == score[1], 0.5, 0.0))
-    # final hand strength of (my rank, board ranks): the mean over opponent cards
-    mine = np.column_stack([rank[:, :1], board])
-    _, inv = _group(mine)
-    final = (np.bincount(inv, outcome) / np.bincount(inv))[inv]
-    classes = []
-    for k in range(b + 1):
-        unique, inv = _group(mine[:, :k + 1])
-        count = np.bincount(inv)
-        ehs, ehs2 = np.bincount(inv, final) / count, np.bincount(inv, final ** 2) / count
-        classes.append({tuple(u.tolist()): (float(e), float(e2), int(c))
-                        for u, e, e2, c in zip(unique, ehs, ehs2, count)})
-    values = np.empty((game.num_infosets, 3))
-    for i, key in enumerate(game.infoset_keys):
-        private, seen, _ = split_key(game, str(key))
-        e, e2, _ = classes[len(seen)][(private, *seen)]
-        values[i] = e, e2, len(seen)
-    return HandStrength(values[:, 0], values[:, 1], values[:, 2].astype(np.int64), tuple(classes))
 
 
 METRICS = ("ehs", "ehs2")

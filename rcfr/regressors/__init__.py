@@ -1,10 +1,11 @@
-"""Regressors for learned regret estimation: one protocol, a registry by name.
+"""Regressors for learned regret estimation: scikit-learn estimators, and a registry by name.
 
-Protocol: ``fit(X, y, sample_weight=None) -> self``, ``predict(X) -> array``, ``complexity() -> int``
-(the representation size: leaves for trees, total leaves for boosting, parameters for linear models
-and networks). Any scikit-learn regressor works too: `make_regressor` wraps it and infers its
-complexity where it can. Regressors with state beyond their inputs (the MLP) also implement
-``state_dict()``/``load_state_dict(state)`` (see `Regressor`).
+Every built-in regressor is a scikit-learn estimator (``fit(X, y, sample_weight)``, ``predict``,
+``get_params``; `sklearn.base.clone` copies it; `NotFittedError` before fit) with a ``size()``: the
+representation size (leaves for trees, total leaves for boosting, parameters for linear models and
+networks). Any other scikit-learn regressor works as it is: the regret stores read its size with
+`size` where they can. Regressors with state beyond their inputs (the MLP) also implement
+``state_dict()``/``load_state_dict(state)`` (see `rcfr.regressors.base`).
 """
 
 from __future__ import annotations
@@ -12,21 +13,21 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ..registry import build, keyword_names
-from .base import Regressor, SklearnRegressor, complexity_of
-from .boosting import LightGBM
-from .fasttree import FastTree
+from ..registry import build
+from .base import seeded, size, stateful
+from .best_first import BestFirstTree
+from .library import lightgbm, linear
 from .mlp import MLP
-from .simple import ExactTable, Linear
-from .trees import BestFirstTree, PartitionTree
+from .table import ExactTable
+from .trees import PartitionTree, SklearnTree
 
-REGRESSORS: dict[str, type] = {
-    "tree": BestFirstTree,
-    "best_first": FastTree,
+REGRESSORS: dict[str, Any] = {
+    "best_first": BestFirstTree,
+    "tree": SklearnTree,
     "recursive": PartitionTree,
-    "lightgbm": LightGBM,
+    "lightgbm": lightgbm,
     "mlp": MLP,
-    "linear": Linear,
+    "linear": linear,
     "table": ExactTable,
 }
 
@@ -38,19 +39,18 @@ def register_regressor(name: str, factory) -> None:
     REGRESSORS[name] = factory
 
 
-def with_seed(spec: Any, seed: int) -> Any:
-    """`spec` with ``seed`` filled in when it names a regressor that takes one and sets none itself,
-    so that a run's seed reaches every random regressor (objects are left as they are)."""
-    named = {"name": spec} if isinstance(spec, str) else spec
-    if not isinstance(named, dict) or "seed" in named or named.get("name") not in REGRESSORS:
-        return spec
-    return {**named, "seed": seed} if "seed" in keyword_names(REGRESSORS[named["name"]]) else spec
-
-
 def make_regressor(spec: Any = "best_first", **options):
-    """A fresh regressor from a name and options (``make_regressor("best_first", max_leaves=64)``),
-    a dict (``{"name": "best_first", "max_leaves": 64}``), or an object with ``fit``/``predict``
-    (copied, so each caller gets its own; wrapped to give ``complexity()`` when it lacks one)."""
+    """A fresh, unfitted regressor from a name and options (``make_regressor("best_first", max_leaves=64)``),
+    a dict (``{"name": "best_first", "max_leaves": 64}``), or an estimator: a scikit-learn one is cloned
+    (`sklearn.base.clone`, unfitted), any other object with fit/predict deep-copied; each caller gets its own."""
+    model = _make(spec, **options)
+    if getattr(type(model), "_parameter_constraints", None):  # a scikit-learn estimator checks them in
+        model._validate_params()  # fit; here they fail before any work, naming the field and range
+    return model
+
+
+def _make(spec: Any, **options):
+    """`make_regressor` before the parameter check."""
     if isinstance(spec, str):
         return build("regressor", REGRESSORS, spec, **options)
     if options:
@@ -62,11 +62,12 @@ def make_regressor(spec: Any = "best_first", **options):
         return build("regressor", REGRESSORS, options.pop("name"), **options)
     if not (hasattr(spec, "fit") and hasattr(spec, "predict")):
         raise ValueError(f"regressor must be a name ({', '.join(sorted(REGRESSORS))}), a dict with 'name', "
-                         f"or an object with fit/predict; got {spec!r}")
-    model = copy.deepcopy(spec)
-    return model if callable(getattr(model, "complexity", None)) else SklearnRegressor(model)
+                         f"or an estimator with fit/predict; got {spec!r}")
+    if hasattr(spec, "get_params"):
+        from sklearn.base import clone
+        return clone(spec)
+    return copy.deepcopy(spec)
 
 
-__all__ = ["BestFirstTree", "ExactTable", "FastTree", "LightGBM", "Linear", "MLP", "PartitionTree", "REGRESSORS",
-           "Regressor", "SklearnRegressor", "complexity_of", "make_regressor", "register_regressor",
-           "with_seed"]
+__all__ = ["BestFirstTree", "ExactTable", "MLP", "PartitionTree", "REGRESSORS", "SklearnTree", "lightgbm",
+           "linear", "make_regressor", "register_regressor", "seeded", "size", "stateful"]

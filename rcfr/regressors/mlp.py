@@ -3,8 +3,10 @@
 RCFR refits every iteration on targets that change slowly, so a few full-batch Adam steps from
 the last solution are enough. Runs on the CPU by default; ``device="auto"`` takes a GPU when present.
 Inputs are standardized with the statistics of the first fit (kept fixed so warm starts stay valid);
-targets are scaled by their root mean square at each fit, since average regrets shrink like 1/sqrt(t).
-Each epoch is one full-batch step, or a pass of shuffled minibatches of ``batch_size`` rows.
+targets are scaled by their (weighted) root mean square at each fit, since average regrets shrink like 1/sqrt(t).
+Each epoch is one full-batch step, or a pass of shuffled minibatches of ``batch_size`` rows. The loss
+is the weighted mean squared error with weights normalized over all rows, so a minibatch whose rows
+all have weight zero (sequences a sampler never visited) adds nothing rather than dividing by zero.
 `state_dict`/`load_state_dict` carry the weights, the optimizer and the minibatch RNG, so a solver
 checkpoint resumes the same sequence of fits.
 """
@@ -14,120 +16,160 @@ from __future__ import annotations
 import io
 import json
 
+from numbers import Integral, Real
+
 import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
-from ..registry import check_choice
-from .base import Regressor, cache_key
+from .base import cache_key, fit_inputs, predict_input
 
 
-class MLP(Regressor):
+class MLP(RegressorMixin, BaseEstimator):
+    """Fully connected ReLU network (float64) trained by Adam on the weighted squared error."""
+
+    _parameter_constraints = {
+        "hidden": ["array-like"],
+        "epochs": [Interval(Integral, 1, None, closed="left")],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "weight_decay": [Interval(Real, 0, None, closed="left")],
+        "device": [StrOptions({"cpu", "cuda", "auto"})],
+        "random_state": [None, Interval(Integral, 0, None, closed="left")],
+        "warm_start": ["boolean"],
+        "batch_size": [None, Interval(Integral, 1, None, closed="left")],
+    }
+
     def __init__(self, hidden: tuple | list = (32, 32), epochs: int = 20, learning_rate: float = 1e-2,
-                 weight_decay: float = 0.0, device: str = "cpu", seed: int = 0, warm_start: bool = True,
-                 batch_size: int | None = None):
-        import torch
-        self.hidden = tuple(int(h) for h in hidden)
-        if not self.hidden or min(self.hidden) < 1 or epochs < 1 or learning_rate <= 0:
-            raise ValueError(f"MLP needs hidden sizes >= 1, epochs >= 1, learning_rate > 0; got "
-                             f"{hidden!r}, {epochs!r}, {learning_rate!r}")
-        check_choice("device", device, ["cpu", "cuda", "auto"])
-        if device == "auto":
-            device = "cuda" if torch.cuda.is_available() else "cpu"
-        if device == "cuda" and not torch.cuda.is_available():
-            raise ValueError("device 'cuda' requested but no GPU is available; use 'cpu' or 'auto'")
-        self.device = torch.device(device)
-        self.epochs, self.learning_rate, self.weight_decay = int(epochs), float(learning_rate), float(weight_decay)
-        self.seed, self.warm_start = int(seed), bool(warm_start)
-        if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1):
-            raise ValueError(f"batch_size must be None (full batch) or an integer >= 1, got {batch_size!r}")
+                 weight_decay: float = 0.0, device: str = "cpu", random_state: int | None = None,
+                 warm_start: bool = True, batch_size: int | None = None):
+        self.hidden = hidden
+        self.epochs = epochs
+        self.learning_rate = learning_rate
+        self.weight_decay = weight_decay
+        self.device = device
+        self.random_state = random_state
+        self.warm_start = warm_start
         self.batch_size = batch_size
-        self._rng = np.random.default_rng(seed)
-        self.net = self.optimizer = None
-        self._inputs = (None, None)
-        self._y_scale = 1.0
+
+    def _validate_params(self) -> None:
+        super()._validate_params()
+        self._widths()
+
+    def _widths(self) -> tuple[int, ...]:
+        widths = tuple(self.hidden)
+        if not widths or any(isinstance(h, bool) or not isinstance(h, Integral) or h < 1 for h in widths):
+            raise ValueError(f"The 'hidden' parameter of MLP must be a non-empty list of integers >= 1 "
+                             f"(units per hidden layer). Got {self.hidden!r} instead.")
+        return tuple(int(h) for h in widths)
+
+    def _device(self):
+        import torch
+        if self.device == "auto":
+            return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        if self.device == "cuda" and not torch.cuda.is_available():
+            raise ValueError("The 'device' parameter of MLP is 'cuda' but no GPU is available; use 'cpu' or 'auto'")
+        return torch.device(self.device)
 
     def _build(self, width: int) -> None:
+        """A fresh network and optimizer, initialized from `seed_` without touching torch's global RNG."""
         import torch
-        torch.manual_seed(self.seed)
-        layers, last = [], width
-        for h in self.hidden:
-            layers += [torch.nn.Linear(last, h), torch.nn.ReLU()]
-            last = h
-        layers.append(torch.nn.Linear(last, 1))
-        self.net = torch.nn.Sequential(*layers).to(self.device, torch.float64)
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=self.learning_rate,
-                                          weight_decay=self.weight_decay)
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(self.seed_)
+            layers, last = [], width
+            for h in self._widths():
+                layers += [torch.nn.Linear(last, h), torch.nn.ReLU()]
+                last = h
+            layers.append(torch.nn.Linear(last, 1))
+            self.net_ = torch.nn.Sequential(*layers).to(self._device(), torch.float64)
+        self.optimizer_ = torch.optim.Adam(self.net_.parameters(), lr=self.learning_rate,
+                                           weight_decay=self.weight_decay)
 
     def _tensor(self, X):
-        """X standardized as a tensor; remembered only for a read-only X (a writable one may change)."""
+        """X standardized as a tensor; kept from fit for a read-only X (a writable one may change)."""
         import torch
-        if self._inputs[0] is not X or X is None:
-            X64 = np.asarray(X, dtype=np.float64)
-            if self.net is None or not self.warm_start:
-                self._mean, self._scale = X64.mean(0), X64.std(0) + 1e-8
-            t = torch.as_tensor((X64 - self._mean) / self._scale, device=self.device)
-            self._inputs = (cache_key(X), t)
-        return self._inputs[1]
+        cached = getattr(self, "_inputs", None)
+        if cached is not None and cached[0] is X and X is not None:
+            return cached[1]
+        return torch.as_tensor((X - self.mean_) / self.scale_, device=self.net_[0].weight.device)
 
     def fit(self, X, y, sample_weight=None):
         import torch
-        if self.net is None or not self.warm_start or self.net[0].in_features != X.shape[1]:
-            self.net = None
-            self._inputs = (None, None)
-            inputs = self._tensor(X)
+        X, y, w = fit_inputs(self, X, y, sample_weight)
+        w = w * (len(w) / w.sum())  # mean 1: each row's share of the full loss (the sum is > 0: checked)
+        cold = (not self.warm_start or not hasattr(self, "net_") or self.n_features_in_ != self.net_[0].in_features)
+        if cold:
+            if not hasattr(self, "rng_"):
+                seed = self.random_state  # None: a fresh seed from NumPy's global RNG
+                seed = check_random_state(None).randint(2 ** 31) if seed is None else seed
+                self.seed_, self.rng_ = int(seed), np.random.default_rng(seed)
+            self.mean_, self.scale_ = X.mean(0), X.std(0) + 1e-8  # over the rows predicted, weighted or not
+            self._inputs = None
             self._build(X.shape[1])
-        else:
-            inputs = self._tensor(X)
-        y = np.asarray(y, dtype=np.float64)
-        self._y_scale = float(np.sqrt(np.mean(y ** 2))) or 1.0
-        target = torch.as_tensor(y / self._y_scale, device=self.device)
-        weight = (torch.ones_like(target) if sample_weight is None
-                  else torch.as_tensor(np.asarray(sample_weight, dtype=np.float64), device=self.device))
-        weight = weight / weight.sum()
+        inputs = self._tensor(X)
+        self._inputs = (cache_key(X), inputs)
+        self.y_scale_ = float(np.sqrt(np.mean(w * y ** 2))) or 1.0  # the weighted RMS of what is fit
+        device = inputs.device
+        target = torch.as_tensor(y / self.y_scale_, device=device)
+        weight = torch.as_tensor(w, device=device)
         n = len(target)
         size = n if self.batch_size is None else min(self.batch_size, n)
         for _ in range(self.epochs):
-            order = np.arange(n) if size == n else self._rng.permutation(n)
+            order = np.arange(n) if size == n else self.rng_.permutation(n)
             for start in range(0, n, size):
-                rows = torch.as_tensor(order[start:start + size], device=self.device)
-                w = weight[rows]
-                self.optimizer.zero_grad()
-                loss = (w * (self.net(inputs[rows]).squeeze(1) - target[rows]) ** 2).sum() / w.sum()
+                rows = torch.as_tensor(order[start:start + size], device=device)
+                self.optimizer_.zero_grad()
+                loss = (weight[rows] * (self.net_(inputs[rows]).squeeze(1) - target[rows]) ** 2).mean()
                 loss.backward()
-                self.optimizer.step()
+                self.optimizer_.step()
         return self
 
     def predict(self, X):
         import torch
+        X = predict_input(self, X)
         with torch.no_grad():
-            return self.net(self._tensor(X)).squeeze(1).cpu().numpy() * self._y_scale
+            return self.net_(self._tensor(X)).squeeze(1).cpu().numpy() * self.y_scale_
 
-    def complexity(self) -> int:
-        return 0 if self.net is None else int(sum(p.numel() for p in self.net.parameters()))
+    def size(self) -> int:
+        """Parameters (weights and biases)."""
+        check_is_fitted(self)
+        return int(sum(p.numel() for p in self.net_.parameters()))
 
     def state_dict(self) -> dict[str, np.ndarray]:
-        """Everything a later fit depends on, as arrays: weights and optimizer (torch.save bytes),
-        input statistics, target scale and the minibatch RNG (JSON bytes)."""
+        """Everything a later fit depends on, as arrays: weights and optimizer (torch.save bytes), input
+        statistics, target scale, the initialization seed and the minibatch RNG (JSON bytes); empty
+        before the first fit."""
         import torch
-        rng = np.frombuffer(json.dumps(self._rng.bit_generator.state).encode(), dtype=np.uint8).copy()
-        if self.net is None:
-            return {"rng": rng}
+        if not hasattr(self, "net_"):
+            return {}
+        rng = np.frombuffer(json.dumps(self.rng_.bit_generator.state).encode(), dtype=np.uint8).copy()
         buffer = io.BytesIO()
-        torch.save({"net": self.net.state_dict(), "optimizer": self.optimizer.state_dict()}, buffer)
-        return {"rng": rng, "torch": np.frombuffer(buffer.getvalue(), dtype=np.uint8).copy(),
-                "width": np.array(self.net[0].in_features), "mean": self._mean.copy(),
-                "scale": self._scale.copy(), "y_scale": np.array(self._y_scale)}
+        torch.save({"net": self.net_.state_dict(), "optimizer": self.optimizer_.state_dict()}, buffer)
+        return {"rng": rng, "seed": np.array(self.seed_), "torch": np.frombuffer(buffer.getvalue(), dtype=np.uint8).copy(),
+                "width": np.array(self.n_features_in_), "mean": self.mean_.copy(),
+                "scale": self.scale_.copy(), "y_scale": np.array(self.y_scale_)}
 
     def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
         import torch
-        self._rng.bit_generator.state = json.loads(np.asarray(state["rng"], dtype=np.uint8).tobytes())
-        self._inputs = (None, None)
-        if "torch" not in state:
-            self.net = self.optimizer = None
+        for name in ("net_", "optimizer_", "rng_", "seed_", "mean_", "scale_", "y_scale_", "n_features_in_", "_inputs", "_checked"):
+            self.__dict__.pop(name, None)
+        if not state:
             return
-        self._build(int(state["width"]))
+        self.seed_ = int(state["seed"])
+        self.rng_ = np.random.default_rng()
+        self.rng_.bit_generator.state = json.loads(np.asarray(state["rng"], dtype=np.uint8).tobytes())
+        self.n_features_in_ = int(state["width"])
+        self._build(self.n_features_in_)
         saved = torch.load(io.BytesIO(np.asarray(state["torch"], dtype=np.uint8).tobytes()),
-                           map_location=self.device, weights_only=True)
-        self.net.load_state_dict(saved["net"])
-        self.optimizer.load_state_dict(saved["optimizer"])
-        self._mean, self._scale = np.array(state["mean"], dtype=np.float64), np.array(state["scale"], dtype=np.float64)
-        self._y_scale = float(state["y_scale"])
+                           map_location=self.net_[0].weight.device, weights_only=True)
+        self.net_.load_state_dict(saved["net"])
+        self.optimizer_.load_state_dict(saved["optimizer"])
+        self.mean_ = np.array(state["mean"], dtype=np.float64)
+        self.scale_ = np.array(state["scale"], dtype=np.float64)
+        self.y_scale_ = float(state["y_scale"])
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.regressor_tags.poor_score = True  # a few warm-started epochs per fit, not a converged fit
+        return tags

@@ -1,65 +1,76 @@
-"""Regression trees: best-first with a leaf budget, and recursive partitioning to an error threshold."""
+"""Regression trees: scikit-learn's best-first with a leaf budget, and recursive partitioning to an error threshold."""
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.tree import DecisionTreeRegressor
 
-from ..registry import check_choice
-from .base import Regressor, cache_key
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from .base import cache_key, fit_inputs, predict_input
 
 
-class BestFirstTree(Regressor):
-    """A tree grown best-first (largest impurity decrease next) until it has `max_leaves` leaves.
+class SklearnTree(RegressorMixin, BaseEstimator):
+    """scikit-learn's tree grown best-first (largest impurity decrease next) to `max_leaves` leaves.
 
-    scikit-learn grows best-first whenever ``max_leaf_nodes`` is set; inputs are passed as float32
-    without re-validation, which is most of the cost at RCFR's sizes.
-    """
+    scikit-learn grows best-first whenever ``max_leaf_nodes`` is set. X is validated once and cast to
+    float32 once per read-only X; the tree then skips its own re-validation, which is most of the
+    cost at RCFR's sizes."""
 
-    def __init__(self, max_leaves: int = 64, criterion: str = "squared_error", seed: int = 0):
-        if isinstance(max_leaves, bool) or not isinstance(max_leaves, (int, np.integer)) or max_leaves < 2:
-            raise ValueError(f"max_leaves must be an integer >= 2, got {max_leaves!r}")
-        check_choice("criterion", criterion, ["squared_error", "absolute_error"])
-        self.max_leaves = int(max_leaves)
-        self.model = DecisionTreeRegressor(max_leaf_nodes=self.max_leaves, criterion=criterion,
-                                           random_state=seed)
-        self._cast = (None, None)
+    _parameter_constraints = {"max_leaves": [Interval(Integral, 2, None, closed="left")],
+                              "criterion": [StrOptions({"squared_error", "absolute_error"})],
+                              "random_state": ["random_state"]}
+
+    def __init__(self, max_leaves: int = 64, criterion: str = "squared_error", random_state=None):
+        self.max_leaves = max_leaves
+        self.criterion = criterion
+        self.random_state = random_state
 
     def _float32(self, X):
-        """X as float32, remembered for a read-only X only (`cache_key`)."""
-        if self._cast[0] is not X or X is None:
-            self._cast = (cache_key(X), np.ascontiguousarray(X, dtype=np.float32))
-        return self._cast[1]
+        """X as float32; the cast of a read-only X seen by fit is kept (`cache_key`) and reused."""
+        cached = getattr(self, "_cast", None)
+        if cached is not None and cached[0] is X and X is not None:
+            return cached[1]
+        return np.ascontiguousarray(X, dtype=np.float32)
 
     def fit(self, X, y, sample_weight=None):
-        y = np.ascontiguousarray(y, dtype=np.float64)
-        if sample_weight is not None:
-            sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
-        self.model.fit(self._float32(X), y, sample_weight=sample_weight, check_input=False)
+        X, y, w = fit_inputs(self, X, y, sample_weight)
+        X32 = self._float32(X)
+        self._cast = (cache_key(X), X32)
+        self.model_ = DecisionTreeRegressor(max_leaf_nodes=self.max_leaves, criterion=self.criterion,
+                                            random_state=self.random_state)
+        self.model_.fit(X32, np.ascontiguousarray(y), sample_weight=w, check_input=False)
         return self
 
     def predict(self, X):
-        return self.model.predict(self._float32(X), check_input=False)
+        X = predict_input(self, X)
+        return self.model_.predict(self._float32(X), check_input=False)
 
-    def complexity(self) -> int:
-        return int(self.model.tree_.n_leaves)
+    def size(self) -> int:
+        """Leaves."""
+        check_is_fitted(self)
+        return int(self.model_.tree_.n_leaves)
 
 
-class PartitionTree(Regressor):
+class PartitionTree(RegressorMixin, BaseEstimator):
     """Recursive partitioning: split a node (on the split that most reduces squared error) while its
     average error — the weighted mean absolute deviation from its mean — exceeds `threshold`.
 
     The split search is vectorized over all features of a node at once.
     """
 
+    _parameter_constraints = {"threshold": [Interval(Real, 0, None, closed="left")],
+                              "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
+                              "max_depth": [Interval(Integral, 0, None, closed="left")]}
+
     def __init__(self, threshold: float = 0.01, min_samples_leaf: int = 1, max_depth: int = 32):
-        if not threshold >= 0:
-            raise ValueError(f"threshold must be >= 0, got {threshold!r}")
-        if min_samples_leaf < 1 or max_depth < 0:
-            raise ValueError(f"min_samples_leaf must be >= 1 and max_depth >= 0, got "
-                             f"{min_samples_leaf}, {max_depth}")
-        self.threshold, self.min_samples_leaf, self.max_depth = float(threshold), int(min_samples_leaf), int(max_depth)
-        self.feature = self.cut = self.value = self.right = np.zeros(0)
+        self.threshold = threshold
+        self.min_samples_leaf = min_samples_leaf
+        self.max_depth = max_depth
 
     def _best_split(self, X, y, w):
         """(feature, cut) minimizing the children's weighted squared error, or None."""
@@ -85,9 +96,7 @@ class PartitionTree(Regressor):
         return f, (a if cut >= b else cut)
 
     def fit(self, X, y, sample_weight=None):
-        X = np.asarray(X, dtype=np.float64)
-        y = np.asarray(y, dtype=np.float64)
-        w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        X, y, w = fit_inputs(self, X, y, sample_weight)
         feature, cut, value = [], [], []
         stack = [(np.arange(len(y)), 0)]
         while stack:
@@ -106,29 +115,32 @@ class PartitionTree(Regressor):
                 # children are pushed right first so the left child gets id node + 1
                 stack.append((rows[~goes_left], depth + 1))
                 stack.append((rows[goes_left], depth + 1))
-        self.feature, self.cut, self.value = np.array(feature), np.array(cut), np.array(value)
-        self.right = self._right_children()
+        self.feature_, self.threshold_ = np.array(feature, dtype=np.int64), np.array(cut)
+        self.value_ = np.array(value)
+        self.right_ = self._right_children()
         return self
 
     def _right_children(self) -> np.ndarray:
         """Depth-first ids: a node's right child follows its whole left subtree."""
-        n = len(self.value)
+        n = len(self.value_)
         size = np.ones(n, dtype=np.int64)
         for node in range(n - 1, -1, -1):
-            if self.feature[node] >= 0:
+            if self.feature_[node] >= 0:
                 size[node] = 1 + size[node + 1] + size[node + 1 + size[node + 1]]
-        return np.where(self.feature >= 0, np.arange(n) + 1 + size[np.minimum(np.arange(n) + 1, n - 1)], -1)
+        return np.where(self.feature_ >= 0, np.arange(n) + 1 + size[np.minimum(np.arange(n) + 1, n - 1)], -1)
 
     def predict(self, X):
-        X = np.asarray(X, dtype=np.float64)
+        X = predict_input(self, X)
         node = np.zeros(len(X), dtype=np.int64)
         rows = np.arange(len(X))
         while True:
-            inner = self.feature[node] >= 0
+            inner = self.feature_[node] >= 0
             if not inner.any():
-                return self.value[node]
+                return self.value_[node]
             r, n = rows[inner], node[inner]
-            node[inner] = np.where(X[r, self.feature[n]] <= self.cut[n], n + 1, self.right[n])
+            node[inner] = np.where(X[r, self.feature_[n]] <= self.threshold_[n], n + 1, self.right_[n])
 
-    def complexity(self) -> int:
-        return int(np.count_nonzero(self.feature < 0))
+    def size(self) -> int:
+        """Leaves."""
+        check_is_fitted(self)
+        return int(np.count_nonzero(self.feature_ < 0))

@@ -7,7 +7,6 @@ import re
 from typing import Callable
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from ..tree import Game
 
@@ -70,6 +69,7 @@ class IterativeSolver:
             callback: Callable[["IterativeSolver"], object] | None = None, every: int = 1):
         """Run `iterations` more iterations; call `callback(self)` whenever the iteration count is a
         multiple of `every`. Shows a progress bar when `progress` is true."""
+        from tqdm.auto import tqdm
         left = _check_count("iterations", iterations, 0)
         every = _check_count("every", every, 1)
         with tqdm(total=left, disable=not progress, desc=type(self).__name__, unit="it") as bar:

@@ -96,6 +96,12 @@ class CFRSolver(IterativeSolver):
             self.average_plans[p][:] = state[f"average_plan{p}"]
         self.iteration = int(state["iteration"])
 
+    def size(self) -> int | None:
+        """Representation size: the values the regret store keeps (table entries, abstract sequences,
+        the regressors' sizes); None for a regressor of unknown size. Compare with
+        ``game.num_sequences``, the size of a full regret table."""
+        return self.store.size()
+
     # ---- policies ------------------------------------------------------------------------------
     def current_policy(self) -> Policy:
         return Policy.from_local(self.game, [self.store.strategy(p) for p in (0, 1)])
@@ -106,29 +112,35 @@ class CFRSolver(IterativeSolver):
 
 
 class CFR(CFRSolver):
-    """Vanilla CFR: regret matching on cumulative regrets, uniform averaging."""
+    """Vanilla CFR: regret matching on cumulative regrets, uniform averaging. ``store`` replaces the
+    regret table by any `RegretStore` (your own, or `RegressionRegrets` with your regressor)."""
 
-    def __init__(self, game: Game, *, updates: str = "alternating", averaging: str | float = "uniform"):
-        super().__init__(game, RegretTable(), updates=updates, averaging=averaging)
+    def __init__(self, game: Game, *, updates: str = "alternating", averaging: str | float = "uniform",
+                 store: RegretStore | None = None):
+        if store is not None and not all(callable(getattr(store, m, None)) for m in ("bind", "strategy", "update")):
+            raise ValueError(f"store must be a RegretStore (bind, strategy, update, size), got {store!r}")
+        super().__init__(game, RegretTable() if store is None else store, updates=updates, averaging=averaging)
 
 
 class CFRPlus(CFRSolver):
     """CFR+: regret-matching+ (clipped regrets), alternating updates, linear averaging by default."""
 
     def __init__(self, game: Game, *, averaging: str | float = "linear"):
-        super().__init__(game, RegretTable(clip=True), updates="alternating", averaging=averaging)
+        super().__init__(game, RegretTable("rm+"), updates="alternating", averaging=averaging)
 
 
 class LinearCFR(CFRSolver):
-    """Linear CFR: iteration t's regrets and average-policy contribution weighted by t."""
+    """Linear CFR: iteration t's regrets weighted by t, and its average-policy contribution by
+    t ** power of `averaging` (linear by default, as in the paper)."""
 
-    def __init__(self, game: Game, *, updates: str = "alternating"):
-        super().__init__(game, RegretTable(alpha=1.0, beta=1.0), updates=updates, averaging="linear")
+    def __init__(self, game: Game, *, updates: str = "alternating", averaging: str | float = "linear"):
+        super().__init__(game, RegretTable(alpha=1.0, beta=1.0), updates=updates, averaging=averaging)
 
 
 class DiscountedCFR(CFRSolver):
-    """Discounted CFR (Brown & Sandholm 2019) with parameters alpha, beta, gamma."""
+    """Discounted CFR (Brown & Sandholm 2019) with parameters alpha, beta and gamma; the paper's gamma
+    (iteration t's average-policy weight t ** gamma) is `averaging`, as in every solver."""
 
-    def __init__(self, game: Game, *, alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
+    def __init__(self, game: Game, *, alpha: float = 1.5, beta: float = 0.0, averaging: str | float = 2.0,
                  updates: str = "alternating"):
-        super().__init__(game, RegretTable(alpha=alpha, beta=beta), updates=updates, averaging=gamma)
+        super().__init__(game, RegretTable(alpha=alpha, beta=beta), updates=updates, averaging=averaging)

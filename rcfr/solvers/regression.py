@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..regressors import make_regressor, with_seed
 from ..tree import Game
 from .cfr import CFRSolver
 from .predictions import checked_prediction
@@ -21,33 +20,36 @@ from .targets import RegretTargets
 class RegressionRegrets(RegretStore):
     """Regret store backed by one regressor per player (or one `shared` by both players).
 
-    * ``regressor``: name, ``{"name": ..., **options}`` or any object with fit/predict (copied per player);
+    * ``regressor``: name, ``{"name": ..., **options}`` or a scikit-learn estimator (cloned per player);
     * ``features``: name (``"auto"``, ``"indicator"``, ``"generic"``, ``"poker"``), dict, `Features` or array;
-    * ``plus``: clip targets at zero (RCFR+, Q-regrets); ``targets``: ``"stored"`` or ``"bootstrap"``;
+    * ``regret_matching``: ``"rm"`` (regrets, RCFR) or ``"rm+"`` (Q-regrets clipped at zero, RCFR+);
+    * ``targets``: ``"stored"`` or ``"bootstrap"``;
     * ``refit_every``: refit every k iterations (the strategy stays put in between);
     * ``weights``: None, or one non-negative example weight per global sequence;
-    * ``seed``: regressors that take a seed and were not given one get ``2 * seed + player``.
+    * ``seed``: a regressor whose ``random_state`` is None gets ``2 * seed + player`` (see `seeded`).
     """
 
-    def __init__(self, regressor="best_first", features="auto", *, plus: bool = False, targets: str = "stored",
-                 refit_every: int = 1, shared: bool = False, weights=None, seed: int = 0):
+    def __init__(self, regressor="best_first", features="auto", *, regret_matching: str = "rm",
+                 targets: str = "stored", refit_every: int = 1, shared: bool = False, weights=None, seed: int = 0):
         if isinstance(refit_every, bool) or not isinstance(refit_every, (int, np.integer)) or refit_every < 1:
             raise ValueError(f"refit_every must be an integer >= 1, got {refit_every!r}")
         if not isinstance(shared, bool):
             raise ValueError(f"shared must be True or False, got {shared!r}")
-        RegretTargets(0, plus, targets)  # validates `targets`
+        RegretTargets(0, regret_matching, targets)  # validates both
         self.regressor_spec, self.features_spec = regressor, features
-        self.plus, self.mode, self.refit_every, self.shared = bool(plus), targets, int(refit_every), shared
+        self.regret_matching, self.mode = regret_matching, targets
+        self.refit_every, self.shared = int(refit_every), shared
         self.weights_spec, self.seed = weights, seed
 
     # ---- setup ---------------------------------------------------------------------------------
     def bind(self, game: Game) -> None:
-        from features import resolve_features
+        from features import make_features
+        from ..regressors import make_regressor, seeded
         self.game, self.views = game, game.views
-        self.features = resolve_features(game, self.features_spec)
+        self.features = make_features(game, self.features_spec)
         self.rows = [self.features.player_rows(game, p) for p in (0, 1)]
         self.weights = self._weights(game)
-        self.regressors = [make_regressor(with_seed(self.regressor_spec, 2 * self.seed + p))
+        self.regressors = [seeded(make_regressor(self.regressor_spec), 2 * self.seed + p)
                            for p in range(1 if self.shared else 2)]
         self.blocks = [self._new_targets(p, v.num_sequences - 1) for p, v in enumerate(self.views)]
         self._estimates = [np.zeros(v.num_sequences) for v in self.views]  # local, entry 0 unused
@@ -55,7 +57,7 @@ class RegressionRegrets(RegretStore):
 
     def _new_targets(self, player: int, size: int) -> RegretTargets:
         """The target block of one player (subclasses plug in other target schemes here)."""
-        return RegretTargets(size, self.plus, self.mode)
+        return RegretTargets(size, self.regret_matching, self.mode)
 
     def _weights(self, game: Game):
         if self.weights_spec is None:
@@ -84,6 +86,7 @@ class RegressionRegrets(RegretStore):
 
     def _fit(self, players: list[int]) -> None:
         """Fit the regressor(s) on the latest targets and refresh the strategies of `players`."""
+        from ..regressors import base as regressors
         if self.shared:
             model = self.regressors[0]
             weights = [self._example_weights(p) for p in (0, 1)]
@@ -91,8 +94,8 @@ class RegressionRegrets(RegretStore):
                 weights = np.concatenate([np.ones(len(r)) if w is None else w for w, r in zip(weights, self.rows)])
             else:
                 weights = None
-            model.fit(self.features.matrix, np.concatenate([b.value for b in self.blocks]), weights)
-            prediction = model.predict(self.features.matrix)
+            regressors.fit(model, self.features.matrix, np.concatenate([b.value for b in self.blocks]), weights)
+            prediction = regressors.predict(model, self.features.matrix)
             split = len(self.rows[0])
             prediction = checked_prediction(model, prediction, self.features.matrix.shape[0],
                                             f"both players at iteration {self.blocks[0].t}")
@@ -100,8 +103,8 @@ class RegressionRegrets(RegretStore):
         else:
             (p,) = players
             model = self.regressors[p]
-            model.fit(self.rows[p], self.blocks[p].value, self._example_weights(p))
-            predictions = {p: model.predict(self.rows[p])}
+            regressors.fit(model, self.rows[p], self.blocks[p].value, self._example_weights(p))
+            predictions = {p: regressors.predict(model, self.rows[p])}
         for p, prediction in predictions.items():
             prediction = checked_prediction(model, prediction, self.rows[p].shape[0],
                                             f"player {p} at iteration {self.blocks[p].t}")
@@ -120,29 +123,32 @@ class RegressionRegrets(RegretStore):
         return self._estimates[player]
 
     def size(self) -> int | None:
-        """Representation size: the summed complexity of the regressors (None if one is unknown)."""
-        sizes = [r.complexity() for r in self.regressors]
+        """Representation size: the regressors' summed sizes (None if one is unknown)."""
+        from ..regressors import size
+        sizes = [size(r) for r in self.regressors]
         return None if any(s is None for s in sizes) else int(sum(sizes))
 
     def state_dict(self) -> dict[str, np.ndarray]:
-        """Targets and estimates, plus the state of regressors that carry one (`_stateful`)."""
+        """Targets and estimates, plus the state of regressors that carry one (`stateful`)."""
+        from ..regressors import stateful
         state = {}
         for p, block in enumerate(self.blocks):
             state.update(block.state_dict(f"player{p}."))
         for i, model in enumerate(self.regressors):
-            if _stateful(model):
+            if stateful(model):
                 state.update({f"regressor{i}.{k}": v for k, v in model.state_dict().items()})
         return state
 
     def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
         """Stateful regressors get their saved state back and the saved estimates are used as they
         are (exact resume); the others are refit from the targets, a deterministic function of them."""
+        from ..regressors import stateful
         for p, block in enumerate(self.blocks):
             block.load_state_dict(state, f"player{p}.")
         stateless = []
         for i, model in enumerate(self.regressors):
             players = [0, 1] if self.shared else [i]
-            if _stateful(model):
+            if stateful(model):
                 prefix = f"regressor{i}."
                 model.load_state_dict({k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)})
                 self._use_saved_estimates(players)
@@ -159,34 +165,23 @@ class RegressionRegrets(RegretStore):
             self._match(p, self._strategies[p])
 
 
-def _stateful(model) -> bool:
-    """Whether a regressor follows the optional state protocol (``state_dict() -> dict[str, array]``,
-    ``load_state_dict(state)``): needed where a fit depends on more than its inputs (warm starts, RNGs)."""
-    return callable(getattr(model, "state_dict", None)) and callable(getattr(model, "load_state_dict", None))
-
-
 class RCFR(CFRSolver):
     """Regression CFR (Waugh et al. 2015): regret matching on a regressor's average-regret estimates."""
 
-    plus = False
+    regret_matching = "rm"
 
     def __init__(self, game: Game, *, regressor="best_first", features="auto", targets: str = "stored",
                  refit_every: int = 1, shared: bool = False, weights=None, updates: str = "alternating",
                  averaging: str | float = "uniform", seed: int = 0):
-        store = RegressionRegrets(regressor, features, plus=self.plus, targets=targets,
+        store = RegressionRegrets(regressor, features, regret_matching=self.regret_matching, targets=targets,
                                   refit_every=refit_every, shared=shared, weights=weights, seed=seed)
         super().__init__(game, store, updates=updates, averaging=averaging)
-
-    def representation(self) -> dict[str, float | int | None]:
-        """Regressor complexity, and as a percentage of the game's sequences."""
-        size, total = self.store.size(), self.game.num_sequences
-        return {"size": size, "sequences": total, "percent": None if size is None else 100.0 * size / total}
 
 
 class RCFRPlus(RCFR):
     """RCFR+ (Morrill 2016): regressors fit average Q-regrets Q_t / t (clipped at zero), linear averaging."""
 
-    plus = True
+    regret_matching = "rm+"
 
     def __init__(self, game: Game, *, regressor="best_first", features="auto", targets: str = "stored",
                  refit_every: int = 1, shared: bool = False, weights=None, updates: str = "alternating",

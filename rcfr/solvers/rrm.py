@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..regressors import make_regressor
 from .targets import RegretTargets
 
 
@@ -23,17 +22,18 @@ def _regret_matching(regrets: np.ndarray) -> np.ndarray:
 
 class RRM:
     """Online regression regret matching over the actions whose feature rows are `features`
-    (an int n means n indicator features). ``plus`` clips targets at zero (RRM+)."""
+    (an int n means n indicator features). ``regret_matching="rm+"`` clips targets at zero (RRM+)."""
 
-    def __init__(self, features, regressor="table", *, plus: bool = False, targets: str = "stored",
+    def __init__(self, features, regressor="table", *, regret_matching: str = "rm", targets: str = "stored",
                  weights=None):
         X = np.eye(features) if isinstance(features, (int, np.integer)) else np.asarray(features, dtype=np.float64)
         if X.ndim != 2 or len(X) < 1:
             raise ValueError(f"features must be an action count or an (actions x d) matrix, got shape {X.shape}")
         X.setflags(write=False)
+        from ..regressors import make_regressor  # scikit-learn loads on first use, not on `import rcfr`
         self.features, self.regressor = X, make_regressor(regressor)
         self.weights = None if weights is None else np.asarray(weights, dtype=np.float64)
-        self.targets = RegretTargets(len(X), plus, targets)
+        self.targets = RegretTargets(len(X), regret_matching, targets)
         self.t = 0
         self._strategy = np.full(len(X), 1.0 / len(X))
         self.true_regret = np.zeros(len(X))  # exact cumulative regret of the strategies played
@@ -48,8 +48,9 @@ class RRM:
         self.true_regret += regrets
         self.t += 1
         self.targets.add(regrets)
-        self.regressor.fit(self.features, self.targets.targets(self.t), self.weights)
-        estimate = self.targets.predicted(self.regressor.predict(self.features))
+        from ..regressors import base as regressors
+        regressors.fit(self.regressor, self.features, self.targets.targets(self.t), self.weights)
+        estimate = self.targets.predicted(regressors.predict(self.regressor, self.features))
         self._strategy = _regret_matching(estimate)
 
     def average_regret(self) -> float:

@@ -5,15 +5,15 @@ current profile; `traversals` external- or outcome-sampling traversals (compiled
 `rcfr.sampling.RegretSampler`) at that profile give p's mean sampled regrets; these become training
 data, either
 
-* ``targets="running"``: per-sequence running sums of the sampled regrets (or Q-regrets clipped at
-  zero for the plus variant), trained on sum / t, as full-width RCFR's stored targets;
+* ``targets="stored"``: per-sequence sums of the sampled regrets (or, under ``regret_matching="rm+"``,
+  Q-regrets clipped at zero), trained on sum / t, as full-width RCFR's stored targets;
 * ``targets="bootstrap"``: as full-width RCFR's bootstrapped targets, on sampled regrets;
 * ``targets="reservoir"``: a reservoir buffer of (sequence, sampled regret, iteration) examples of the
   visited sequences with iteration weights (Deep CFR);
 
 and the regressor of p is refit every `refit_every` iterations. The average policy sums the sampler's
 stochastically weighted average-strategy increments (weight t^power). All target, fit and regret
-matching logic is `RegressionRegrets`'; with indicator features, the `table` regressor, running
+matching logic is `RegressionRegrets`'; with indicator features, the `table` regressor, stored
 targets and one traversal per iteration this is tabular MCCFR with the same sampler and seed.
 """
 
@@ -31,22 +31,23 @@ from .regression import RegressionRegrets
 from .targets import RegretTargets, ReservoirTargets
 
 SAMPLERS = ("external", "outcome")
-TARGETS = ("running", "bootstrap", "reservoir")
+TARGETS = ("stored", "bootstrap", "reservoir")
 
 
 class SampledRegressionRegrets(RegressionRegrets):
     """`RegressionRegrets` whose targets may also come from a reservoir of sampled regrets."""
 
-    def __init__(self, regressor="best_first", features="auto", *, plus: bool = False, targets: str = "running",
-                 capacity: int = 100_000, buffer_weighting: str | float = "linear", seed: int = 0,
-                 refit_every: int = 1, shared: bool = False, weights=None):
+    def __init__(self, regressor="best_first", features="auto", *, regret_matching: str = "rm",
+                 targets: str = "stored", capacity: int = 100_000, buffer_weighting: str | float = "linear",
+                 seed: int = 0, refit_every: int = 1, shared: bool = False, weights=None):
         self.sampled_targets = check_choice("targets", targets, TARGETS)
-        if targets == "reservoir" and plus:
-            raise ValueError("targets='reservoir' has no plus variant (Q-regrets need per-sequence sums); "
-                             "use targets 'running' or 'bootstrap' with plus")
+        if targets == "reservoir" and regret_matching == "rm+":
+            raise ValueError("targets='reservoir' has no regret_matching='rm+' variant (Q-regrets need "
+                             "per-sequence sums); use targets 'stored' or 'bootstrap' with 'rm+'")
         _check_count("capacity", capacity, 1)
         self.capacity, self.buffer_power = int(capacity), averaging_power(buffer_weighting)
-        super().__init__(regressor, features, plus=plus, targets="bootstrap" if targets == "bootstrap" else "stored",
+        super().__init__(regressor, features, regret_matching=regret_matching,
+                         targets="bootstrap" if targets == "bootstrap" else "stored",
                          refit_every=refit_every, shared=shared, weights=weights, seed=seed)
 
     def _new_targets(self, player: int, size: int) -> RegretTargets:
@@ -58,17 +59,17 @@ class SampledRegressionRegrets(RegressionRegrets):
 class SampledRCFR(IterativeSolver):
     """RCFR fed by external or outcome sampling (see the module docstring for the options)."""
 
-    plus = False
+    regret_matching = "rm"
 
     def __init__(self, game: Game, *, sampler: str = "external", regressor="best_first", features="auto",
-                 targets: str = "running", traversals: int = 1, refit_every: int = 1, capacity: int = 100_000,
+                 targets: str = "stored", traversals: int = 1, refit_every: int = 1, capacity: int = 100_000,
                  buffer_weighting: str | float = "linear", averaging: str | float = "uniform",
                  epsilon: float = 0.6, shared: bool = False, weights=None, seed: int = 0):
         self.game, self.views = game, game.views
         self.sampler_name = check_choice("sampler", sampler, SAMPLERS)
         self.traversals = _check_count("traversals", traversals, 1)
         self.power = averaging_power(averaging)
-        self._store = SampledRegressionRegrets(regressor, features, plus=self.plus, targets=targets,
+        self._store = SampledRegressionRegrets(regressor, features, regret_matching=self.regret_matching, targets=targets,
                                               capacity=capacity, buffer_weighting=buffer_weighting, seed=seed,
                                               refit_every=refit_every, shared=shared, weights=weights)
         self.sampler = RegretSampler(game, sampler, seed=seed, epsilon=epsilon)
@@ -123,13 +124,8 @@ class SampledRCFR(IterativeSolver):
 
     # ---- size and checkpoints ------------------------------------------------------------------
     def size(self) -> int | None:
-        """Representation size: the regressors' summed complexity."""
+        """Representation size: the regressors' summed sizes (see `CFRSolver.size`)."""
         return self.store.size()
-
-    def representation(self) -> dict[str, float | int | None]:
-        """Regressor complexity, and as a percentage of the game's sequences."""
-        size, total = self.store.size(), self.game.num_sequences
-        return {"size": size, "sequences": total, "percent": None if size is None else 100.0 * size / total}
 
     def _state(self) -> dict[str, np.ndarray]:
         """Iteration, average sums, sampler state (RNG included) and the store's targets; resuming is exact
@@ -148,12 +144,12 @@ class SampledRCFR(IterativeSolver):
 
 
 class SampledRCFRPlus(SampledRCFR):
-    """Sampled RCFR+: running targets are sampled Q-regrets clipped at zero; linear averaging by default."""
+    """Sampled RCFR+: stored targets are sampled Q-regrets clipped at zero; linear averaging by default."""
 
-    plus = True
+    regret_matching = "rm+"
 
     def __init__(self, game: Game, *, sampler: str = "external", regressor="best_first", features="auto",
-                 targets: str = "running", traversals: int = 1, refit_every: int = 1, capacity: int = 100_000,
+                 targets: str = "stored", traversals: int = 1, refit_every: int = 1, capacity: int = 100_000,
                  buffer_weighting: str | float = "linear", averaging: str | float = "linear",
                  epsilon: float = 0.6, shared: bool = False, weights=None, seed: int = 0):
         super().__init__(game, sampler=sampler, regressor=regressor, features=features, targets=targets,

@@ -12,7 +12,9 @@ import math
 import numpy as np
 
 from .. import kernels
+from ..registry import check_choice
 from ..tree import Game
+from .targets import REGRET_MATCHING
 
 
 class RegretStore:
@@ -44,16 +46,16 @@ class RegretStore:
 class RegretTable(RegretStore):
     """Cumulative regrets per sequence with optional discounting and clipping.
 
-    * ``clip=True`` keeps regrets non-negative after each update (regret-matching+, CFR+).
+    * ``regret_matching="rm+"`` keeps regrets non-negative after each update (regret-matching+, CFR+);
+      ``"rm"`` (default) is plain regret matching.
     * ``alpha`` / ``beta``: after iteration t, positive cumulative regrets are multiplied by
       t^alpha / (t^alpha + 1) and negative ones by t^beta / (t^beta + 1) (Discounted CFR;
       alpha = beta = 1 is Linear CFR). ``None`` means no discounting.
     """
 
-    def __init__(self, clip: bool = False, alpha: float | None = None, beta: float | None = None):
-        if not isinstance(clip, (bool, np.bool_)):
-            raise ValueError(f"clip must be True or False, got {clip!r}")
-        self.clip, self.alpha, self.beta = bool(clip), _check_power("alpha", alpha), _check_power("beta", beta)
+    def __init__(self, regret_matching: str = "rm", alpha: float | None = None, beta: float | None = None):
+        self.regret_matching = check_choice("regret_matching", regret_matching, REGRET_MATCHING)
+        self.alpha, self.beta = _check_power("alpha", alpha), _check_power("beta", beta)
 
     def bind(self, game: Game) -> None:
         self.views = game.views
@@ -74,7 +76,7 @@ class RegretTable(RegretStore):
         total += regrets
         if self.alpha is not None or self.beta is not None:
             total *= np.where(total > 0, _discount(iteration, self.alpha), _discount(iteration, self.beta))
-        if self.clip:
+        if self.regret_matching == "rm+":
             np.maximum(total, 0.0, out=total)
         self._match(player, self._strategies[player])
 

@@ -1,9 +1,9 @@
 """Regression targets for learned regret estimation (Morrill 2016, Algorithms 1 and 2).
 
-* ``stored``: keep the exact cumulative regrets R_t (RCFR) or Q-regrets Q_t = max(Q_{t-1} + r_t, 0)
-  (RCFR+) and train on R_t / t;
+* ``stored``: keep the exact cumulative regrets R_t (``regret_matching="rm"``, RCFR) or Q-regrets
+  Q_t = max(Q_{t-1} + r_t, 0) (``"rm+"``, RCFR+) and train on R_t / t;
 * ``bootstrap``: keep nothing but the regressor; train on (R~_{t-1} + r_t) / t, where
-  R~_{t-1} = (t-1) x the previous prediction, clipped at zero for the "+" variants.
+  R~_{t-1} = (t-1) x the previous prediction, clipped at zero under ``"rm+"``.
 
 With refits every k iterations, the bootstrapped sum holds the regrets since the last fit.
 
@@ -20,13 +20,15 @@ from ..registry import check_choice
 from ..sampling.reservoir import Reservoir
 
 TARGETS = ("stored", "bootstrap")
+REGRET_MATCHING = ("rm", "rm+")  # regret matching on regrets, or regret-matching+ on clipped Q-regrets
 
 
 class RegretTargets:
     """Targets for one block of examples (one player's sequences, or one learner's actions)."""
 
-    def __init__(self, size: int, plus: bool, mode: str):
-        self.plus, self.mode = bool(plus), check_choice("targets", mode, TARGETS)
+    def __init__(self, size: int, regret_matching: str, mode: str):
+        self.plus = check_choice("regret_matching", regret_matching, REGRET_MATCHING) == "rm+"
+        self.mode = check_choice("targets", mode, TARGETS)
         self.total = np.zeros(size)  # stored: R_t or Q_t; bootstrap: regrets since the last fit
         self.estimate = np.zeros(size)  # the regressor's cumulative estimate (t of its targets x prediction)
         self.value = np.zeros(size)  # the latest targets
@@ -66,14 +68,14 @@ class RegretTargets:
 
 
 class ReservoirTargets(RegretTargets):
-    """Targets from a reservoir of sampled regrets of visited sequences (no plus variant: Q-regrets need
+    """Targets from a reservoir of sampled regrets of visited sequences (no "rm+" variant: Q-regrets need
     per-sequence sums). Example (s, r, t) has weight t ** power (1: linear, as in Deep CFR); the
     targets are the weighted mean r per sequence and the example weights their summed weights
     (normalized to mean 1 over sequences with examples, zero elsewhere). For a squared-error regressor
     fitting these is the same as fitting the examples themselves."""
 
     def __init__(self, size: int, capacity: int, seed: int, power: float):
-        super().__init__(size, False, "stored")
+        super().__init__(size, "rm", "stored")
         self.mode, self.power = "reservoir", float(power)
         self.buffer = Reservoir(capacity, seed)
         self.weights = np.zeros(size)

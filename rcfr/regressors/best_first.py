@@ -9,10 +9,15 @@ is split next until `max_leaves` (scikit-learn's best-first growth under ``max_l
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 from numba import njit
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted
 
-from .base import Regressor, cache_key
+from .base import cache_key, fit_inputs, predict_input
 
 
 @njit(cache=True)
@@ -23,15 +28,22 @@ def _midpoint(a, b):
 
 
 @njit(cache=True)
-def _best_split(XT, y, w, order, start, end, min_leaf):
-    """(gain, feature, threshold, left count) of the best split of segment [start, end)."""
-    d = order.shape[0]
+def _segment_sums(y, w, order, start, end):
+    """(sum of w, sum of w * y) over segment [start, end) of the sorted order."""
     tw = 0.0
     twy = 0.0
     for k in range(start, end):
         i = order[0, k]
         tw += w[i]
         twy += w[i] * y[i]
+    return tw, twy
+
+
+@njit(cache=True)
+def _best_split(XT, y, w, order, start, end, min_leaf):
+    """(gain, feature, threshold, left count) of the best split of segment [start, end)."""
+    d = order.shape[0]
+    tw, twy = _segment_sums(y, w, order, start, end)
     best_gain, best_f, best_cut, best_left = 0.0, -1, 0.0, 0
     if tw <= 0.0:
         return best_gain, best_f, best_cut, best_left
@@ -118,12 +130,7 @@ def _grow(XT, y, w, sorted_order, max_leaves, min_leaf):
             cs = s if side == 0 else mid
             ce = mid if side == 0 else e
             seg_start[child], seg_end[child], is_leaf[child] = cs, ce, True
-            cw = 0.0
-            cwy = 0.0
-            for k in range(cs, ce):
-                i = order[0, k]
-                cw += w[i]
-                cwy += w[i] * y[i]
+            cw, cwy = _segment_sums(y, w, order, cs, ce)
             value[child] = cwy / cw if cw > 0 else 0.0
             gain[child], split_f[child], split_cut[child], split_left[child] = _best_split(
                 XT, y, w, order, cs, ce, min_leaf)
@@ -148,44 +155,49 @@ def _predict(X, feature, cut, left, right, value, out):
     return out
 
 
-class FastTree(Regressor):
-    """Best-first regression tree (squared error) with a leaf budget; sort orders cached per X."""
+class BestFirstTree(RegressorMixin, BaseEstimator):
+    """Best-first regression tree (squared error) with a leaf budget; sort orders cached per X.
+
+    ``max_leaves`` may exceed the rows: a tree never has more leaves than rows, so buffers are sized
+    by ``min(max_leaves, rows)``."""
+
+    _parameter_constraints = {"max_leaves": [Interval(Integral, 2, None, closed="left")],
+                              "min_samples_leaf": [Interval(Integral, 1, None, closed="left")]}
 
     def __init__(self, max_leaves: int = 64, min_samples_leaf: int = 1):
-        if isinstance(max_leaves, bool) or not isinstance(max_leaves, (int, np.integer)) or max_leaves < 2:
-            raise ValueError(f"max_leaves must be an integer >= 2, got {max_leaves!r}")
-        if min_samples_leaf < 1:
-            raise ValueError(f"min_samples_leaf must be >= 1, got {min_samples_leaf!r}")
-        self.max_leaves, self.min_samples_leaf = int(max_leaves), int(min_samples_leaf)
-        self._sorted = (None, None, None, None)  # (X, used columns transposed, their sort orders, ids)
-        self.feature = None
+        self.max_leaves = max_leaves
+        self.min_samples_leaf = min_samples_leaf
 
     def _prepare(self, X):
         """Non-constant columns, transposed, with their sort orders (remembered for read-only X)."""
-        if self._sorted[0] is not X or X is None:
-            X64 = np.asarray(X, dtype=np.float64)
-            columns = np.flatnonzero(np.ptp(X64, axis=0) > 0) if len(X64) else np.zeros(0, np.int64)
+        cached = getattr(self, "_sorted", None)
+        if cached is None or cached[0] is not X or X is None:
+            columns = np.flatnonzero(np.ptp(X, axis=0) > 0) if len(X) else np.zeros(0, np.int64)
             # with no non-constant column, one constant row keeps the kernels' order[0] in bounds
-            XT = np.ascontiguousarray(X64[:, columns].T) if len(columns) else np.zeros((1, len(X64)))
+            XT = np.ascontiguousarray(X[:, columns].T) if len(columns) else np.zeros((1, len(X)))
             order = np.ascontiguousarray(np.argsort(XT, axis=1, kind="stable"))
-            self._sorted = (cache_key(X), XT, order, columns)
-        return self._sorted[1], self._sorted[2], self._sorted[3]
+            self._sorted = cached = (cache_key(X), XT, order, columns)
+        return cached[1], cached[2], cached[3]
 
     def fit(self, X, y, sample_weight=None):
+        X, y, w = fit_inputs(self, X, y, sample_weight)
         XT, order, columns = self._prepare(X)
-        y = np.ascontiguousarray(y, dtype=np.float64)
-        w = np.ones(len(y)) if sample_weight is None else np.ascontiguousarray(sample_weight, dtype=np.float64)
-        feature, self.cut, self.left, self.right, self.value, self._leaf_of = _grow(
-            XT, y, w, order, self.max_leaves, self.min_samples_leaf)
-        self.feature = np.where(feature >= 0, columns[np.maximum(feature, 0)] if len(columns) else -1, -1)
+        budget = min(int(self.max_leaves), max(len(y), 1))  # a tree has at most one leaf per row
+        feature, self.threshold_, self.left_, self.right_, self.value_, self._leaf_of = _grow(
+            XT, np.ascontiguousarray(y), np.ascontiguousarray(w), order, budget, int(self.min_samples_leaf))
+        self.feature_ = np.where(feature >= 0, columns[np.maximum(feature, 0)] if len(columns) else -1, -1)
         self._fitted_on = self._sorted[0]
         return self
 
     def predict(self, X):
+        X = predict_input(self, X)
         if X is self._fitted_on and X is not None:
-            return self.value[self._leaf_of]
-        X64 = np.ascontiguousarray(X, dtype=np.float64)
-        return _predict(X64, self.feature, self.cut, self.left, self.right, self.value, np.empty(len(X64)))
+            return self.value_[self._leaf_of]
+        X64 = np.ascontiguousarray(X)
+        return _predict(X64, self.feature_, self.threshold_, self.left_, self.right_, self.value_,
+                        np.empty(len(X64)))
 
-    def complexity(self) -> int:
-        return 0 if self.feature is None else int(np.count_nonzero(self.feature < 0))
+    def size(self) -> int:
+        """Leaves."""
+        check_is_fitted(self)
+        return int(np.count_nonzero(self.feature_ < 0))

@@ -1,0 +1,48 @@
+"""Library estimators with the defaults RCFR wants: ridge regression and LightGBM.
+
+These are factories, not wrappers: each returns the library's own scikit-learn estimator, so
+`sklearn.base.clone`, ``get_params`` and the library's documentation apply as they are, and the
+regret stores read their size (coefficients, or total leaves) with `rcfr.regressors.size`.
+Arguments are checked here, before any work, with errors naming the field and its range.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+from sklearn.utils._param_validation import Interval, validate_params
+
+
+@validate_params({"alpha": [Interval(Real, 0, None, closed="left")], "random_state": ["random_state"]},
+                 prefer_skip_nested_validation=True)
+def linear(alpha: float = 1e-3, random_state=None):
+    """`sklearn.linear_model.Ridge`; size = coefficients + intercept."""
+    from sklearn.linear_model import Ridge
+    return Ridge(alpha=alpha, random_state=random_state)
+
+
+@validate_params({"n_estimators": [Interval(Integral, 1, None, closed="left")],
+                  "num_leaves": [Interval(Integral, 2, None, closed="left")],
+                  "learning_rate": [Interval(Real, 0, None, closed="neither")],
+                  "min_child_samples": [Interval(Integral, 1, None, closed="left")],
+                  "subsample": [Interval(Real, 0, 1, closed="right")],
+                  "random_state": [None, Interval(Integral, 0, None, closed="left")]},
+                 prefer_skip_nested_validation=True)
+def lightgbm(n_estimators: int = 20, num_leaves: int = 8, learning_rate: float = 1.0, min_child_samples: int = 1,
+             subsample: float = 0.95, random_state: int | None = None):
+    """`lightgbm.LGBMRegressor`, single-threaded and deterministic for a given `random_state`; size =
+    total leaves over all trees.
+
+    The default learning rate is 1 (no shrinkage): under a small fixed leaf budget, full steps fit
+    RCFR's targets best (rank-only Leduc, RCFR+, 20 x 8 leaves, 200 iterations: exploitability 0.27
+    with rate 1 against 0.57 with 0.3). Each tree sees a random `subsample` of the rows (bagging),
+    so `random_state` matters: with ``subsample=1`` LightGBM is deterministic and every seed gives
+    the same model. Same setting, seeds 0 and 1: 0.256 and 0.268 with 0.95 (the default), 0.273
+    for both with 1.0, 0.352 and 0.347 with 0.8 (measured under load, 2 seeds only).
+    """
+    import lightgbm
+    return lightgbm.LGBMRegressor(
+        n_estimators=n_estimators, num_leaves=num_leaves, learning_rate=learning_rate,
+        min_child_samples=min_child_samples, min_child_weight=0.0, min_data_in_bin=1,
+        subsample=subsample, subsample_freq=1 if subsample < 1 else 0,
+        random_state=random_state, n_jobs=1, deterministic=True, verbose=-1)
