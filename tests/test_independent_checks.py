@@ -169,3 +169,21 @@ def test_bluff_roll_probabilities_count_ordered_rolls(count):
     assert outcomes.keys() == counts.keys()
     for key, n in counts.items():
         assert outcomes[key] == pytest.approx(n / total, abs=1e-15)
+
+
+def test_rrm_rejects_non_finite_predictions():
+    """Regression regret matching on a matrix game fails loudly on a NaN prediction, naming the round."""
+    from sklearn.base import BaseEstimator, RegressorMixin
+
+    from rcfr.solvers.rrm import RRM
+
+    class NaNRegressor(RegressorMixin, BaseEstimator):
+        def fit(self, X, y, sample_weight=None):
+            return self
+
+        def predict(self, X):
+            return np.full(len(X), np.nan)
+
+    learner = RRM(3, regressor=NaNRegressor())
+    with pytest.raises(ValueError, match="round 1"):
+        learner.observe(np.array([1.0, 0.0, -1.0]))

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .predictions import checked_prediction
 from .targets import RegretTargets
 
 
@@ -50,7 +51,9 @@ class RRM:
         self.targets.add(regrets)
         from ..regressors import base as regressors
         regressors.fit(self.regressor, self.features, self.targets.targets(self.t), self.weights)
-        estimate = self.targets.predicted(regressors.predict(self.regressor, self.features))
+        prediction = checked_prediction(self.regressor, self.regressor.predict(self.features), len(self.features),
+                                        f"round {self.t}")
+        estimate = self.targets.predicted(prediction)
         self._strategy = _regret_matching(estimate)
 
     def average_regret(self) -> float:
