@@ -33,7 +33,7 @@ def register_game(name: str, rules_class: type[GameRules]) -> None:
     GAMES[name] = rules_class
 
 
-def make_rules(name: str, **params) -> GameRules:
+def make_rules(name: str, /, **params) -> GameRules:
     """Instantiate the rules of game `name`, naming the allowed games or parameters on a mistake.
     ``"openspiel:<game string>"`` is short for ``("openspiel", name="<game string>")``."""
     prefix, sep, game_string = name.partition(":") if isinstance(name, str) else (name, "", "")

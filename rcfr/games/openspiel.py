@@ -66,6 +66,14 @@ def load_openspiel_game(name: str):
     return game
 
 
+def canonical_name(game) -> str:
+    """The game string of pyspiel game `game` with every parameter spelled out, defaults included,
+    in OpenSpiel's order: one string per game, whatever string loaded it (the game's identity)."""
+    params = dict(game.get_parameters())
+    params["name"] = game.get_type().short_name
+    return pyspiel_module().game_parameters_to_string(params)
+
+
 def estimated_histories(game, probes: int = SIZE_PROBES, cap: float = float("inf"), seed: int = 0) -> float:
     """Median of Knuth's unbiased tree-size estimates from `probes` random root-to-leaf walks.
 
@@ -107,14 +115,14 @@ class _Node:
 class OpenSpielRules(GameRules):
     """The rules of OpenSpiel game string `name` (e.g. ``"leduc_poker"``,
     ``"goofspiel(imp_info=True,num_cards=4,points_order=descending)"``). Identity (cache key, policy
-    files) is the game string and the installed OpenSpiel version."""
+    files) is the game's canonical string (`canonical_name`) and the installed OpenSpiel version."""
 
     name = "openspiel"
 
-    def __init__(self, name: str):
+    def __init__(self, name: str = "kuhn_poker"):
         from ..tree import max_histories  # the limit compile_game enforces
         self.game = load_openspiel_game(name)
-        self.game_string = name.strip()
+        self.game_string = canonical_name(self.game)
         self.version = openspiel_version()
         self._names: dict[tuple, list[str]] = {}
         limit = max_histories()

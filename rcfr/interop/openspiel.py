@@ -13,7 +13,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..games import Bluff, Goofspiel, Kuhn, Leduc
-from ..games.openspiel import OpenSpielRules, action_names, pyspiel_module
+from ..games.openspiel import OpenSpielRules, action_names, canonical_name, pyspiel_module
 from ..policy import Policy, PolicyError, _read_row
 from ..tree import Game, load_compiled
 from .alignment import align
@@ -32,7 +32,7 @@ def openspiel_equivalent(game: Game) -> str:
     if type(rules) is Leduc and rules.params() == Leduc().params():
         return "leduc_poker"
     if type(rules) is Bluff and rules.dice1 == rules.dice2 == 1:
-        return "liars_dice(numdice=1,dice_sides=6,bidding_rule=reset-face)"
+        return "liars_dice(numdice=1,dice_sides=6,bidding_rule=reset-face)"  # OpenSpiel's defaults
     if type(rules) is Goofspiel:
         return (f"turn_based_simultaneous_game(game=goofspiel(imp_info=True,num_cards={rules.cards},"
                 f"points_order=descending,returns_type={_GOOFSPIEL_RETURNS[rules.returns]}))")
@@ -42,7 +42,7 @@ def openspiel_equivalent(game: Game) -> str:
 
 def _openspiel_game(os_game) -> Game:
     """Our compiled version of pyspiel game (or game string) `os_game`."""
-    return _compiled(os_game if isinstance(os_game, str) else str(os_game))
+    return _compiled(canonical_name(pyspiel_module().load_game(os_game) if isinstance(os_game, str) else os_game))
 
 
 @lru_cache(maxsize=8)
@@ -52,7 +52,7 @@ def _compiled(game_string: str) -> Game:
 
 def _same(game: Game, os_game) -> bool:
     rules = game.rules
-    return isinstance(rules, OpenSpielRules) and (os_game is None or str(os_game) == str(rules.game))
+    return isinstance(rules, OpenSpielRules) and (os_game is None or canonical_name(os_game) == rules.game_string)
 
 
 def _rows(tabular):
