@@ -133,7 +133,7 @@ def test_kuhn_and_leduc_actions_map_by_situation(games):
     translated = Policy.from_openspiel(os_leduc, policy.to_openspiel())
     import pyspiel
     state = pyspiel.load_game("leduc_poker").new_initial_state()
-    for action in (3, 0, 1, 1, 5):  # Qs to player 0, Jh to player 1, call, call, Kh on the board
+    for action in (3, 0, 1, 1, 5):  # Qh to player 0, Js to player 1, call, call, Kh on the board
         state.apply_action(action)  # card id = 2 * rank + suit: 3 = Q of suit 1, 5 = K of suit 1
     row = translated[state.information_state_string()]
     assert list(row.values()) == list(policy["Qh|Kh|cc/"].values())

@@ -18,9 +18,6 @@ from ..policy import Policy, PolicyError, _read_row
 from ..tree import Game, load_compiled
 from .alignment import align
 
-#: OpenSpiel's Goofspiel payoff names for ours.
-_GOOFSPIEL_RETURNS = {"win_loss": "win_loss", "points": "point_difference"}
-
 
 def openspiel_equivalent(game: Game) -> str:
     """The OpenSpiel game string of the same game as built-in `game` (a ValueError for the others)."""
@@ -33,11 +30,11 @@ def openspiel_equivalent(game: Game) -> str:
         return "leduc_poker"
     if type(rules) is Bluff and rules.dice1 == rules.dice2 == 1:
         return "liars_dice(numdice=1,dice_sides=6,bidding_rule=reset-face)"  # OpenSpiel's defaults
-    if type(rules) is Goofspiel:
+    if type(rules) is Goofspiel and rules.returns == "win_loss":  # OpenSpiel's point_difference pays half ours
         return (f"turn_based_simultaneous_game(game=goofspiel(imp_info=True,num_cards={rules.cards},"
-                f"points_order=descending,returns_type={_GOOFSPIEL_RETURNS[rules.returns]}))")
+                "points_order=descending,returns_type=win_loss))")
     raise ValueError(f"{rules.description()} has no OpenSpiel equivalent; built-in games with one: kuhn, "
-                     "leduc (default parameters), liars_dice(dice1=1, dice2=1), goofspiel")
+                     "leduc (default parameters), liars_dice(dice1=1, dice2=1), goofspiel(returns='win_loss')")
 
 
 def _openspiel_game(os_game) -> Game:
