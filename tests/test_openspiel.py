@@ -172,6 +172,8 @@ def test_tabular_policies_are_validated_like_json_policies(games):
         Policy.from_openspiel(kuhn, TabularPolicy(pyspiel.load_game("kuhn_poker"), players=[0]))
     with pytest.raises(ValueError, match="not the same game"):
         Policy.from_openspiel(kuhn, TabularPolicy(pyspiel.load_game("leduc_poker")))
+    with pytest.raises(ValueError, match="simultaneous-move game; .*convert_to_turn_based"):
+        Policy.uniform(goof).to_openspiel(pyspiel.load_game(PAIRS["goofspiel"][1]))
 
 
 @needs_pyspiel

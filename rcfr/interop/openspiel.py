@@ -14,7 +14,7 @@ import numpy as np
 
 from ..games import Bluff, Goofspiel, Kuhn, Leduc
 from ..games.openspiel import OpenSpielRules, action_names, canonical_name, pyspiel_module
-from ..policy import Policy, PolicyError, _read_row
+from ..policy import ROW_TOLERANCE, Policy, PolicyError
 from ..tree import Game, load_compiled
 from .alignment import align
 
@@ -39,7 +39,12 @@ def openspiel_equivalent(game: Game) -> str:
 
 def _openspiel_game(os_game) -> Game:
     """Our compiled version of pyspiel game (or game string) `os_game`."""
-    return _compiled(canonical_name(pyspiel_module().load_game(os_game) if isinstance(os_game, str) else os_game))
+    pyspiel = pyspiel_module()
+    os_game = pyspiel.load_game(os_game) if isinstance(os_game, str) else os_game
+    if os_game.get_type().dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS:
+        raise ValueError(f"{os_game} is a simultaneous-move game; rcfr's policies are policies of its turn-based "
+                         "form: pass pyspiel.convert_to_turn_based(game), or omit the game")
+    return _compiled(canonical_name(os_game))
 
 
 @lru_cache(maxsize=8)
@@ -107,10 +112,9 @@ def from_tabular(game: Game, tabular) -> Policy:
         if illegal.size:
             raise PolicyError(f"information set {key!r}: probability {row[illegal[0]]!r} on action "
                               f"{int(illegal[0])}, which is not legal there")
-        names = action_names(state, player, legal)
-        if _forced(key, legal, compiled):
-            _read_row(key, {names[0]: row[legal[0]]}, names)  # validated, then implied
-        else:
-            rows[key] = dict(zip(names, row[legal].tolist()))
+        if not _forced(key, legal, compiled):
+            rows[key] = dict(zip(action_names(state, player, legal), row[legal].tolist()))
+        elif not abs(row[legal[0]] - 1.0) <= ROW_TOLERANCE:  # implied by the compiled game, still checked
+            raise PolicyError(f"information set {key!r}: probability {row[legal[0]]!r} on its only legal action")
     policy = Policy.from_dict(compiled, {"infosets": rows})
     return policy if compiled is game else align(compiled, game).translate(policy)
