@@ -122,6 +122,7 @@ def test_policies_round_trip_through_tabular_policy_exactly(games, pair):
 @needs_pyspiel
 def test_kuhn_and_leduc_actions_map_by_situation(games):
     """Kuhn's Pass is check (c) or fold (f), Bet is bet (r) or call (c); Leduc's cards keep their ids."""
+    import pyspiel
     kuhn, os_kuhn = games("kuhn")
     policy = Policy.random(kuhn, seed=5)
     translated = Policy.from_openspiel(os_kuhn, policy.to_openspiel())
@@ -131,7 +132,6 @@ def test_kuhn_and_leduc_actions_map_by_situation(games):
     leduc, os_leduc = games("leduc")
     policy = Policy.random(leduc, seed=6)
     translated = Policy.from_openspiel(os_leduc, policy.to_openspiel())
-    import pyspiel
     state = pyspiel.load_game("leduc_poker").new_initial_state()
     for action in (3, 0, 1, 1, 5):  # Qh to player 0, Js to player 1, call, call, Kh on the board
         state.apply_action(action)  # card id = 2 * rank + suit: 3 = Q of suit 1, 5 = K of suit 1
@@ -141,9 +141,10 @@ def test_kuhn_and_leduc_actions_map_by_situation(games):
 
 @needs_pyspiel
 def test_an_openspiel_solvers_policy_is_scored_by_rcfr_as_by_openspiel(games):
+    import pyspiel
     from open_spiel.python.algorithms import cfr
     kuhn, _ = games("kuhn")
-    solver = cfr.CFRPlusSolver(__import__("pyspiel").load_game("kuhn_poker"))
+    solver = cfr.CFRPlusSolver(pyspiel.load_game("kuhn_poker"))
     for _ in range(30):
         solver.evaluate_and_update_policy()
     tabular = solver.average_policy()
