@@ -74,7 +74,7 @@ def test_openspiel_versions_of_builtin_games_have_the_same_sizes(games, pair):
     from rcfr.games.openspiel import canonical_name, load_openspiel_game
     ours, theirs = games(pair)
     assert unforced_sizes(theirs) == unforced_sizes(ours)
-    if pair != "goofspiel":  # OpenSpiel ends Goofspiel before the forced last card; the others agree in full
+    if pair in ("kuhn", "leduc"):  # no forced moves: equal in full, however forced moves are compiled
         assert theirs.sizes() == ours.sizes()
     assert theirs.rules.params()["name"] == canonical_name(load_openspiel_game(PAIRS[pair][1]))
 

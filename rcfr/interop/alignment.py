@@ -17,7 +17,7 @@ import numpy as np
 
 from ..games.base import CHANCE, TERMINAL
 from ..policy import Policy
-from ..tree import Game, _levels
+from ..tree import Game
 
 UTILITY_TOLERANCE = 1e-9
 
@@ -47,9 +47,9 @@ class Alignment:
 def _unforced(game: Game) -> np.ndarray:
     """Each history, or the first history below it that is not a forced move."""
     target = np.arange(game.num_histories)
-    forced = (game.player >= 0) & (game.num_children == 1)
-    for level in reversed(_levels(game.depth)):
-        skip = level[forced[level]]
+    forced = np.flatnonzero((game.player >= 0) & (game.num_children == 1))
+    for depth in np.unique(game.depth[forced])[::-1]:  # deepest first: a forced child is resolved before its parent
+        skip = forced[game.depth[forced] == depth]
         target[skip] = target[game.first_child[skip]]
     return target
 
