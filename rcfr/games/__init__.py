@@ -36,11 +36,10 @@ def register_game(name: str, rules_class: type[GameRules]) -> None:
 def make_rules(name: str, /, **params) -> GameRules:
     """Instantiate the rules of game `name`, naming the allowed games or parameters on a mistake.
     ``"openspiel:<game string>"`` is short for ``("openspiel", name="<game string>")``."""
-    prefix, sep, game_string = name.partition(":") if isinstance(name, str) else (name, "", "")
-    if sep and prefix == "openspiel":
+    if isinstance(name, str) and name.startswith("openspiel:"):
         if "name" in params:
             raise ValueError(f"game {name!r} already names the OpenSpiel game; drop the parameter 'name'")
-        return build("game", GAMES, prefix, game_string, **params)
+        return build("game", GAMES, "openspiel", name.partition(":")[2], **params)
     return build("game", GAMES, name, **params)
 
 
