@@ -13,7 +13,7 @@ from .solvers import (CFR, RCFR, RRM, SOLVERS, CFRPlus, CFRSolver, ChanceSamplin
 from .tree import Game, compile_game, load_compiled
 
 
-def load_game(name: str, *, cache: bool = True, **params) -> Game:
+def load_game(name: str, /, *, cache: bool = True, **params) -> Game:
     """Compile (or load from the on-disk cache) game `name` with rule parameters `params`.
 
     >>> load_game("leduc").num_infosets

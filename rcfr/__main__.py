@@ -2,6 +2,7 @@
 
     python -m rcfr --game leduc --solver cfr+ --iterations 1000
     python -m rcfr --game nlocp --param stack=20 --solver dcfr --save policy.json
+    python -m rcfr --game "openspiel:liars_dice(numdice=1)" --iterations 100
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ def checkpoints(iterations: int, per_decade: int = 3) -> list[int]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rcfr", description=__doc__.splitlines()[0])
-    parser.add_argument("--game", default="leduc", help=f"one of: {', '.join(sorted(GAMES))}")
+    parser.add_argument("--game", default="leduc",
+                        help=f"one of: {', '.join(sorted(GAMES))}; or openspiel:<OpenSpiel game string>")
     parser.add_argument("--param", action="append", type=_parse_param, default=[], metavar="KEY=VALUE",
                         help="game parameter, e.g. --param merge_suits=True (repeatable)")
     parser.add_argument("--solver", default="cfr+", help=f"one of: {', '.join(SOLVERS)}")

@@ -153,6 +153,17 @@ class Policy:
                 _read_row(key, row, game.actions_of(i))
         return cls(game, probs)
 
+    def to_openspiel(self, os_game=None):
+        """This policy as an OpenSpiel `TabularPolicy` (see `rcfr.interop.openspiel.to_tabular`)."""
+        from .interop.openspiel import to_tabular
+        return to_tabular(self, os_game)
+
+    @classmethod
+    def from_openspiel(cls, game: Game, tabular) -> "Policy":
+        """Read an OpenSpiel `TabularPolicy`, as strictly as `from_dict` (see `rcfr.interop.openspiel`)."""
+        from .interop.openspiel import from_tabular
+        return from_tabular(game, tabular)
+
     @classmethod
     def load(cls, game: Game, path: str | os.PathLike) -> "Policy":
         """Read a policy file of `game` (the suffix says which form, see the module docstring)."""

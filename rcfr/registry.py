@@ -18,7 +18,7 @@ def keyword_names(fn: Callable) -> list[str]:
     return [p.name for p in params if p.name != "self" and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
 
-def build(kind: str, registry: dict[str, Callable], name: str, *args, **options) -> Any:
+def build(kind: str, registry: dict[str, Callable], name: str, /, *args, **options) -> Any:
     """`registry[name](*args, **options)`, rejecting an unknown name or option with the allowed ones."""
     factory = registry[check_choice(kind, name, sorted(registry))]
     allowed = keyword_names(factory)[len(args):]

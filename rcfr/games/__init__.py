@@ -8,6 +8,7 @@ from ..registry import build
 from .base import CHANCE, TERMINAL, GameRules
 from .dice import Bluff, DieRollPoker
 from .goofspiel import Goofspiel
+from .openspiel import OpenSpielRules
 from .poker import Kuhn, Leduc, LimitPoker, NoLimitOneCardPoker, OneCardPoker
 
 GAMES: dict[str, type[GameRules]] = {
@@ -18,6 +19,7 @@ GAMES: dict[str, type[GameRules]] = {
     "liars_dice": Bluff,
     "goofspiel": Goofspiel,
     "dieroll": DieRollPoker,
+    "openspiel": OpenSpielRules,  # needs the optional extra rcfr[openspiel]
 }
 
 
@@ -31,10 +33,15 @@ def register_game(name: str, rules_class: type[GameRules]) -> None:
     GAMES[name] = rules_class
 
 
-def make_rules(name: str, **params) -> GameRules:
-    """Instantiate the rules of game `name`, naming the allowed games or parameters on a mistake."""
+def make_rules(name: str, /, **params) -> GameRules:
+    """Instantiate the rules of game `name`, naming the allowed games or parameters on a mistake.
+    ``"openspiel:<game string>"`` is short for ``("openspiel", name="<game string>")``."""
+    if isinstance(name, str) and name.startswith("openspiel:"):
+        if "name" in params:
+            raise ValueError(f"game {name!r} already names the OpenSpiel game; drop the parameter 'name'")
+        return build("game", GAMES, "openspiel", name.partition(":")[2], **params)
     return build("game", GAMES, name, **params)
 
 
 __all__ = ["CHANCE", "TERMINAL", "GAMES", "Bluff", "DieRollPoker", "GameRules", "Goofspiel", "Kuhn", "Leduc",
-           "LimitPoker", "NoLimitOneCardPoker", "OneCardPoker", "make_rules", "register_game"]
+           "LimitPoker", "NoLimitOneCardPoker", "OneCardPoker", "OpenSpielRules", "make_rules", "register_game"]

@@ -1,0 +1,1 @@
+"""Bridges to other game libraries (OpenSpiel): games in, policies out and back."""
