@@ -192,3 +192,13 @@ def test_cached_arrays_are_memory_mapped_and_read_only(tmp_path, monkeypatch):
     assert isinstance(again.player.base, np.memmap) and not again.utility.flags.writeable
     assert_same_game(first, again)
     assert rcfr.exploitability(again, Policy.uniform(again)) == pytest.approx(2.3736, abs=1e-4)
+
+
+def test_binary_policy_carries_the_fingerprint(tmp_path):
+    leduc, merged = rcfr.load_game("leduc"), rcfr.load_game("leduc", merge_suits=True)
+    policy = Policy.random(leduc, seed=1)
+    policy.save(tmp_path / "p.npz")
+    assert np.array_equal(Policy.load(leduc, tmp_path / "p.npz").probs, policy.probs)
+    Policy.random(merged, seed=1).save(tmp_path / "other.npz")
+    with pytest.raises(rcfr.PolicyError, match="policy is for game 'leduc.*merge_suits=True"):
+        Policy.load(leduc, tmp_path / "other.npz")
