@@ -3,9 +3,10 @@
     python benchmarks/bench_large_games.py                          # small games, about a minute
     python benchmarks/bench_large_games.py --games "ocp(cards=500)" "goofspiel(cards=7)"
 
-Each game runs in a fresh subprocess so that its peak memory is its own. Columns: histories,
-information sets and sequences; compile wall and CPU seconds (the machine may be shared: CPU time
-is what one core spends) and histories per CPU second; peak MiB while compiling (growth of the
+Each game runs in a fresh subprocess so that its peak memory is its own. Times are CPU seconds of
+that single-threaded process (what one core spends; on a shared machine wall time is longer), except
+reloading, which is wall time. Columns: histories, information sets and sequences; compile wall and
+CPU seconds and histories per CPU second; peak MiB while compiling (growth of the
 process's maximum resident set over a process that has loaded the compiler) and per history; the
 resident bytes per history of the compiled game with its sequence-form views; reopening the
 cached file; one vanilla CFR iteration; one exact exploitability (of the uniform policy); external
@@ -41,6 +42,12 @@ def parse(spec: str) -> tuple[str, dict]:
         raise SystemExit(f"cannot parse game {spec!r}; write name or name(key=value, ...)")
     call = ast.parse(f"f({match.group(2) or ''})", mode="eval").body
     return match.group(1), {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+
+
+def _cpu(fn):
+    start = time.process_time()
+    result = fn()
+    return result, time.process_time() - start
 
 
 def _clock(fn):
@@ -81,17 +88,21 @@ def measure(spec: str, es_seconds: float) -> dict:
         del again
     solver = rcfr.make_solver("cfr", game)
     solver.run(1)  # compile
-    _, row["cfr_iteration_s"], _ = _clock(lambda: solver.run(1))
+    _, row["cfr_iteration_s"] = _cpu(lambda: solver.run(1))
     del solver
     uniform = Policy.uniform(game)
     rcfr.exploitability(game, uniform)
-    row["exploitability"], row["exploitability_s"], _ = _clock(lambda: rcfr.exploitability(game, uniform))
+    row["exploitability"], row["exploitability_s"] = _cpu(lambda: rcfr.exploitability(game, uniform))
     es = rcfr.make_solver("es-mccfr", game, seed=0)
-    es.run(10)
-    start, nodes, t0 = time.perf_counter(), es.nodes_touched, time.perf_counter()
-    while time.perf_counter() - start < es_seconds:
-        es.run(max(1, int(1e5 // max(1.0, H ** 0.5))))
-    row["es_nodes_per_s"] = (es.nodes_touched - nodes) / (time.perf_counter() - t0)
+    es.run(1)
+    batch, spent, nodes = 1, 0.0, 0
+    while spent < es_seconds:  # batches long enough that per-call costs vanish
+        before = es.nodes_touched
+        _, seconds = _cpu(lambda: es.run(batch))
+        spent, nodes = spent + seconds, nodes + es.nodes_touched - before
+        if seconds < 0.2:
+            batch *= 4
+    row["es_nodes_per_s"] = nodes / spent
     return row
 
 

@@ -59,11 +59,18 @@ def _one_set(data, s):
     return 0
 
 
-def test_wrong_infoset_code_is_an_error():
+@fast_function("infoset_code")
+def _out_of_range(data, s):
+    return 1 << 40
+
+
+@pytest.mark.parametrize("code, message", [(_one_set, "disagrees with its information set"),
+                                           (_out_of_range, r"code outside \[0, code_space\)")])
+def test_wrong_infoset_code_is_an_error(code, message):
     rules = rcfr.make_rules("kuhn")
-    broken = rules.fast()._replace(infoset_code=_one_set)  # one information set for both players
+    broken = rules.fast()._replace(infoset_code=code)
     rules.fast = lambda: broken
-    with pytest.raises(ValueError, match="infoset_code is wrong"):
+    with pytest.raises(ValueError, match=message + ".*infoset_code is wrong"):
         tree.compile_game(rules)
 
 
