@@ -172,6 +172,7 @@ def test_default_limit_follows_available_memory(monkeypatch):
 
 
 @pytest.mark.parametrize("name, params", [("goofspiel", {"cards": 4}), ("liars_dice", {}),
+                                          ("dieroll", {"faces": 3, "bets": (1, 2, 3)}),
                                           ("nlocp", {"cards": 5, "stack": 9, "ante": 2})])
 def test_estimates_are_exact(name, params):
     rules = rcfr.make_rules(name, **params)

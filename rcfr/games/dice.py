@@ -123,9 +123,16 @@ class DieRollPoker(LimitPoker):
         self.max_raises = _check_int("max_raises", max_raises, 0)
         self.big_blind = float(self.ante)
 
-    # LimitPoker's fast path and size formula assume a deck of cards; dice have neither yet.
+    # LimitPoker's fast path assumes a deck of cards
     fast = GameRules.fast
-    estimate_histories = GameRules.estimate_histories
+
+    def estimate_histories(self) -> int:
+        """Exact: each node of the public tree (betting, and the rolls between rounds) occurs once per
+        sequence of dice rolled by then; before it, the two first rolls."""
+        from .poker_fast import BOARDS, public_tree
+
+        table = public_tree(self).table
+        return 1 + self.faces + sum(self.faces ** (2 + int(b)) for b in table[:, BOARDS])
 
     def _dice_needed(self, s: LimitState) -> int:
         return 2 * max(1, len(s.rounds) + (1 if s.rounds and self._round_over(s.rounds[-1]) else 0))
