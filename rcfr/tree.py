@@ -644,7 +644,7 @@ def save_game(game: Game, path: Path) -> None:
 
 
 def open_game(rules: GameRules, path: Path) -> Game | None:
-    """The cached game at `path`, memory-mapped read-only, or None unless the file is complete and
+    """The cached game at `path`, memory-mapped (copy-on-write), or None unless the file is complete and
     carries this rules' fingerprint (a file copied under another game's name is refused)."""
     try:
         size = path.stat().st_size
@@ -664,7 +664,9 @@ def open_game(rules: GameRules, path: Path) -> Game | None:
             count = int(np.prod(shape))
             if start + offset + count * dtype.itemsize > size:
                 return None
-            arrays[name] = (np.asarray(np.memmap(path, dtype=dtype, mode="r", offset=start + offset, shape=tuple(shape)))
+            # copy-on-write: pages are shared with the file until written (the file never changes),
+            # and the arrays have the same (writeable) type as freshly compiled ones for numba
+            arrays[name] = (np.asarray(np.memmap(path, dtype=dtype, mode="c", offset=start + offset, shape=tuple(shape)))
                             if count else np.empty(shape, dtype))
         if set(arrays) != set(_HISTORY_ARRAYS + _INFOSET_ARRAYS):
             return None

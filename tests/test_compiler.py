@@ -193,13 +193,15 @@ def test_cache_file_of_another_game_is_rebuilt(tmp_path, monkeypatch):
     assert tree.open_game(leduc.rules, kuhn_file) is None and tree.open_game(kuhn.rules, kuhn_file) is not None
 
 
-def test_cached_arrays_are_memory_mapped_and_read_only(tmp_path, monkeypatch):
+def test_cached_arrays_are_memory_mapped_copy_on_write(tmp_path, monkeypatch):
     monkeypatch.setenv("RCFR_CACHE", str(tmp_path))
     first = rcfr.load_game("leduc", merge_suits=True)
     again = rcfr.load_game("leduc", merge_suits=True)
-    assert isinstance(again.player.base, np.memmap) and not again.utility.flags.writeable
+    assert isinstance(again.player.base, np.memmap)
     assert_same_game(first, again)
     assert rcfr.exploitability(again, Policy.uniform(again)) == pytest.approx(2.3736, abs=1e-4)
+    again.utility[:] = 0.0  # a private copy of the pages: the file is unchanged
+    assert_same_game(first, rcfr.load_game("leduc", merge_suits=True))
 
 
 def test_binary_policy_carries_the_fingerprint(tmp_path):
