@@ -15,7 +15,7 @@ from rcfr.games.base import CHANCE, TERMINAL, GameRules
 from rcfr.games.fast import fast_function
 from rcfr.policy import Policy
 
-from brute import RandomGame
+from brute import RandomGame, walk_value
 
 FAST_GAMES = [
     ("kuhn", {}),
@@ -112,39 +112,38 @@ def test_forced_moves_collapse_exactly(inner):
     assert_same_game(tree.compile_game(inner, fast=False), tree.compile_game(Padded(inner)))
 
 
-def _raw_value(rules, choice, state=None):
-    """Player 0's payoff on the uncollapsed rules when decisions follow choice(key, n) -> probabilities."""
+def _raw_action_counts(rules, state=None, found=None) -> dict[str, int]:
+    """Every information-set key of the uncollapsed rules (forced moves included) -> its action count."""
     state = rules.initial_state() if state is None else state
+    found = {} if found is None else found
     who = rules.player(state)
     if who == TERMINAL:
-        return rules.utility(state)
-    if who == CHANCE:
-        return sum(q * _raw_value(rules, choice, rules.next_state(state, a))
-                   for a, (_, q) in enumerate(rules.chance_outcomes(state)))
-    probs = choice(rules.infoset_key(state), len(rules.actions(state)))
-    return sum(q * _raw_value(rules, choice, rules.next_state(state, a)) for a, q in enumerate(probs) if q)
+        return found
+    n = len(rules.chance_outcomes(state)) if who == CHANCE else len(rules.actions(state))
+    if who != CHANCE:
+        found[rules.infoset_key(state)] = n
+    for a in range(n):
+        _raw_action_counts(rules, rules.next_state(state, a), found)
+    return found
 
 
 def test_goofspiel_forced_bids_keep_values_and_exploitability():
     """Brute force on the uncollapsed rules (forced last bids included) against the compiled game."""
     game = rcfr.load_game("goofspiel", cards=3, returns="points")
+    uniform_rows = {key: [1.0 / n] * n for key, n in _raw_action_counts(game.rules).items()}
+    assert len(uniform_rows) > game.num_infosets  # the forced bids are sets of the raw rules only
     uniform = Policy.uniform(game)
-    value = _raw_value(game.rules, lambda key, n: [1.0 / n] * n)
-    assert rcfr.expected_value(game, uniform) == pytest.approx(value, abs=1e-12)
+    assert rcfr.expected_value(game, uniform) == pytest.approx(walk_value(game.rules, uniform_rows), abs=1e-12)
     best = []
     for p in (0, 1):
         mine = [k for k, q in zip(game.infoset_keys, game.infoset_player) if q == p]
-        sizes = [len(game.actions_of(game.infoset_id(k))) for k in mine]
         sign = 1.0 if p == 0 else -1.0
         top = -np.inf
-        for pure in itertools.product(*map(range, sizes)):
-            pick = dict(zip(mine, pure))
-
-            def choice(key, n, pick=pick):
-                if key in pick:
-                    return [1.0 if a == pick[key] else 0.0 for a in range(n)]
-                return [1.0 / n] * n  # the opponent, or a forced bid (n == 1)
-            top = max(top, sign * _raw_value(game.rules, choice))
+        for pure in itertools.product(*(range(len(uniform_rows[k])) for k in mine)):
+            rows = dict(uniform_rows)
+            for key, a in zip(mine, pure):
+                rows[key] = [1.0 if b == a else 0.0 for b in range(len(rows[key]))]
+            top = max(top, sign * walk_value(game.rules, rows))
         best.append(top)
     assert rcfr.nash_conv(game, uniform) == pytest.approx(best[0] + best[1], abs=1e-9)
 
