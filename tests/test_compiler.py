@@ -74,6 +74,12 @@ def test_wrong_infoset_code_is_an_error(code, message):
         tree.compile_game(rules)
 
 
+def test_fingerprint_covers_the_fast_path_module():
+    import rcfr.games.poker_fast as poker_fast
+
+    assert poker_fast in tree._source_modules(type(rcfr.make_rules("leduc")))
+
+
 # ---- forced moves ------------------------------------------------------------------------------------
 class Padded(GameRules):
     """`inner` with a forced move before every node: a one-action decision by the player about to act,
