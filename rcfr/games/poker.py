@@ -15,12 +15,13 @@ Shared conventions:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from math import perm
 from typing import NamedTuple
 
 import numpy as np
 
 from .base import CHANCE, TERMINAL, GameRules
-from .poker_fast import poker_fast, public_tree
+from .poker_fast import poker_fast, private_deals, public_tree
 
 RANK_CHARS = "23456789TJQKA"
 SUIT_CHARS = "shdc"
@@ -296,17 +297,7 @@ class NoLimitOneCardPoker(GameRules):
         return poker_fast(self, self.deck)
 
     def estimate_histories(self) -> int:
-        return _deals(self.cards) + _ordered(self.cards, 2) * _betting_nodes(self.stack, self.ante)
-
-
-def _ordered(n: int, k: int) -> int:
-    """Ordered ways to deal k of n cards."""
-    return int(np.prod(np.arange(n - k + 1, n + 1, dtype=object))) if k else 1
-
-
-def _deals(cards: int) -> int:
-    """Histories before the betting: the root deal, and the second deal unless it is forced."""
-    return 1 + (cards if cards - 1 > 1 else 0)
+        return private_deals(self.cards) + perm(self.cards, 2) * _betting_nodes(self.stack, self.ante)
 
 
 def _betting_nodes(stack: int, ante: int) -> int:

@@ -34,13 +34,18 @@ class PublicTree(NamedTuple):
         """Exact history count of the full game on a deck of `deck` cards, forced moves collapsed:
         each public node occurs once per ordered deal of the cards dealt by then."""
         t = self.table
-        total = 1 + (deck if deck - 1 > 1 else 0)  # the two private deals, the second maybe forced
+        total = private_deals(deck)
         for kind, num, boards in zip(t[:, KIND], t[:, NUM], t[:, BOARDS]):
             cards = 2 + int(boards)
             choices = deck - cards if kind == CHANCE else num
             if kind == TERMINAL or choices != 1:
                 total += perm(deck, cards)
         return total
+
+
+def private_deals(deck: int) -> int:
+    """Histories before the betting: the first deal, and the second unless one card is left (forced)."""
+    return 1 + (deck if deck - 1 > 1 else 0)
 
 
 def public_tree(rules) -> PublicTree:
