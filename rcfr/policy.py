@@ -254,14 +254,14 @@ def _check_rows(game: Game, probs: np.ndarray) -> None:
     if bad.any():
         j = int(np.argmax(bad))
         i = int(game.sequence_infoset[j])
-        key, action = str(game.infoset_keys[i]), str(game.action_names[j])
+        key, action = game.infoset_key(i), game.actions_of(i)[j - int(game.infoset_first_seq[i])]
         raise PolicyError(f"information set {key!r}, action {action!r}: "
                           f"probability {float(probs[j])!r} is not a finite non-negative number")
     sums = np.bincount(game.sequence_infoset, probs, minlength=game.num_infosets)
     off = np.abs(sums - 1.0) > ROW_TOLERANCE
     if off.any():
         i = int(np.argmax(off))
-        key = str(game.infoset_keys[i])
+        key = game.infoset_key(i)
         raise PolicyError(f"information set {key!r}: probabilities sum to {float(sums[i])!r}, not 1 "
                           f"({int(off.sum())} of {game.num_infosets} rows are off by more than {ROW_TOLERANCE})")
 

@@ -15,11 +15,13 @@ Shared conventions:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from math import perm
 from typing import NamedTuple
 
 import numpy as np
 
 from .base import CHANCE, TERMINAL, GameRules
+from .poker_fast import poker_fast, private_deals, public_tree
 
 RANK_CHARS = "23456789TJQKA"
 SUIT_CHARS = "shdc"
@@ -48,6 +50,8 @@ class _Cards:
     def __init__(self, ranks: int, suits: int, show_suits: bool):
         self.ranks, self.suits, self.show_suits = ranks, suits, show_suits and suits > 1
         self.rank_chars = RANK_CHARS[-ranks:] if ranks == len(RANK_CHARS) else RANK_CHARS[-ranks - 1:-1]
+        if ranks > len(RANK_CHARS):  # large one-card decks: ranks are named 1 (lowest) to N
+            self.rank_chars = [str(r + 1) for r in range(ranks)]
 
     @property
     def size(self) -> int:
@@ -93,10 +97,12 @@ class LimitPoker(GameRules):
     """
 
     name = "limit_poker"
+    #: the largest deck of ranks (13 have one-character names; OneCardPoker allows more)
+    max_ranks = len(RANK_CHARS)
 
     def __init__(self, ranks: int = 3, suits: int = 2, ante: int = 1, bets: tuple = (2, 4),
                  max_raises: int = 1, merge_suits: bool = False):
-        self.ranks = _check_int("ranks", ranks, 2, len(RANK_CHARS))
+        self.ranks = _check_int("ranks", ranks, 2, self.max_ranks)
         self.suits = _check_int("suits", suits, 1, len(SUIT_CHARS))
         self.ante = _check_int("ante", ante, 1)
         self.bets = _check_bets(bets)
@@ -164,6 +170,12 @@ class LimitPoker(GameRules):
         board = "".join(self.deck.name(c) for c in s.cards[2:])
         return f"{self.deck.name(s.cards[p])}|{board}|{'/'.join(s.rounds)}"
 
+    def fast(self):
+        return poker_fast(self, self.deck)
+
+    def estimate_histories(self) -> int:
+        return public_tree(self).histories(self.deck.size)
+
 
 class Kuhn(LimitPoker):
     """Kuhn poker: cards J < Q < K, ante 1, one betting round with a single bet of 1 and no raise."""
@@ -175,12 +187,14 @@ class Kuhn(LimitPoker):
 
 
 class OneCardPoker(LimitPoker):
-    """One-card poker OCP(N): Kuhn betting (ante 1, one bet of 1, no raise) on an N-card deck."""
+    """One-card poker OCP(N): Kuhn betting (ante 1, one bet of 1, no raise) on an N-card deck (up to
+    1000 cards; past 13, cards are named by rank, 1 to N)."""
 
     name = "ocp"
+    max_ranks = 1000
 
     def __init__(self, cards: int = 3):
-        super().__init__(ranks=_check_int("cards", cards, 2, len(RANK_CHARS)), suits=1, ante=1,
+        super().__init__(ranks=_check_int("cards", cards, 2, self.max_ranks), suits=1, ante=1,
                          bets=(1,), max_raises=0)
         self.cards = cards
 
@@ -278,3 +292,29 @@ class NoLimitOneCardPoker(GameRules):
 
     def infoset_key(self, s: NoLimitState) -> str:
         return f"{self.deck.name(s.cards[len(s.history) % 2])}||{''.join(s.history)}"
+
+    def fast(self):
+        return poker_fast(self, self.deck)
+
+    def estimate_histories(self) -> int:
+        return private_deals(self.cards) + perm(self.cards, 2) * _betting_nodes(self.stack, self.ante)
+
+
+def _betting_nodes(stack: int, ante: int) -> int:
+    """Nodes of the no-limit betting tree (decisions and terminals), by a memoized recursion on
+    (acting player's total, opponent's total, last increment, first action taken)."""
+    from functools import lru_cache
+
+    @lru_cache(maxsize=None)
+    def size(me: int, other: int, increment: int, started: bool) -> int:
+        high = max(me, other)
+        count = 1
+        if other > me:
+            count += 1  # fold
+        # call or check: ends the round unless it is the opening check
+        count += 1 if (started or other > me) else size(other, me, increment, True)
+        if high < stack:
+            for total in range(min(high + max(increment, 1), stack), stack + 1):
+                count += size(other, total, max(increment, total - high), True)
+        return count
+    return size(ante, ante, 0, False)
