@@ -215,5 +215,5 @@ def test_binary_policy_carries_the_fingerprint(tmp_path):
     policy.save(tmp_path / "p.npz")
     assert np.array_equal(Policy.load(leduc, tmp_path / "p.npz").probs, policy.probs)
     Policy.random(merged, seed=1).save(tmp_path / "other.npz")
-    with pytest.raises(rcfr.PolicyError, match="policy is for game 'leduc.*merge_suits=True"):
+    with pytest.raises(rcfr.PolicyError, match="belongs to the game leduc.*merge_suits=True"):
         Policy.load(leduc, tmp_path / "other.npz")
