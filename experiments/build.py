@@ -2,10 +2,11 @@
 
 Every run is `make_solver(solver.name, solve_game, **solver.options, **injected)`, where
 
-* `injected` holds the objects built from the regressor and features groups (``regressor``,
-  ``features``) and the run seed (``seed``). Each is passed only to solvers whose constructor takes a
-  keyword of that name: RCFR/RCFR+ take a regressor, sampling solvers take a seed. There is no list
-  of special cases.
+* `injected` holds the regressor spec (``{"name": ..., **params}``, built by the solver once per
+  player, with per-player seeds derived from the run seed: `rcfr.regressors.with_seed`), the feature
+  matrix built from the features group (``features``) and the run seed (``seed``). Each is passed
+  only to solvers whose constructor takes a keyword of that name: RCFR/RCFR+ take a regressor and a
+  seed, sampling solvers take a seed. There is no list of special cases.
 * the abstraction group picks what the solver runs on. A card abstraction (`rcfr.abstraction`:
   ranks, rank partitions, E[HS] buckets) runs the same solver on the full game with its regret store
   wrapped in `AbstractRegrets`. An action abstraction runs it on the abstract no-limit game, and its
@@ -21,7 +22,7 @@ from typing import Callable
 
 from features import FEATURES as FEATURE_REGISTRY, make_features
 from rcfr import SOLVERS, load_game, make_rules, make_solver  # noqa: F401  (make_rules: validation)
-from rcfr.regressors import REGRESSORS as REGRESSOR_REGISTRY, make_regressor
+from rcfr.regressors import REGRESSORS as REGRESSOR_REGISTRY
 from rcfr.policy import Policy
 from rcfr.registry import keyword_names
 from rcfr.solvers import CFRSolver
@@ -63,12 +64,6 @@ def solver_registry() -> dict:
 
 def make_game(spec: ExperimentConfig) -> Game:
     return load_game(spec.game.name, **spec.game.params)
-
-
-def make_component(kind: str, name: str, params: dict, game: Game):
-    """A regressor (`make_regressor(name, **params)`) or the feature matrix of `game`
-    (`make_features(name, game, **params)`)."""
-    return make_regressor(name, **params) if kind == "regressor" else make_features(name, game, **params)
 
 
 @dataclass
@@ -120,10 +115,10 @@ def make_setup(spec: ExperimentConfig, game: Game) -> Setup:
 def _options(spec: ExperimentConfig, game: Game) -> dict:
     accepted = keyword_names(SOLVERS[spec.solver.name])
     options = dict(spec.solver.options)
-    if "regressor" in accepted:
-        options["regressor"] = make_component("regressor", spec.regressor.name, spec.regressor.params, game)
+    if "regressor" in accepted:  # a spec, not an object: the solver seeds each player's copy
+        options["regressor"] = {"name": spec.regressor.name, **spec.regressor.params}
     if "features" in accepted:
-        options["features"] = make_component("features", spec.features.name, spec.features.params, game)
+        options["features"] = make_features(spec.features.name, game, **spec.features.params)
     if "seed" in accepted:
         options["seed"] = spec.run.seed
     return options
