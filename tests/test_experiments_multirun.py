@@ -24,6 +24,7 @@ def _run(*args, timeout=300):
                           timeout=timeout)
 
 
+@pytest.mark.slow
 def test_tiny_multirun_through_joblib_is_aggregated_into_tables_and_plots(tmp_path):
     sweep = tmp_path / "sweep"
     done = _run("experiments.run", "-m", "+arm=cfr,cfr+", "game=kuhn,leduc", "run.iterations=40",
@@ -119,3 +120,62 @@ def test_the_readme_main_command(tmp_path):
     assert bf_plus[-1][1] < 0.01
     assert min(chips for label, _, chips in rows if label.startswith("CFR+ ")) > 0.3
     assert f"plots: {tmp_path / 'exploitability_vs_size.png'}" in done.stdout
+
+
+# ---- launchers: the cluster paths run end to end on this machine ----------------------------------
+def _two_job_sweep(sweep: Path, *launcher: str):
+    """Two jobs through `launcher`, each run to the end in its own directory (no aggregation: the
+    joblib test covers it)."""
+    done = _run("experiments.run", "-m", "game=kuhn", "+arm=cfr,cfr+", "run.iterations=20", "run.eval_points=2",
+                "~hydra.callbacks.aggregate", *launcher, f"hydra.sweep.dir={sweep}")
+    assert done.returncode == 0, done.stderr
+    summaries = [json.loads((sweep / job / "summary.json").read_text()) for job in ("0", "1")]
+    assert sorted((s["label"], s["status"], s["iteration"]) for s in summaries) == \
+        [("CFR", "complete", 20), ("CFR+", "complete", 20)]
+
+
+@pytest.mark.slow
+def test_a_sweep_through_submitit_local_mode_the_slurm_code_path(tmp_path):
+    """`hydra/launcher=submitit_local` pickles each job and runs it in a submitit subprocess, as the
+    Slurm launcher does on a cluster node."""
+    pytest.importorskip("hydra_plugins.hydra_submitit_launcher")
+    _two_job_sweep(tmp_path, "hydra/launcher=submitit_local", "hydra.launcher.timeout_min=5")
+    assert "LocalLauncher" in (tmp_path / "multirun.yaml").read_text()
+    assert list(tmp_path.glob(".submitit/*/*_result.pkl"))  # the jobs went through submitit
+
+
+@pytest.mark.slow
+def test_a_sweep_through_ray_on_a_local_ray_instance(tmp_path):
+    pytest.importorskip("hydra_plugins.hydra_ray_launcher", reason="the `ray` extra (hydra-ray-launcher) is not installed")
+    _two_job_sweep(tmp_path, "hydra/launcher=ray", "+hydra.launcher.ray.init.num_cpus=2",
+                   "+hydra.launcher.ray.init.include_dashboard=false")
+    assert "RayLauncher" in (tmp_path / "multirun.yaml").read_text()
+
+
+def test_a_launcher_that_cannot_start_fails_in_one_line_before_any_job(monkeypatch):
+    """The README's Slurm line on a machine without Slurm: one line that says why, before any job."""
+    pytest.importorskip("hydra_plugins.hydra_submitit_launcher")
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+
+    from experiments.callbacks import Validate
+    from experiments.run import CONFIG_DIR
+
+    monkeypatch.setattr("shutil.which", lambda name, *a, **k: None)  # no srun on PATH
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
+        cfg = compose("config", overrides=["+experiment=leduc_vs_abstraction_quick", "hydra/launcher=slurm",
+                                           "hydra.launcher.partition=cpu"], return_hydra_config=True)
+        with pytest.raises(SystemExit) as err:
+            Validate().on_multirun_start(cfg)
+    GlobalHydra.instance().clear()
+    message = str(err.value)
+    assert "\n" not in message and message.startswith("launcher error: hydra/launcher=slurm")
+    assert "'srun'" in message and "hydra/launcher=submitit_local" in message
+
+
+def test_a_failed_validation_leaves_no_run_directory(tmp_path):
+    done = _run("experiments.run", "game=kuhn", "+run.itertions=5", f"hydra.run.dir={tmp_path / 'run'}")
+    assert done.returncode == 1
+    assert "config error: unknown key(s) 'run.itertions'; allowed in run: iterations" in done.stderr
+    assert not (tmp_path / "run").exists()
