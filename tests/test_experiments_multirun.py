@@ -179,3 +179,29 @@ def test_a_failed_validation_leaves_no_run_directory(tmp_path):
     assert done.returncode == 1
     assert "config error: unknown key(s) 'run.itertions'; allowed in run: iterations" in done.stderr
     assert not (tmp_path / "run").exists()
+
+
+def test_seeds_are_pooled_into_mean_95_ci_and_count(tmp_path):
+    """Three seeds of one configuration become one row: the mean, Student's t half-width (t = 4.3027
+    for 2 degrees of freedom) and n = 3; another configuration keeps its own row."""
+    runs = []
+    for i, seed in enumerate((0, 1, 2)):
+        runs.append(run_experiment({"game": {"name": "kuhn"}, "solver": {"name": "os-mccfr"},
+                                    "run": {"iterations": 300, "seed": seed, "eval_points": 3}}, tmp_path / str(i)))
+    run_experiment({"game": {"name": "kuhn"}, "solver": {"name": "os-mccfr"},
+                    "run": {"iterations": 200, "seed": 0, "eval_points": 3}}, tmp_path / "3")
+    result = aggregate(tmp_path)
+    assert len(result.rows) == 4 and [g["seeds"] for g in result.groups] == [1, 3]
+    pooled = result.groups[1]
+    values = [r["exploitability"] for r in runs]
+    assert len(set(values)) == 3  # the seeds reach the sampler
+    assert pooled["exploitability"] == pytest.approx(sum(values) / 3, rel=1e-12)
+    mean = sum(values) / 3
+    sd = (sum((v - mean) ** 2 for v in values) / 2) ** 0.5
+    assert pooled["exploitability_ci95"] == pytest.approx(4.302652729911275 * sd / 3 ** 0.5, rel=1e-9)
+    assert pooled["runs"] == "0 1 2" and result.groups[0]["exploitability_ci95"] is None
+    table = (tmp_path / "results.md").read_text().splitlines()
+    assert table[0].endswith("| seconds | seeds | status |")
+    assert table[3].startswith("| os-mccfr | kuhn | 24 | 100 | 300 |") and "| ± " in table[3] and "| 3 | complete |" in table[3]
+    with (tmp_path / "runs.csv").open() as f:
+        assert sorted(int(r["seed"]) for r in csv.DictReader(f)) == [0, 0, 1, 2]
