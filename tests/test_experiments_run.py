@@ -249,15 +249,17 @@ def test_the_run_seed_reaches_the_regressors(tmp_path, regressor):
 
 
 def test_each_player_gets_its_own_seed():
-    """An estimator object is cloned per player with ``random_state = 2 * seed + player``."""
+    """An unseeded estimator is copied per player with ``random_state = 2 * seed + player``; an
+    explicit random_state is kept; the object given is left alone."""
     from sklearn.tree import DecisionTreeRegressor
 
-    from rcfr.regressors import with_seed
+    def seeds(given):
+        solver = rcfr.make_solver("rcfr", rcfr.load_game("kuhn"), regressor=given, features="generic", seed=3)
+        return [getattr(r, "estimator", r).random_state for r in solver.store.regressors]
+
     given = DecisionTreeRegressor(max_leaf_nodes=4)
-    assert with_seed(given, 7).random_state == 7 and given.random_state is None
-    solver = rcfr.make_solver("rcfr", rcfr.load_game("kuhn"), regressor=given, features="generic", seed=3)
-    seeds = [getattr(r, "estimator", r).random_state for r in solver.store.regressors]
-    assert seeds == [6, 7]
+    assert seeds(given) == [6, 7] and given.random_state is None
+    assert seeds(DecisionTreeRegressor(max_leaf_nodes=4, random_state=11)) == [11, 11]
 
 
 def test_a_damaged_checkpoint_is_ignored_with_a_warning(tmp_path, caplog):

@@ -40,16 +40,16 @@ def register_regressor(name: str, factory) -> None:
 
 def with_seed(spec: Any, seed: int) -> Any:
     """`spec` with its random seed set to `seed`, so that a run's seed reaches every random regressor:
-    a name or dict whose factory takes a ``seed`` gets one unless it sets its own; an estimator with a
-    ``random_state`` parameter comes back as a clone (`sklearn.base.clone`) with ``random_state=seed``.
-    Anything else is returned as it is."""
+    a name or dict whose factory takes a ``seed`` gets one unless it sets its own; an estimator whose
+    ``random_state`` is None (unseeded) comes back as a clone (`sklearn.base.clone`) with
+    ``random_state=seed``. Anything else (an explicit random_state included) is returned as it is."""
     if isinstance(spec, (str, dict)):
         named = {"name": spec} if isinstance(spec, str) else spec
         if "seed" in named or named.get("name") not in REGRESSORS:
             return spec
         return {**named, "seed": seed} if "seed" in keyword_names(REGRESSORS[named["name"]]) else spec
     get_params = getattr(spec, "get_params", None)
-    if callable(get_params) and "random_state" in get_params(deep=False):
+    if callable(get_params) and get_params(deep=False).get("random_state", 0) is None:
         from sklearn.base import clone
         return clone(spec).set_params(random_state=seed)
     return spec
