@@ -187,7 +187,8 @@ def plot(directory: Path, groups: list[dict], curves: dict[str, list[dict]]) -> 
                 points.sort(key=lambda g: g["representation_pct"])
                 seeds = max(g["seeds"] for g in points)
                 ax.errorbar([g["representation_pct"] for g in points], [g["exploitability_mbb"] for g in points],
-                            markersize=7, yerr=[g["exploitability_mbb_ci95"] or 0.0 for g in points], capsize=3, **_style(i),
+                            yerr=[g["exploitability_mbb_ci95"] or 0.0 for g in points], capsize=3, markersize=7,
+                            **_style(i),
                             label=label if seeds == 1 else f"{label} (n={seeds})")
             ax.set_xscale(scale)
             ax.set_yscale("log")

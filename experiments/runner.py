@@ -20,8 +20,8 @@ A run directory belongs to one configuration: while a run uses it, it is locked 
 from __future__ import annotations
 
 import csv
-import hashlib
 import fcntl
+import hashlib
 import io
 import json
 import logging
@@ -75,11 +75,11 @@ def identity(spec: ExperimentConfig) -> str:
 
 
 def seedless_identity(spec: ExperimentConfig) -> str:
-    """`identity` without the seed: runs that differ only in their seed share it (and one
-    ``config_hash`` in their summaries, by which aggregation pools seeds)."""
+    """`identity` without the seed: runs that differ only in their seed (or length) share it, and
+    the ``config_hash`` in their summaries by which aggregation pools seeds."""
     data = json.loads(identity(spec))
     data["run"].pop("seed")
-    return json.dumps({**data, "iterations": spec.run.iterations}, sort_keys=True)
+    return json.dumps(data, sort_keys=True)
 
 
 @contextmanager

@@ -146,7 +146,8 @@ def test_a_sweep_through_submitit_local_mode_the_slurm_code_path(tmp_path):
 
 @pytest.mark.slow
 def test_a_sweep_through_ray_on_a_local_ray_instance(tmp_path):
-    pytest.importorskip("hydra_plugins.hydra_ray_launcher", reason="the `ray` extra (hydra-ray-launcher) is not installed")
+    pytest.importorskip("hydra_plugins.hydra_ray_launcher",
+                        reason="the `ray` extra (hydra-ray-launcher) is not installed")
     _two_job_sweep(tmp_path, "hydra/launcher=ray", "+hydra.launcher.ray.init.num_cpus=2",
                    "+hydra.launcher.ray.init.include_dashboard=false")
     assert "RayLauncher" in (tmp_path / "multirun.yaml").read_text()
@@ -202,6 +203,7 @@ def test_seeds_are_pooled_into_mean_95_ci_and_count(tmp_path):
     assert pooled["runs"] == "0 1 2" and result.groups[0]["exploitability_ci95"] is None
     table = (tmp_path / "results.md").read_text().splitlines()
     assert table[0].endswith("| seconds | seeds | status |")
-    assert table[3].startswith("| os-mccfr | kuhn | 24 | 100 | 300 |") and "| ± " in table[3] and "| 3 | complete |" in table[3]
+    assert table[3].startswith("| os-mccfr | kuhn | 24 | 100 | 300 |")
+    assert "| ± " in table[3] and "| 3 | complete |" in table[3]
     with (tmp_path / "runs.csv").open() as f:
         assert sorted(int(r["seed"]) for r in csv.DictReader(f)) == [0, 0, 1, 2]
