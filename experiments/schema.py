@@ -88,9 +88,9 @@ class ConfigError(ValueError):
 
 
 #: upper bounds of the run settings: the evaluation schedule is held in memory, iteration counts
-#: are float64-exact in the log-spaced schedule, derived per-player seeds (2 * seed + player) must fit
-#: the 32-bit seeds of scikit-learn and LightGBM
-RUN_LIMITS = {"iterations": 2 ** 53, "seed": 2 ** 30 - 1, "eval_points": 10_000, "checkpoint_every": 2 ** 53}
+#: stay float64-exact in the log-spaced schedule, derived per-player seeds (2 * seed + player) must
+#: fit the 32-bit seeds of scikit-learn and LightGBM
+RUN_LIMITS = {"iterations": 10 ** 12, "seed": 2 ** 30 - 1, "eval_points": 10_000, "checkpoint_every": 10 ** 12}
 
 
 def _check_int(field_name: str, value, low: int, high: int | None = None) -> int:
