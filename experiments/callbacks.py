@@ -63,25 +63,30 @@ def _task_config(config: DictConfig) -> DictConfig:
     return OmegaConf.masked_copy(config, [k for k in config if k != "hydra"])
 
 
-def _check(cfg: DictConfig, where: str = "") -> None:
-    """Validate `cfg` and build its solver (constructors find the values validation cannot)."""
+def _check(cfg: DictConfig, where: str = "", run_dir: str | None = None) -> None:
+    """Validate `cfg` and build its solver (constructors find the values validation cannot); with
+    `run_dir`, also refuse a directory that holds another configuration's run."""
     from . import build
+    from .runner import check_owner, identity
     from .schema import ConfigError, validate
 
     try:
         spec = validate(cfg)
         build.make_setup(spec, build.make_game(spec))
+        if run_dir is not None:
+            check_owner(Path(run_dir), identity(spec))
     except ConfigError as err:
         raise SystemExit(f"config error{where}: {err}") from None
 
 
 class Validate(Callback):
     """Compose, validate and build each job's solver before any job runs (and, for a single run,
-    before Hydra creates its directory), so that a bad value — even one only a constructor can find
-    — stops the whole run or sweep before any work and leaves no empty run folder behind."""
+    before Hydra creates its directory or writes its own files into it), so that a bad value — even
+    one only a constructor can find — or another configuration's directory stops the whole run or
+    sweep before any work and leaves no empty run folder behind."""
 
     def on_run_start(self, config: DictConfig, **kwargs) -> None:
-        _check(_task_config(config))
+        _check(_task_config(config), run_dir=config.hydra.run.dir)  # before Hydra writes .hydra/ there
 
     def on_multirun_start(self, config: DictConfig, **kwargs) -> None:
         problem = launcher_problem(config)

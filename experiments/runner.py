@@ -189,7 +189,7 @@ def _differences(a: dict, b: dict, prefix: str = "") -> list[str]:
     return out
 
 
-def _check_owner(run_dir: Path, key: str) -> None:
+def check_owner(run_dir: Path, key: str) -> None:
     """Refuse a directory that holds another configuration's run (its ``config.yaml`` differs in
     anything but the run-length and IO settings)."""
     path = run_dir / "config.yaml"
@@ -226,7 +226,7 @@ def run_experiment(cfg, run_dir: str | Path, *,
 def _run_locked(spec: ExperimentConfig, game, setup: build.Setup, run_dir: Path,
                 should_stop: Callable[[int], bool] | None) -> dict:
     key = identity(spec)
-    _check_owner(run_dir, key)
+    check_owner(run_dir, key)
     label = spec.label or default_label(spec)
     solver = setup.solver
     total = spec.run.iterations

@@ -272,3 +272,22 @@ def test_eval_schedule_is_log_spaced_and_ends_at_the_last_iteration(iterations, 
     assert len(marks) <= points + 1
     if iterations >= 1000 and points >= 10:
         assert marks[0] == 1 and len(marks) >= min(points, 10) // 2
+
+
+def test_a_run_is_checked_before_hydra_touches_its_directory(hydra_ctx, tmp_path):
+    """`Validate.on_run_start` runs before Hydra creates the run directory or writes `.hydra/` into it:
+    a bad value or another configuration's directory stops the run there."""
+    from experiments.callbacks import Validate
+    from experiments.runner import run_experiment
+
+    def start(*overrides):
+        cfg = compose("config", overrides=[*overrides, f"hydra.run.dir={tmp_path / 'run'}"],
+                      return_hydra_config=True)
+        Validate().on_run_start(cfg)
+
+    with pytest.raises(SystemExit, match="config error: run.checkpoint_seconds must be a finite number"):
+        start("game=kuhn", "run.checkpoint_seconds=nan")
+    run_experiment(compose("config", overrides=["game=kuhn", "run.iterations=5"]), tmp_path / "run")
+    start("game=kuhn", "run.iterations=50")  # the same configuration, longer: allowed
+    with pytest.raises(SystemExit, match="another configuration \\(solver.name: 'cfr\\+' -> 'cfr'"):
+        start("game=kuhn", "solver=cfr")
