@@ -1,5 +1,6 @@
 """Experiment kit configs: every group option and preset composes, bad configs fail early with the
-field and the allowed values, launcher configs for Slurm and Ray are valid (composed, not run)."""
+field and the allowed values, launcher configs for Slurm and Ray compose (they run in
+test_experiments_multirun.py)."""
 
 from __future__ import annotations
 
