@@ -208,7 +208,10 @@ def plot(directory: Path, groups: list[dict], curves: dict[str, list[dict]]) -> 
     for row, game in enumerate(games):
         names: set[str] = set()
         shown = [g for g in groups if g["game"] == game and all(curves.get(r) for r in g["runs"].split())]
-        for i, g in enumerate(shown):
+        means = [_mean_curve([curves[r] for r in g["runs"].split()]) for g in shown]
+        # on a log axis a 95% band reaching zero or below is drawn down to half the lowest mean instead
+        floor = 0.5 * min((float(np.min(m[2][m[2] > 0])) for m in means if np.any(m[2] > 0)), default=1e-12)
+        for i, (g, (iterations, seconds, mbb, half)) in enumerate(zip(shown, means)):
             name = g["label"]
             if len(sizes_per_label[(game, g["label"])]) > 1:
                 name += f" ({_fmt(g['representation_pct'], 3)}%)"
@@ -217,11 +220,10 @@ def plot(directory: Path, groups: list[dict], curves: dict[str, list[dict]]) -> 
             if name in names:  # the same label and size in two configurations: say which runs
                 name += f" [{g['runs'].split()[0]}]"
             names.add(name)
-            iterations, seconds, mbb, half = _mean_curve([curves[r] for r in g["runs"].split()])
             for ax, xs in zip(axes[row], (iterations, seconds)):
                 ax.plot(xs, mbb, markersize=4, label=name, **_style(i))
                 if g["seeds"] > 1:
-                    ax.fill_between(xs, np.maximum(mbb - half, 1e-12), mbb + half, color=_style(i)["color"],
+                    ax.fill_between(xs, np.maximum(mbb - half, floor), mbb + half, color=_style(i)["color"],
                                     alpha=0.15, linewidth=0)
         for ax, key in zip(axes[row], ("iterations", "solve seconds (compilation and evaluation excluded)")):
             ax.set_xscale("log")
