@@ -1,16 +1,19 @@
-"""Collect a multirun directory into one table and plots.
+"""Collect a multirun directory into tables and plots, pooling seeds.
 
 ``python -m experiments.aggregate <dir>`` finds every run (a directory with ``summary.json``) under
 ``<dir>`` and writes, into ``<dir>``:
 
-* ``results.csv`` / ``results.md``  one row per run: label, game, components, representation size
-  and % of game, iterations, final exploitability (chips, mbb/g), solve seconds, status;
+* ``runs.csv``  one row per run: label, game, components, seed, representation size and % of game,
+  iterations, final exploitability (chips, mbb/g), solve and compile seconds, status;
+* ``results.csv`` / ``results.md``  one row per configuration, its seeds pooled: the mean, the
+  half-width of a 95% confidence interval (Student's t; none for a single seed) and the number of
+  seeds ``seeds``. Runs pool when they differ only in their seed (the ``config_hash`` of their
+  summaries) and stopped at the same iteration with the same status;
 * ``exploitability_vs_size.{png,svg}``  final exploitability against representation size (% of
-  game), linear and log axes (the layout of Morrill 2016, Fig. 4.1 / 4.3), one curve per label;
-* ``convergence.{png,svg}``  exploitability against iterations and against solve seconds.
-
-Runs of several seeds with the same label and size are averaged in the plots; the size plot shows
-complete runs only (an interrupted run is in the table, with its status, and in the convergence plot).
+  game), linear and log axes (the layout of Morrill 2016, Fig. 4.1 / 4.3), one curve per label, with
+  95% confidence bars where there are several seeds; complete runs only;
+* ``convergence.{png,svg}``  exploitability against iterations and against solve seconds
+  (compilation excluded), one curve per configuration (mean over seeds, 95% band).
 """
 
 from __future__ import annotations
@@ -30,7 +33,13 @@ from rcfr.files import atomic_write
 
 COLUMNS = ["label", "game", "solver", "regressor", "features", "abstraction", "seed", "status", "iteration",
            "representation_size", "representation_pct", "exploitability", "exploitability_mbb", "seconds",
-           "run"]
+           "compile_seconds", "config_hash", "run"]
+#: per-configuration columns: the numbers are means over the pooled seeds, ``*_ci95`` half-widths
+GROUP_COLUMNS = ["label", "game", "solver", "regressor", "features", "abstraction", "seeds", "status", "iteration",
+                 "representation_size", "representation_pct", "exploitability", "exploitability_ci95",
+                 "exploitability_mbb", "exploitability_mbb_ci95", "seconds", "compile_seconds", "runs"]
+POOLED = ["representation_size", "representation_pct", "exploitability", "exploitability_mbb", "seconds",
+          "compile_seconds"]
 PLOT_NAMES = ("exploitability_vs_size", "convergence")
 MARKERS = "osD^v<>ph*X"
 LINESTYLES = ("-", "--", ":")
@@ -39,7 +48,8 @@ LINESTYLES = ("-", "--", ":")
 @dataclass
 class Aggregate:
     directory: Path
-    rows: list[dict]
+    rows: list[dict]  # one per run
+    groups: list[dict]  # one per configuration, seeds pooled
     curves: dict[str, list[dict]]  # run -> metrics rows
     files: list[Path]
 
@@ -67,6 +77,36 @@ def collect(directory: Path) -> tuple[list[dict], dict[str, list[dict]]]:
     return rows, curves
 
 
+def ci95(values) -> float | None:
+    """Half-width of the 95% confidence interval of the mean (Student's t); None for one value."""
+    values = np.asarray(values, dtype=float)
+    if len(values) < 2:
+        return None
+    from scipy.stats import t
+    return float(t.ppf(0.975, len(values) - 1) * values.std(ddof=1) / np.sqrt(len(values)))
+
+
+def pool(rows: list[dict]) -> list[dict]:
+    """One row per configuration: runs that differ only in their seed, at the same iteration and
+    status, pooled into means, 95% half-widths and the seed count."""
+    members = defaultdict(list)
+    for r in rows:
+        members[(r["game"], r["label"], r["config_hash"] or r["run"], r["status"], r["iteration"])].append(r)
+    groups = []
+    for runs in members.values():
+        first = runs[0]
+        group = {k: first[k] for k in GROUP_COLUMNS if k in first}
+        group.update(seeds=len(runs), runs=" ".join(r["run"] for r in runs))
+        for key in POOLED:
+            values = [r[key] for r in runs if r[key] is not None]
+            group[key] = float(np.mean(values)) if len(values) == len(runs) else None
+        for key in ("exploitability", "exploitability_mbb"):
+            group[f"{key}_ci95"] = ci95([r[key] for r in runs]) if group[key] is not None else None
+        groups.append(group)
+    groups.sort(key=lambda g: (g["game"], g["label"], g["representation_size"] or 0, g["iteration"] or 0))
+    return groups
+
+
 def _fmt(value, digits: int = 4) -> str:
     if value is None:
         return "-"
@@ -75,16 +115,25 @@ def _fmt(value, digits: int = 4) -> str:
     return str(value)
 
 
-def markdown(rows: list[dict]) -> str:
-    head = ["label", "game", "size", "% of game", "iterations", "exploitability (chips)", "mbb/g",
-            "seconds", "status"]
+def markdown(groups: list[dict]) -> str:
+    head = ["label", "game", "size", "% of game", "iterations", "exploitability (chips)", "95% CI (chips)",
+            "mbb/g", "seconds", "seeds", "status"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for r in rows:
-        cells = [r["label"], r["game"], _fmt(r["representation_size"]), _fmt(r["representation_pct"], 3),
-                 _fmt(r["iteration"]), _fmt(r["exploitability"]), _fmt(r["exploitability_mbb"]),
-                 _fmt(r["seconds"], 3), r["status"]]
+    for g in groups:
+        ci = g["exploitability_ci95"]
+        cells = [g["label"], g["game"], _fmt(g["representation_size"]), _fmt(g["representation_pct"], 3),
+                 _fmt(g["iteration"]), _fmt(g["exploitability"]), "-" if ci is None else f"± {ci:.2g}",
+                 _fmt(g["exploitability_mbb"]), _fmt(g["seconds"], 3), g["seeds"], g["status"]]
         lines.append("| " + " | ".join(map(str, cells)) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _write_csv(path: Path, columns: list[str], rows: list[dict]) -> None:
+    text = io.StringIO()
+    writer = csv.DictWriter(text, fieldnames=columns, lineterminator="\n", extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows(rows)
+    atomic_write(path, lambda f: f.write(text.getvalue().encode()))
 
 
 def _save_figure(fig, directory: Path, name: str) -> list[Path]:
@@ -98,65 +147,93 @@ def _save_figure(fig, directory: Path, name: str) -> list[Path]:
     return paths
 
 
-def plot(directory: Path, rows: list[dict], curves: dict[str, list[dict]]) -> list[Path]:
+def _style(i: int) -> dict:
+    """Curve `i` of a panel: its own colour (ten, then repeated with another line style) and its own
+    hollow marker, so that curves sharing a label and points on top of each other stay visible."""
+    import matplotlib.pyplot as plt
+    return {"color": plt.cm.tab10(i % 10), "marker": MARKERS[i % len(MARKERS)], "mfc": "none",
+            "linestyle": LINESTYLES[(i // 10) % len(LINESTYLES)]}
+
+
+def _mean_curve(curves: list[list[dict]]) -> tuple[np.ndarray, ...]:
+    """Iterations, mean solve seconds, mean and 95% half-width of exploitability (mbb/g) over the
+    seeds' curves, at the iterations every curve has."""
+    common = sorted(set.intersection(*({c["iteration"] for c in curve} for curve in curves)))
+    at = [{c["iteration"]: c for c in curve} for curve in curves]
+    seconds = np.array([[a[i]["seconds"] for a in at] for i in common])
+    mbb = np.array([[a[i]["exploitability_mbb"] for a in at] for i in common])
+    half = np.array([ci95(row) or 0.0 for row in mbb])
+    return np.array(common), seconds.mean(axis=1), mbb.mean(axis=1), half
+
+
+def plot(directory: Path, groups: list[dict], curves: dict[str, list[dict]]) -> list[Path]:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    games = sorted({r["game"] for r in rows})
-    done = [r for r in rows if r["status"] == "complete" and r["exploitability_mbb"] is not None
-            and r["representation_pct"] is not None]  # a size-vs-exploitability plot needs both
+    games = sorted({g["game"] for g in groups})
+    done = [g for g in groups if g["status"] == "complete" and g["exploitability_mbb"] is not None
+            and g["representation_pct"] is not None]  # a size-vs-exploitability plot needs both
     files: list[Path] = []
 
-    fig, axes = plt.subplots(len(games), 2, figsize=(11, 4 * len(games)), squeeze=False)
-    for g, game in enumerate(games):
-        by_label = defaultdict(lambda: defaultdict(list))
-        for r in done:
-            if r["game"] == game:
-                by_label[r["label"]][r["representation_pct"]].append(r["exploitability_mbb"])
-        for ax, scale in zip(axes[g], ("linear", "log")):
+    fig, axes = plt.subplots(len(games), 2, figsize=(11, 4 * len(games)), squeeze=False, layout="constrained")
+    for row, game in enumerate(games):
+        by_label = defaultdict(list)
+        for g in done:
+            if g["game"] == game:
+                by_label[g["label"]].append(g)
+        for ax, scale in zip(axes[row], ("linear", "log")):
             for i, (label, points) in enumerate(sorted(by_label.items())):
-                xs = sorted(points)
-                ys = [float(np.mean(points[x])) for x in xs]
-                ax.plot(xs, ys, marker=MARKERS[i % len(MARKERS)], color=plt.cm.tab20(i % 20), label=label)
+                points.sort(key=lambda g: g["representation_pct"])
+                seeds = max(g["seeds"] for g in points)
+                ax.errorbar([g["representation_pct"] for g in points], [g["exploitability_mbb"] for g in points],
+                            yerr=[g["exploitability_mbb_ci95"] or 0.0 for g in points], capsize=3, markersize=7,
+                            **_style(i),
+                            label=label if seeds == 1 else f"{label} (n={seeds})")
             ax.set_xscale(scale)
             ax.set_yscale("log")
             ax.set_xlabel("representation size (% of game)")
             ax.set_ylabel("exploitability (mbb/g)")
-            ax.set_title(f"{game}" if len(games) > 1 else f"final exploitability ({scale} x axis)", fontsize=9)
+            ax.set_title(f"{game}: final exploitability ({scale} x axis)", fontsize=9)
             ax.grid(True, which="both", alpha=0.3)
         if by_label:
-            axes[g][1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
+            axes[row][1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
     files += _save_figure(fig, directory, "exploitability_vs_size")
     plt.close(fig)
 
-    fig, axes = plt.subplots(len(games), 2, figsize=(11, 4 * len(games)), squeeze=False)
+    fig, axes = plt.subplots(len(games), 2, figsize=(11, 4 * len(games)), squeeze=False, layout="constrained")
     sizes_per_label = defaultdict(set)
-    for r in rows:
-        sizes_per_label[(r["game"], r["label"])].add(r["representation_size"])
-    for g, game in enumerate(games):
-        styles = {}
-        for r in rows:
-            curve = curves.get(r["run"], [])
-            if r["game"] != game or not curve:
-                continue
-            name = r["label"]
-            if len(sizes_per_label[(game, name)]) > 1:
-                name += f" ({_fmt(r['representation_pct'], 3)}%)"
-            ys = [c["exploitability_mbb"] for c in curve]
-            i = styles.setdefault(r["label"], len(styles))
-            for ax, key in zip(axes[g], ("iteration", "seconds")):
-                ax.plot([c[key] for c in curve], ys, color=plt.cm.tab20(i % 20),
-                        linestyle=LINESTYLES[(i // 20) % len(LINESTYLES)], label=name)
-        for ax, key in zip(axes[g], ("iterations", "solve seconds (evaluation excluded)")):
+    for g in groups:
+        sizes_per_label[(g["game"], g["label"])].add(g["representation_size"])
+    for row, game in enumerate(games):
+        names: set[str] = set()
+        shown = [g for g in groups if g["game"] == game and all(curves.get(r) for r in g["runs"].split())]
+        means = [_mean_curve([curves[r] for r in g["runs"].split()]) for g in shown]
+        # on a log axis a 95% band reaching zero or below is drawn down to half the lowest mean instead
+        floor = 0.5 * min((float(np.min(m[2][m[2] > 0])) for m in means if np.any(m[2] > 0)), default=1e-12)
+        for i, (g, (iterations, seconds, mbb, half)) in enumerate(zip(shown, means)):
+            name = g["label"]
+            if len(sizes_per_label[(game, g["label"])]) > 1:
+                name += f" ({_fmt(g['representation_pct'], 3)}%)"
+            if g["seeds"] > 1:
+                name += f" (n={g['seeds']})"
+            if name in names:  # the same label and size in two configurations: say which runs
+                name += f" [{g['runs'].split()[0]}]"
+            names.add(name)
+            for ax, xs in zip(axes[row], (iterations, seconds)):
+                ax.plot(xs, mbb, markersize=4, label=name, **_style(i))
+                if g["seeds"] > 1:
+                    ax.fill_between(xs, np.maximum(mbb - half, floor), mbb + half, color=_style(i)["color"],
+                                    alpha=0.15, linewidth=0)
+        for ax, key in zip(axes[row], ("iterations", "solve seconds (compilation and evaluation excluded)")):
             ax.set_xscale("log")
             ax.set_yscale("log")
             ax.set_xlabel(key)
             ax.set_ylabel("exploitability (mbb/g)")
-            ax.set_title(game, fontsize=9)
+            ax.set_title(f"{game}: convergence", fontsize=9)
             ax.grid(True, which="both", alpha=0.3)
-        if axes[g][1].lines:
-            axes[g][1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
+        if shown:
+            axes[row][1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
     files += _save_figure(fig, directory, "convergence")
     plt.close(fig)
     return files
@@ -170,22 +247,21 @@ def aggregate(directory: str | Path, *, plots: bool = True) -> Aggregate | None:
     rows, curves = collect(directory)
     if not rows:
         return None
-    text = io.StringIO()
-    writer = csv.DictWriter(text, fieldnames=COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    atomic_write(directory / "results.csv", lambda f: f.write(text.getvalue().encode()))
-    table = markdown(rows)
+    groups = pool(rows)
+    _write_csv(directory / "runs.csv", COLUMNS, rows)
+    _write_csv(directory / "results.csv", GROUP_COLUMNS, groups)
+    table = markdown(groups)
     atomic_write(directory / "results.md", lambda f: f.write(table.encode()))
-    files = [directory / "results.csv", directory / "results.md"]
+    files = [directory / "runs.csv", directory / "results.csv", directory / "results.md"]
     if plots:
-        files += plot(directory, rows, curves)
-    return Aggregate(directory, rows, curves, files)
+        files += plot(directory, groups, curves)
+    return Aggregate(directory, rows, groups, curves, files)
 
 
 def report(result: Aggregate) -> str:
     plots = [str(p) for p in result.files if p.suffix == ".png"]
-    return (f"\n{markdown(result.rows)}\n{len(result.rows)} runs in {result.directory}\n"
+    return (f"\n{markdown(result.groups)}\n{len(result.rows)} runs ({len(result.groups)} configurations) in "
+            f"{result.directory}\n"
             f"table: {result.directory / 'results.csv'}\nplots: {', '.join(plots)}\n")
 
 

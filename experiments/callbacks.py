@@ -1,12 +1,15 @@
-"""Hydra callbacks: validate every job of a sweep before the first one starts, and aggregate the
-sweep directory (table + plots) when the multirun ends."""
+"""Hydra callbacks: validate a run, or every job of a sweep and its launcher, before anything starts
+(and before Hydra creates a run directory), and aggregate the sweep directory (table + plots) when
+the multirun ends."""
 
 from __future__ import annotations
 
+import importlib
+import shutil
 from pathlib import Path
 
 from hydra.experimental.callback import Callback
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 
 BASIC_SWEEPER = "hydra._internal.core_plugins.basic_sweeper.BasicSweeper"
 
@@ -27,25 +30,75 @@ def sweep_jobs(config: DictConfig) -> list[list[str]]:
     return jobs
 
 
-class ValidateSweep(Callback):
-    """Compose, validate and build each job's solver before any job runs, so that a bad value — even
-    one only a constructor can find — stops the whole sweep before any work."""
+def launcher_problem(config: DictConfig) -> str | None:
+    """Why the configured launcher cannot start here, in one line (None: nothing known against it).
+    Checked before the sweep, so that a missing plugin or cluster is a message, not a traceback."""
+    launcher = config.hydra.launcher
+    target = str(launcher.get("_target_", ""))
+    choice = config.hydra.runtime.choices.get("hydra/launcher", target)
+    module = target.rsplit(".", 1)[0]
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        package = module.split(".")[1].replace("_", "-") if module.startswith("hydra_plugins.") else module
+        return f"hydra/launcher={choice} needs the {package} plugin: pip install {package}"
+    if target.endswith(".SlurmLauncher") and shutil.which("srun") is None:
+        return (f"hydra/launcher={choice} submits to Slurm, and there is no Slurm here (no 'srun' on PATH): "
+                "run it on a Slurm login node, or try the same path locally with hydra/launcher=submitit_local")
+    if target.endswith(".RayLauncher") and launcher.ray.init.get("address"):
+        import ray
+        address = launcher.ray.init.address
+        try:
+            ray.init(address=address, log_to_driver=False)
+        except ConnectionError:
+            return (f"hydra/launcher={choice} connects to a running Ray cluster (address {address!r}) and found "
+                    "none: start one (ray start --head), or use hydra/launcher=ray for a local Ray instance")
+        finally:
+            ray.shutdown()
+    return None
+
+
+def _task_config(config: DictConfig) -> DictConfig:
+    """The job's own config: everything but the ``hydra`` node."""
+    return OmegaConf.masked_copy(config, [k for k in config if k != "hydra"])
+
+
+def _check(cfg: DictConfig, where: str = "", run_dir: str | None = None) -> None:
+    """Validate `cfg` and build its solver (constructors find the values validation cannot); with
+    `run_dir`, also refuse a directory that holds another configuration's run."""
+    from . import build
+    from .runner import check_owner, identity
+    from .schema import ConfigError, validate
+
+    try:
+        spec = validate(cfg)
+        build.make_setup(spec, build.make_game(spec))
+        if run_dir is not None:
+            check_owner(Path(run_dir), identity(spec))
+    except ConfigError as err:
+        raise SystemExit(f"config error{where}: {err}") from None
+
+
+class Validate(Callback):
+    """Compose, validate and build each job's solver before any job runs (and, for a single run,
+    before Hydra creates its directory or writes its own files into it), so that a bad value — even
+    one only a constructor can find — or another configuration's directory stops the whole run or
+    sweep before any work and leaves no empty run folder behind."""
+
+    def on_run_start(self, config: DictConfig, **kwargs) -> None:
+        _check(_task_config(config), run_dir=config.hydra.run.dir)  # before Hydra writes .hydra/ there
 
     def on_multirun_start(self, config: DictConfig, **kwargs) -> None:
+        problem = launcher_problem(config)
+        if problem:
+            raise SystemExit(f"launcher error: {problem}")
         if config.hydra.sweeper.get("_target_") != BASIC_SWEEPER:
             return  # other sweepers choose their jobs as they go; each job still validates itself
         from hydra import compose
 
-        from . import build
-        from .schema import ConfigError, validate
-
-        jobs = sweep_jobs(config)
-        for job in jobs:
-            try:
-                spec = validate(compose(config_name=config.hydra.job.config_name, overrides=job))
-                build.make_setup(spec, build.make_game(spec))
-            except ConfigError as err:
-                raise SystemExit(f"config error in sweep job {' '.join(job)}: {err}") from None
+        for job in sweep_jobs(config):
+            _check(compose(config_name=config.hydra.job.config_name, overrides=job),
+                   f" in sweep job {' '.join(job)}")
 
 
 class AggregateMultirun(Callback):

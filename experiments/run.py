@@ -39,7 +39,8 @@ def main(cfg: DictConfig) -> float:
     if hydra_cfg.mode.name != "MULTIRUN":
         print(f"{summary['label']}: exploitability {summary['exploitability']:.6g} chips "
               f"({summary['exploitability_mbb']:.4g} mbb/g) after {summary['iteration']} iterations, "
-              f"{summary['seconds']:.3g} s; results in {run_dir}")
+              f"{summary['seconds']:.3g} s solving (+ {summary['compile_seconds']:.2g} s warm-up: compilation or "
+              f"its cache); results in {run_dir}")
     return summary["exploitability"]
 
 

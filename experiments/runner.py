@@ -8,12 +8,20 @@ Files (all written atomically, so a kill never leaves a torn file):
 * ``checkpoint.npz`` solver state + metrics so far; a new run in the same directory with the same
                     configuration continues from it, and reproduces an uninterrupted run bit for bit
 * ``policy.json``   the final average policy (`rcfr.Policy` format)
-* ``summary.json``  status ("complete" or "interrupted"), sizes and the final numbers
+* ``summary.json``  status ("complete" or "interrupted"), sizes, the final numbers, and
+                    ``compile_seconds``: the warm-up (numba compilation or cache loading, first use of
+                    the regressor) kept out of the solve seconds
+
+A run directory belongs to one configuration: while a run uses it, it is locked (``fcntl.flock`` on
+``.lock``); a directory whose ``config.yaml`` is another configuration's is refused, and so is a
+``run.iterations`` below the iterations already done there.
 """
 
 from __future__ import annotations
 
 import csv
+import fcntl
+import hashlib
 import io
 import json
 import logging
@@ -33,7 +41,7 @@ from rcfr import evaluate
 from rcfr.files import atomic_write, write_json
 
 from . import build
-from .schema import ExperimentConfig, validate
+from .schema import ConfigError, ExperimentConfig, to_spec, validate
 
 log = logging.getLogger("experiments")
 
@@ -53,7 +61,7 @@ class Interrupted(KeyboardInterrupt):
 
 def eval_schedule(iterations: int, points: int) -> list[int]:
     """About `points` log-spaced iterations from 1 to `iterations`, always including the last."""
-    marks = np.unique(np.round(np.geomspace(1, iterations, max(points, 1))).astype(np.int64))
+    marks = np.unique(np.round(np.geomspace(1, iterations, max(min(points, iterations), 1))).astype(np.int64))
     return sorted(set(marks.tolist()) | {iterations})
 
 
@@ -64,6 +72,14 @@ def identity(spec: ExperimentConfig) -> str:
     for key in _RESUMABLE_CHANGES:
         data["run"].pop(key)
     return json.dumps(data, sort_keys=True, default=str)
+
+
+def seedless_identity(spec: ExperimentConfig) -> str:
+    """`identity` without the seed: runs that differ only in their seed (or length) share it, and
+    the ``config_hash`` in their summaries by which aggregation pools seeds."""
+    data = json.loads(identity(spec))
+    data["run"].pop("seed")
+    return json.dumps(data, sort_keys=True)
 
 
 @contextmanager
@@ -136,13 +152,58 @@ def _write_metrics(path: Path, rows: list[dict]) -> None:
     atomic_write(path, lambda f: f.write(text.getvalue().encode()))
 
 
-def _warm_up() -> None:
-    """Load the compiled kernels once per process (numba's first call costs tens of milliseconds),
-    so a run's first iterations are not timed with it."""
-    from rcfr import load_game, make_solver
+def _warm_up(spec: ExperimentConfig, game) -> float:
+    """Seconds to run one iteration and one evaluation of a throwaway copy of the run's solver:
+    numba compilation (or loading its cache) and first-use costs, kept out of the solve seconds."""
+    setup = build.make_setup(spec, game)
+    started = time.perf_counter()
+    setup.solver.run(1)
+    evaluate(game, setup.policy())
+    return time.perf_counter() - started
 
-    kuhn = load_game("kuhn")
-    evaluate(kuhn, make_solver("cfr", kuhn).run(1).average_policy())
+
+@contextmanager
+def _locked(run_dir: Path):
+    """Hold an exclusive OS lock on the run directory (released when the process ends, even on a kill)."""
+    with (run_dir / ".lock").open("a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ConfigError(f"run directory {run_dir} is in use by another run; wait for it, or choose "
+                              "another directory (hydra.run.dir=...)") from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _differences(a: dict, b: dict, prefix: str = "") -> list[str]:
+    """``key: a -> b`` for each leaf where two nested dicts differ."""
+    out = []
+    for k in sorted(set(a) | set(b)):
+        x, y = a.get(k), b.get(k)
+        if isinstance(x, dict) and isinstance(y, dict):
+            out += _differences(x, y, f"{prefix}{k}.")
+        elif x != y:
+            out.append(f"{prefix}{k}: {x!r} -> {y!r}")
+    return out
+
+
+def check_owner(run_dir: Path, key: str) -> None:
+    """Refuse a directory that holds another configuration's run (its ``config.yaml`` differs in
+    anything but the run-length and IO settings)."""
+    path = run_dir / "config.yaml"
+    if not path.exists():
+        return
+    try:
+        previous = identity(to_spec(OmegaConf.load(path)))
+    except Exception as err:  # a config this kit cannot read is another configuration too
+        raise ConfigError(f"run directory {run_dir} holds a config.yaml this kit cannot read ({err}); "
+                          "choose another directory (hydra.run.dir=...) or delete it") from None
+    if previous != key:
+        changes = "; ".join(_differences(json.loads(previous), json.loads(key)))
+        raise ConfigError(f"run directory {run_dir} holds the results of another configuration ({changes}); "
+                          "choose another directory (hydra.run.dir=...) or delete it")
 
 
 def run_experiment(cfg, run_dir: str | Path, *,
@@ -156,28 +217,39 @@ def run_experiment(cfg, run_dir: str | Path, *,
     spec = validate(cfg)
     game = build.make_game(spec)
     setup = build.make_setup(spec, game)  # constructors check the values validate cannot
-    solver = setup.solver
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
-    key = identity(spec)
-    label = spec.label or default_label(spec)
-    text = OmegaConf.to_yaml(OmegaConf.structured(spec))
-    atomic_write(run_dir / "config.yaml", lambda f: f.write(text.encode()))
+    with _locked(run_dir):
+        return _run_locked(spec, game, setup, run_dir, should_stop)
 
+
+def _run_locked(spec: ExperimentConfig, game, setup: build.Setup, run_dir: Path,
+                should_stop: Callable[[int], bool] | None) -> dict:
+    key = identity(spec)
+    check_owner(run_dir, key)
+    label = spec.label or default_label(spec)
+    solver = setup.solver
+    total = spec.run.iterations
     checkpoint = run_dir / "checkpoint.npz"
     meta = _load_checkpoint(checkpoint, solver, key) if spec.run.resume and checkpoint.exists() else None
     if meta is None and solver.iteration:  # a checkpoint that failed half-way through loading
         setup = build.make_setup(spec, game)
         solver = setup.solver
+    if solver.iteration > total:
+        raise ConfigError(f"run.iterations={total} is below the {solver.iteration} iterations already done in "
+                          f"{run_dir}; set run.iterations >= {solver.iteration}, or choose another directory")
+    text = OmegaConf.to_yaml(OmegaConf.structured(spec))
+    atomic_write(run_dir / "config.yaml", lambda f: f.write(text.encode()))
     rows = [r for r in meta["rows"] if r["iteration"] <= solver.iteration] if meta else []
     solve_seconds = meta["solve_seconds"] if meta else 0.0
     wall_before = meta["wall_seconds"] if meta else 0.0
+    compile_seconds = meta.get("compile_seconds", 0.0) if meta else 0.0
     if meta:
         log.info("resuming %s from iteration %d", run_dir, solver.iteration)
 
-    total = spec.run.iterations
     schedule = [i for i in eval_schedule(total, spec.run.eval_points) if i > solver.iteration]
-    _warm_up()
+    if solver.iteration < total:
+        compile_seconds += _warm_up(spec, game)
     started = time.perf_counter()
     last_checkpoint = time.monotonic()
 
@@ -187,8 +259,11 @@ def run_experiment(cfg, run_dir: str | Path, *,
     def checkpoint_now() -> None:
         nonlocal last_checkpoint
         _save_checkpoint(checkpoint, solver, {"identity": key, "rows": rows, "solve_seconds": solve_seconds,
-                                              "wall_seconds": wall()})
+                                              "wall_seconds": wall(), "compile_seconds": compile_seconds})
         last_checkpoint = time.monotonic()
+
+    def summary(status: str) -> dict:
+        return _write_summary(run_dir, spec, label, game, rows, solver.iteration, status, compile_seconds)
 
     flag = {"stop": False}
     every = spec.run.checkpoint_every
@@ -221,13 +296,13 @@ def run_experiment(cfg, run_dir: str | Path, *,
                 checkpoint_now()
             if flag["stop"] or (should_stop is not None and should_stop(it)):
                 checkpoint_now()
-                _write_summary(run_dir, spec, label, game, rows, solver.iteration, "interrupted")
+                summary("interrupted")
                 raise Interrupted(it, run_dir)
 
     _write_metrics(run_dir / "metrics.csv", rows)
     setup.policy().save(run_dir / "policy.json")
     checkpoint_now()
-    return _write_summary(run_dir, spec, label, game, rows, solver.iteration, "complete")
+    return summary("complete")
 
 
 def short_game_name(spec: ExperimentConfig) -> str:
@@ -239,7 +314,7 @@ def short_game_name(spec: ExperimentConfig) -> str:
 
 
 def _write_summary(run_dir: Path, spec: ExperimentConfig, label: str, game, rows: list[dict],
-                   iteration: int, status: str) -> dict:
+                   iteration: int, status: str, compile_seconds: float) -> dict:
     final = rows[-1] if rows else {}
     summary = {
         "status": status, "label": label, "iteration": iteration, "iterations": spec.run.iterations,
@@ -249,7 +324,8 @@ def _write_summary(run_dir: Path, spec: ExperimentConfig, label: str, game, rows
         "regressor_params": spec.regressor.params, "features": spec.features.name,
         "abstraction": spec.abstraction.name, "abstraction_params": spec.abstraction.params,
         "game_sequences": game.num_sequences, "game_infosets": game.num_infosets,
-        **{k: final.get(k) for k in METRICS if k != "iteration"},
+        **{k: final.get(k) for k in METRICS if k != "iteration"}, "compile_seconds": compile_seconds,
+        "config_hash": hashlib.sha1(seedless_identity(spec).encode()).hexdigest()[:12],
     }
     write_json(run_dir / "summary.json", summary)
     return summary

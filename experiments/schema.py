@@ -1,14 +1,17 @@
 """Structured configs for the experiment kit, and the validation that runs before any work.
 
-Hydra checks the shape (known keys, value types) against these dataclasses while composing;
-`validate` then checks every name against the library's registries and every option against the
-options its target accepts, so a typo fails at start with the field and the allowed values.
+Hydra checks the value types against these dataclasses while composing. Below the root the nodes
+are open (not struct), so a mistyped key such as ``run.itertions=5`` or ``regressor.params.leafs=64``
+reaches `validate`, which rejects every key the schema or the component does not know, naming the
+allowed ones, and checks every name against the library's registries and every number's range, so a
+typo fails at start with the field and the allowed values.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Dict, Optional
+import math
+from dataclasses import dataclass, field, fields, is_dataclass
+from typing import Any, Dict, Optional, get_type_hints
 
 from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig, OmegaConf
@@ -68,17 +71,51 @@ class ExperimentConfig:
 
 
 def register_configs() -> None:
-    ConfigStore.instance().store(name="experiment_schema", node=ExperimentConfig)
+    """Store the schema with every node below the root open, so that `validate` (not Hydra's struct
+    error) reports an unknown key, with the allowed ones."""
+    node = OmegaConf.structured(ExperimentConfig)
+
+    def open_children(parent: DictConfig) -> None:
+        for key in parent:
+            child = parent._get_node(key)
+            if isinstance(child, DictConfig):
+                OmegaConf.set_struct(child, False)
+                open_children(child)
+
+    open_children(node)
+    ConfigStore.instance().store(name="experiment_schema", node=node)
 
 
 class ConfigError(ValueError):
     """A configuration that names something unknown or holds a value out of range."""
 
 
-def _check_int(field_name: str, value, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ConfigError(f"{field_name} must be an integer >= {low}, got {value!r}")
+#: upper bounds of the run settings: the evaluation schedule is held in memory, iteration counts
+#: stay float64-exact in the log-spaced schedule, derived per-player seeds (2 * seed + player) must
+#: fit the 32-bit seeds of scikit-learn and LightGBM
+RUN_LIMITS = {"iterations": 10 ** 12, "seed": 2 ** 30 - 1, "eval_points": 10_000, "checkpoint_every": 10 ** 12}
+
+
+def _check_int(field_name: str, value, low: int, high: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
+        bound = f">= {low}" if high is None else f"in [{low}, {high:,}]"
+        raise ConfigError(f"{field_name} must be an integer {bound}, got {value!r}")
     return value
+
+
+def _check_keys(node, schema: type, path: str = "") -> None:
+    """Every key of `node` must be a field of the dataclass `schema`, recursively (the free-form
+    ``params``/``options`` dicts are checked against their component later)."""
+    hints = get_type_hints(schema)
+    allowed = [f.name for f in fields(schema)]
+    unknown = sorted(str(k) for k in node if k not in allowed and not (k == "hydra" and not path))
+    if unknown:
+        keys = ", ".join(repr(f"{path}{k}") for k in unknown)
+        raise ConfigError(f"unknown key(s) {keys}; allowed {'in ' + path[:-1] if path else 'at the top level'}: "
+                          f"{', '.join(allowed)}")
+    for name in allowed:
+        if is_dataclass(hints[name]) and isinstance(node.get(name), (dict, DictConfig)):
+            _check_keys(node[name], hints[name], f"{path}{name}.")
 
 
 def _check_params(field_name: str, kind: str, name: str, params: dict, allowed: list[str]) -> None:
@@ -99,17 +136,18 @@ def to_spec(cfg: DictConfig | ExperimentConfig | dict) -> ExperimentConfig:
 
 def validate(cfg) -> ExperimentConfig:
     """Check names, options and ranges without compiling a game or building anything heavy."""
+    if not isinstance(cfg, ExperimentConfig):
+        _check_keys(cfg, ExperimentConfig)
     try:
         spec = to_spec(cfg)
     except Exception as err:  # omegaconf's messages already carry the full key
         raise ConfigError(str(err)) from None
     run = spec.run
-    _check_int("run.iterations", run.iterations, 1)
-    _check_int("run.seed", run.seed, 0)
-    _check_int("run.eval_points", run.eval_points, 1)
-    _check_int("run.checkpoint_every", run.checkpoint_every, 0)
-    if not isinstance(run.checkpoint_seconds, (int, float)) or run.checkpoint_seconds < 0:
-        raise ConfigError(f"run.checkpoint_seconds must be a number >= 0, got {run.checkpoint_seconds!r}")
+    for name, low in (("iterations", 1), ("seed", 0), ("eval_points", 1), ("checkpoint_every", 0)):
+        _check_int(f"run.{name}", getattr(run, name), low, RUN_LIMITS[name])
+    seconds = run.checkpoint_seconds
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds) or seconds < 0:
+        raise ConfigError(f"run.checkpoint_seconds must be a finite number >= 0, got {seconds!r}")
 
     try:  # game rules are cheap to build and check their own parameter values
         make_rules(spec.game.name, **spec.game.params)

@@ -1,8 +1,10 @@
-"""Command line: solve a game with a tabular solver and print exploitability as it converges.
+"""Command line: solve a game with any registered solver (CFR family, Monte Carlo CFR, or RCFR/RCFR+
+with their default regressor and features) and print exploitability as it converges.
 
     python -m rcfr --game leduc --solver cfr+ --iterations 1000
     python -m rcfr --game nlocp --param stack=20 --solver dcfr --save policy.json
     python -m rcfr --game "openspiel:liars_dice(numdice=1)" --iterations 100
+    python -m rcfr --game leduc --param merge_suits=True --solver rcfr+ --iterations 200
 """
 
 from __future__ import annotations

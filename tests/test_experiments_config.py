@@ -1,5 +1,6 @@
 """Experiment kit configs: every group option and preset composes, bad configs fail early with the
-field and the allowed values, launcher configs for Slurm and Ray are valid (composed, not run)."""
+field and the allowed values, launcher configs for Slurm and Ray compose (they run in
+test_experiments_multirun.py)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from hypothesis import given, strategies as st
 from omegaconf import OmegaConf
 
 from experiments import arms, build, components
-from experiments.callbacks import ValidateSweep, sweep_jobs
+from experiments.callbacks import Validate, sweep_jobs
 from experiments.run import CONFIG_DIR
 from experiments.runner import default_label, eval_schedule
 from experiments.schema import ConfigError, validate
@@ -139,9 +140,19 @@ BAD = [
     (["solver.name=foo"], ["solver.name", "'foo'", "allowed: cfr, cfr+, lcfr, dcfr", "es-mccfr"]),
     (["game.name=chess"], ["game", "'chess'", "allowed:", "kuhn", "leduc", "nlocp"]),
     (["game=nlocp", "game.params.cards=1"], ["cards", "[2, 13]", "1"]),
-    (["run.iterations=0"], ["run.iterations", ">= 1", "0"]),
-    (["run.eval_points=-3"], ["run.eval_points", ">= 1"]),
+    (["run.iterations=0"], ["run.iterations", "in [1,", "got 0"]),
+    (["run.eval_points=-3"], ["run.eval_points", "in [1, 10,000]"]),
+    (["run.eval_points=100000000"], ["run.eval_points", "in [1, 10,000]", "100000000"]),
+    (["run.seed=-1"], ["run.seed", "in [0,"]),
     (["run.checkpoint_seconds=-1"], ["run.checkpoint_seconds", ">= 0"]),
+    (["run.checkpoint_seconds=nan"], ["run.checkpoint_seconds", "finite", "nan"]),
+    (["run.checkpoint_seconds=inf"], ["run.checkpoint_seconds", "finite", "inf"]),
+    (["+run.itertions=5"], ["'run.itertions'", "allowed in run: iterations, seed, eval_points"]),
+    (["run.itertions=5"], ["'run.itertions'", "allowed in run: iterations"]),
+    (["+foo=5"], ["'foo'", "allowed at the top level: game, solver, regressor"]),
+    (["+game.foo=5"], ["'game.foo'", "allowed in game: name, params"]),
+    (["regressor=best_first", "regressor.params.leafs=64"], ["regressor.params", "'leafs'", "max_leaves"]),
+    (["solver=cfr", "solver.options.alpha=2"], ["solver.options", "'alpha'", "allowed: updates, averaging"]),
     (["solver=cfr", "+solver.options.alpha=2"], ["solver.options", "'alpha'", "'cfr'", "allowed: updates, averaging"]),
     (["solver=dcfr", "solver.options.updates=sometimes"], ["updates", "'sometimes'", "alternating, simultaneous"]),
     (["regressor=best_first"], ["'cfr+'", "regressor=none"]),
@@ -176,9 +187,11 @@ def test_value_errors_found_by_constructors_stop_the_run_before_its_directory_ex
     assert not (tmp_path / "run").exists()
 
 
-@pytest.mark.parametrize("overrides,key", [(["bogus=1"], "bogus"), (["run.iterations=abc"], "run.iterations"),
-                                           (["run.itertions=5"], "run.itertions"), (["solver=nope"], "solver")])
+@pytest.mark.parametrize("overrides,key", [(["bogus=1"], "+bogus=1"), (["run.iterations=abc"], "run.iterations"),
+                                           (["solver=nope"], "solver")])
 def test_shape_errors_fail_while_composing_and_name_the_key(hydra_ctx, overrides, key):
+    """Types, group options and top-level keys without ``+`` are Hydra's to reject (then ``+bogus=1``
+    reaches `validate`); every other unknown key is `validate`'s (see BAD)."""
     with pytest.raises(ConfigCompositionException) as err:
         compose("config", overrides=overrides)
     text = str(err.value) + str(err.value.__cause__)
@@ -192,11 +205,11 @@ def test_a_bad_job_stops_the_whole_sweep_before_any_job_runs(hydra_ctx):
     OmegaConf.set_readonly(cfg, False)
     cfg.hydra.overrides.task.append("run.iterations=5,0")
     with pytest.raises(SystemExit) as err:
-        ValidateSweep().on_multirun_start(cfg)
-    assert "run.iterations must be an integer >= 1, got 0" in str(err.value)
+        Validate().on_multirun_start(cfg)
+    assert "run.iterations must be an integer in [1, 1,000,000,000,000], got 0" in str(err.value)
     assert "+arm=cfr+ " in str(err.value)  # names the job
     cfg.hydra.overrides.task[-1] = "run.seed=1,2"
-    ValidateSweep().on_multirun_start(cfg)  # a valid sweep passes
+    Validate().on_multirun_start(cfg)  # a valid sweep passes
     assert len(sweep_jobs(cfg)) == 2 * 13
 
 
@@ -205,7 +218,7 @@ def test_a_value_only_a_constructor_rejects_stops_the_sweep_before_any_job_runs(
     OmegaConf.set_readonly(cfg, False)
     cfg.hydra.overrides.task.extend(["game=kuhn,liars_dice", "abstraction=ehs3"])
     with pytest.raises(SystemExit) as err:  # E[HS] buckets need a poker game: liars_dice has none
-        ValidateSweep().on_multirun_start(cfg)
+        Validate().on_multirun_start(cfg)
     assert "game=liars_dice" in str(err.value)
 
 
@@ -267,3 +280,22 @@ def test_eval_schedule_is_log_spaced_and_ends_at_the_last_iteration(iterations, 
     assert len(marks) <= points + 1
     if iterations >= 1000 and points >= 10:
         assert marks[0] == 1 and len(marks) >= min(points, 10) // 2
+
+
+def test_a_run_is_checked_before_hydra_touches_its_directory(hydra_ctx, tmp_path):
+    """`Validate.on_run_start` runs before Hydra creates the run directory or writes `.hydra/` into it:
+    a bad value or another configuration's directory stops the run there."""
+    from experiments.callbacks import Validate
+    from experiments.runner import run_experiment
+
+    def start(*overrides):
+        cfg = compose("config", overrides=[*overrides, f"hydra.run.dir={tmp_path / 'run'}"],
+                      return_hydra_config=True)
+        Validate().on_run_start(cfg)
+
+    with pytest.raises(SystemExit, match="config error: run.checkpoint_seconds must be a finite number"):
+        start("game=kuhn", "run.checkpoint_seconds=nan")
+    run_experiment(compose("config", overrides=["game=kuhn", "run.iterations=5"]), tmp_path / "run")
+    start("game=kuhn", "run.iterations=50")  # the same configuration, longer: allowed
+    with pytest.raises(SystemExit, match="another configuration \\(solver.name: 'cfr\\+' -> 'cfr'"):
+        start("game=kuhn", "solver=cfr")

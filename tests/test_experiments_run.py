@@ -177,11 +177,19 @@ def test_extending_a_finished_run_continues_it(tmp_path):
     assert metrics(extended)[-1]["exploitability"] == metrics(longer)[-1]["exploitability"]
 
 
-def test_a_checkpoint_of_another_configuration_or_resume_false_starts_over(tmp_path, caplog):
+def test_a_directory_of_another_configuration_is_refused_and_resume_false_starts_over(tmp_path, caplog):
     fresh = tmp_path / "fresh"
     run_experiment(config("kuhn", "cfr+", 40), fresh)
     other = tmp_path / "other"
-    run_experiment(config("kuhn", "cfr", 40), other)  # a different solver leaves its checkpoint
+    run_experiment(config("kuhn", "cfr", 40), other)
+    before = {p.name: p.read_bytes() for p in other.iterdir() if p.is_file()}
+    with pytest.raises(ConfigError, match="another configuration.*solver.name: 'cfr' -> 'cfr\\+'.*hydra.run.dir"):
+        run_experiment(config("kuhn", "cfr+", 40), other)
+    assert {p.name: p.read_bytes() for p in other.iterdir() if p.is_file()} == before  # nothing touched
+    run_experiment({**config("kuhn", "cfr", 40), "label": "renamed"}, other)  # the label is not the config
+
+    # a checkpoint without its config.yaml is still checked against the configuration
+    (other / "config.yaml").unlink()
     run_experiment(config("kuhn", "cfr+", 40), other)
     assert "another configuration" in caplog.text
     assert (other / "policy.json").read_bytes() == (fresh / "policy.json").read_bytes()
@@ -191,6 +199,67 @@ def test_a_checkpoint_of_another_configuration_or_resume_false_starts_over(tmp_p
     run_experiment(config("kuhn", "cfr+", 40, resume=False), again)
     assert (again / "policy.json").read_bytes() == (fresh / "policy.json").read_bytes()
     assert metrics(again)[0]["iteration"] == 1  # nothing kept from the discarded run
+
+
+def test_lowering_iterations_on_a_finished_directory_is_refused(tmp_path):
+    run_experiment(config("kuhn", "cfr", 30), tmp_path)
+    summary = (tmp_path / "summary.json").read_text()
+    with pytest.raises(ConfigError, match="run.iterations=20 is below the 30 iterations already done"):
+        run_experiment(config("kuhn", "cfr", 20), tmp_path)
+    assert (tmp_path / "summary.json").read_text() == summary
+    assert "iterations: 30" in (tmp_path / "config.yaml").read_text()
+
+
+def test_a_run_directory_in_use_is_refused(tmp_path):
+    """Another process holding the directory's lock (as a running run does) stops a second run."""
+    tmp_path.joinpath(".lock").touch()
+    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, sys, time; f = open(sys.argv[1], 'a'); "
+                               "fcntl.flock(f, fcntl.LOCK_EX); print('locked', flush=True); time.sleep(60)",
+                               str(tmp_path / ".lock")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with pytest.raises(ConfigError, match="in use by another run"):
+            run_experiment(config("kuhn", "cfr", 10), tmp_path)
+        assert not (tmp_path / "config.yaml").exists()
+    finally:
+        holder.kill()
+        holder.wait()
+    run_experiment(config("kuhn", "cfr", 10), tmp_path)  # released with the process
+
+
+def test_compile_time_is_reported_apart_from_solve_time(tmp_path):
+    summary = run_experiment(config("leduc", "cfr+", 30), tmp_path)
+    assert summary["compile_seconds"] > 0 and summary["seconds"] > 0
+    assert json.loads((tmp_path / "summary.json").read_text())["compile_seconds"] == summary["compile_seconds"]
+
+
+@pytest.mark.parametrize("regressor", [{"name": "mlp", "params": {"hidden": [4], "epochs": 1}},
+                                       {"name": "tree", "params": {"max_leaves": 4}}])
+def test_the_run_seed_reaches_the_regressors(tmp_path, regressor):
+    """Seeds 3 and 4 give different policies, the same seed the same one (mlp: initial weights;
+    scikit-learn's tree: the feature order that breaks ties)."""
+    def policy(seed, name):
+        cfg = {"game": {"name": "kuhn"}, "solver": {"name": "rcfr"}, "regressor": regressor,
+               "features": {"name": "generic"}, "run": {"iterations": 6, "seed": seed, "eval_points": 2}}
+        run_experiment(cfg, tmp_path / name)
+        return (tmp_path / name / "policy.json").read_bytes()
+
+    assert policy(3, "a") == policy(3, "b")
+    assert policy(3, "a") != policy(4, "c")
+
+
+def test_each_player_gets_its_own_seed():
+    """An unseeded estimator is copied per player with ``random_state = 2 * seed + player``; an
+    explicit random_state is kept; the object given is left alone."""
+    from sklearn.tree import DecisionTreeRegressor
+
+    def seeds(given):
+        solver = rcfr.make_solver("rcfr", rcfr.load_game("kuhn"), regressor=given, features="generic", seed=3)
+        return [getattr(r, "estimator", r).random_state for r in solver.store.regressors]
+
+    given = DecisionTreeRegressor(max_leaf_nodes=4)
+    assert seeds(given) == [6, 7] and given.random_state is None
+    assert seeds(DecisionTreeRegressor(max_leaf_nodes=4, random_state=11)) == [11, 11]
 
 
 def test_a_damaged_checkpoint_is_ignored_with_a_warning(tmp_path, caplog):
@@ -229,7 +298,7 @@ def test_a_damaged_checkpoint_is_ignored_with_a_warning(tmp_path, caplog):
 
 
 def test_invalid_config_fails_before_writing_anything(tmp_path):
-    with pytest.raises(ConfigError, match="run.iterations must be an integer >= 1"):
+    with pytest.raises(ConfigError, match="run.iterations must be an integer in \\[1, 1,000,000,000,000\\], got 0"):
         run_experiment(config(iterations=0), tmp_path / "run")
     assert not (tmp_path / "run").exists()
 
