@@ -7,7 +7,7 @@ Files (all written atomically, so a kill never leaves a torn file):
                     seconds, exploitability in chips and mbb/g, value, representation size and % of game
 * ``checkpoint.npz`` solver state + metrics so far; a new run in the same directory with the same
                     configuration continues from it, and reproduces an uninterrupted run bit for bit
-* ``policy.json``   the final average policy (`rcfr.Policy` format)
+* ``policy.json``   the final average policy (`rcfr.Policy` format; ``policy.npz`` for large games)
 * ``summary.json``  status ("complete" or "interrupted"), sizes, the final numbers, and
                     ``compile_seconds``: the warm-up (numba compilation or cache loading, first use of
                     the regressor) kept out of the solve seconds
@@ -41,7 +41,7 @@ from rcfr import evaluate
 from rcfr.files import atomic_write, write_json
 
 from . import build
-from .schema import ConfigError, ExperimentConfig, to_spec, validate
+from .schema import JSON_POLICY_LIMIT, ConfigError, ExperimentConfig, to_spec, validate
 
 log = logging.getLogger("experiments")
 
@@ -300,9 +300,17 @@ def _run_locked(spec: ExperimentConfig, game, setup: build.Setup, run_dir: Path,
                 raise Interrupted(it, run_dir)
 
     _write_metrics(run_dir / "metrics.csv", rows)
-    setup.policy().save(run_dir / "policy.json")
+    setup.policy().save(run_dir / policy_file_name(spec, game))
     checkpoint_now()
     return summary("complete")
+
+
+def policy_file_name(spec: ExperimentConfig, game) -> str:
+    """``policy.json``, or ``policy.npz`` when asked for or when JSON would be too large to be useful."""
+    fmt = spec.run.policy_format
+    if fmt == "auto":
+        fmt = "npz" if game.num_infosets > JSON_POLICY_LIMIT else "json"
+    return f"policy.{fmt}"
 
 
 def short_game_name(spec: ExperimentConfig) -> str:

@@ -57,6 +57,13 @@ class RunConfig:
     checkpoint_seconds: float = 60.0  # ... and whenever this much wall time passed since the last one
     resume: bool = True  # continue from checkpoint.npz in the run directory when its config matches
     progress: Optional[bool] = None  # None: a bar on a terminal, nothing in logs
+    policy_format: str = "auto"  # json | npz | auto (npz above JSON_POLICY_LIMIT information sets)
+
+
+POLICY_FORMATS = ("auto", "json", "npz")
+#: Above this many information sets `policy_format="auto"` writes the compact binary policy: a JSON
+#: policy costs about 100 bytes per information set and seconds to parse per 100,000 sets.
+JSON_POLICY_LIMIT = 100_000
 
 
 @dataclass
@@ -145,6 +152,8 @@ def validate(cfg) -> ExperimentConfig:
     run = spec.run
     for name, low in (("iterations", 1), ("seed", 0), ("eval_points", 1), ("checkpoint_every", 0)):
         _check_int(f"run.{name}", getattr(run, name), low, RUN_LIMITS[name])
+    if run.policy_format not in POLICY_FORMATS:
+        raise ConfigError(f"run.policy_format must be one of {', '.join(POLICY_FORMATS)}, got {run.policy_format!r}")
     seconds = run.checkpoint_seconds
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds) or seconds < 0:
         raise ConfigError(f"run.checkpoint_seconds must be a finite number >= 0, got {seconds!r}")

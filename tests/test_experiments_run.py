@@ -356,3 +356,18 @@ def test_progress_bar_on_a_terminal_quiet_in_logs(tmp_path, monkeypatch, stream,
     monkeypatch.setattr(sys, "stderr", err)
     run_experiment(config(iterations=50, progress=progress), tmp_path)
     assert ("/50 [" in err.getvalue()) == shown
+
+
+def test_policy_format_npz_and_auto(tmp_path, monkeypatch):
+    """`run.policy_format=npz` writes the compact form; `auto` switches to it above the JSON limit."""
+    from experiments import runner
+
+    run_experiment(config(iterations=10, policy_format="npz"), tmp_path / "npz")
+    game = rcfr.load_game("kuhn")
+    assert not (tmp_path / "npz" / "policy.json").exists()
+    assert rcfr.Policy.load(game, tmp_path / "npz" / "policy.npz").probs.shape == (game.num_sequences,)
+    monkeypatch.setattr(runner, "JSON_POLICY_LIMIT", game.num_infosets - 1)
+    run_experiment(config(iterations=10), tmp_path / "auto")
+    assert (tmp_path / "auto" / "policy.npz").exists() and not (tmp_path / "auto" / "policy.json").exists()
+    with pytest.raises(ConfigError, match="policy_format"):
+        run_experiment(config(iterations=10, policy_format="pickle"), tmp_path / "bad")
