@@ -23,6 +23,7 @@ import csv
 import fcntl
 import hashlib
 import io
+import inspect
 import json
 import logging
 import signal
@@ -315,9 +316,10 @@ def policy_file_name(spec: ExperimentConfig, game) -> str:
 
 def short_game_name(spec: ExperimentConfig) -> str:
     """``leduc``, or ``leduc(merge_suits=True)`` for the parameters that differ from the defaults."""
-    given, default = build.make_rules(spec.game.name, **spec.game.params).params(), \
-        build.make_rules(spec.game.name).params()
-    changed = ", ".join(f"{k}={v!r}" for k, v in given.items() if default.get(k) != v)
+    rules = build.make_rules(spec.game.name, **spec.game.params)
+    defaults = {k: p.default for k, p in inspect.signature(type(rules).__init__).parameters.items()
+                if p.default is not p.empty}
+    changed = ", ".join(f"{k}={v!r}" for k, v in rules.params().items() if k not in defaults or defaults[k] != v)
     return f"{spec.game.name}({changed})" if changed else spec.game.name
 
 

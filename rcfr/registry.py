@@ -26,4 +26,9 @@ def build(kind: str, registry: dict[str, Callable], name: str, /, *args, **optio
     if unknown:
         raise ValueError(f"unknown option(s) {', '.join(map(repr, unknown))} for {kind} {name!r}; "
                          f"allowed: {', '.join(allowed) or 'none'}")
+    params = inspect.signature(factory).parameters
+    missing = [n for n in allowed if n not in options and params[n].default is inspect.Parameter.empty
+               and params[n].kind is not inspect.Parameter.VAR_KEYWORD]
+    if missing:
+        raise ValueError(f"{kind} {name!r} needs the option(s) {', '.join(map(repr, missing))}")
     return factory(*args, **options)

@@ -230,3 +230,9 @@ def test_registered_rules_must_store_their_parameters():
             rcfr.load_game("corefix_nodefaults", size=2)
     finally:
         rcfr.GAMES.pop("corefix_nodefaults")
+
+
+def test_a_game_without_its_required_parameter_is_refused():
+    """`load_game("openspiel")` names the missing game string instead of silently picking a default game."""
+    with pytest.raises(ValueError, match="game 'openspiel' needs the option.*'name'"):
+        rcfr.load_game("openspiel")
