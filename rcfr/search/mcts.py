@@ -124,6 +124,22 @@ class MCTS:
             return mean
         return mean + self._cv_coefficient(node, i) * node.y[i] / n
 
+    def new_batch(self) -> Batch:
+        return Batch(self.rng, self.game.num_raw_outcomes)
+
+    def mirror(self, batch: Batch) -> Batch:
+        """The antithetic image of `batch`."""
+        return Batch(None, 0, batch, self.game.antithetic)
+
+    def sample_return(self, state, action, batch: Batch | None = None) -> tuple[float, float]:
+        """(X, Y): the return of `action` then the default policy to the end, and the summed control
+        terms, with chance drawn from `batch` (or fresh); the rollout the tree search uses at leaves."""
+        g = self.game
+        raw = batch.get(0) if batch is not None else g.sample(state, action, self.rng)
+        term = g.control(state, action, raw) if self.cv else 0.0
+        value, tail = self._leaf(g.apply(state, action, raw), batch, 1, rollout=True)
+        return value, term + tail
+
     # -- internals --------------------------------------------------------------------------------
     def _cv_coefficient(self, node, i):
         n = node.n[i]
@@ -169,16 +185,13 @@ class MCTS:
         if self.crn:
             while len(self._shared) <= m:
                 j = len(self._shared)
-                if self.av and j % 2 == 1:
-                    self._shared.append(Batch(None, 0, self._shared[j - 1], g.antithetic))
-                else:
-                    self._shared.append(Batch(self.rng, g.num_raw_outcomes))
+                self._shared.append(self.mirror(self._shared[j - 1]) if self.av and j % 2 else self.new_batch())
             return self._shared[m]
         if self.av:
             if m % 2 == 0:
-                self._last[i] = Batch(self.rng, g.num_raw_outcomes)
+                self._last[i] = self.new_batch()
                 return self._last[i]
-            return Batch(None, 0, self._last[i], g.antithetic)
+            return self.mirror(self._last[i])
         return None
 
     def _simulate(self, root):
@@ -234,12 +247,12 @@ class MCTS:
                 node.yy[i] += y * y
         return value
 
-    def _leaf(self, s, batch, pos):
+    def _leaf(self, s, batch, pos, rollout=False):
         """(value, summed control terms) at a new leaf: utility, heuristic, or a rollout."""
         g = self.game
         if g.is_terminal(s):
             return g.utility(s), 0.0
-        if self.leaf == "evaluate":
+        if self.leaf == "evaluate" and not rollout:
             return g.evaluate(s), 0.0
         tail = 0.0
         while not g.is_terminal(s):
