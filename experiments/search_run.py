@@ -19,6 +19,7 @@ import matplotlib
 from hydra.core.config_store import ConfigStore
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import ConfigKeyError
 
 from rcfr.files import atomic_write
 from rcfr.registry import check_choice
@@ -73,6 +74,13 @@ class SearchConfig:
 ConfigStore.instance().store(name="search_schema", node=SearchConfig)
 
 
+def typed(cfg: DictConfig) -> SearchConfig:
+    """The composed config as a `SearchConfig`; a key the schema lacks (even one added with ``+``)
+    fails here, before any work."""
+    merged = OmegaConf.merge(OmegaConf.structured(SearchConfig), OmegaConf.to_container(cfg))
+    return OmegaConf.to_object(merged)
+
+
 def validate(cfg) -> None:
     """Every name and option checked before any work."""
     check_choice("study", cfg.study, STUDIES)
@@ -93,14 +101,15 @@ def validate(cfg) -> None:
             check_choice("variance method", m, studies.VARIANCE_METHODS)
 
 
-def run(cfg, out: Path) -> list[dict]:
+def run(cfg, out: Path, plots: bool = True) -> list[dict]:
     validate(cfg)
     progress = lambda row: log.info("%s", row)  # noqa: E731
     if cfg.study == "estimators":
         e = cfg.estimators
         rows = studies.estimator_quality(e.algorithms, goal=e.goal, games=e.games, samples=e.samples,
                                          max_turns=e.max_turns, seed=cfg.seed, progress=progress)
-        plot_estimators(rows, out)
+        if plots:
+            plot_estimators(rows, out)
     elif cfg.study == "tournament":
         rows = []
         for spec in cfg.tournament.games.values():
@@ -113,11 +122,13 @@ def run(cfg, out: Path) -> list[dict]:
         if cfg.study == "variance":
             rows = studies.root_variance(methods, list(v.simulations), runs=v.runs, turns=v.turns, cap=v.cap,
                                          c=v.c, seed=cfg.seed, progress=progress)
-            plot_variance(rows, out)
+            if plots:
+                plot_variance(rows, out)
         else:
             rows = studies.solitaire_performance(methods, list(v.simulations), games=v.games, turns=v.turns,
                                                  cap=v.cap, c=v.c, seed=cfg.seed, progress=progress)
-            plot_performance(rows, out)
+            if plots:
+                plot_performance(rows, out)
     atomic_write(out / "results.json", lambda f: f.write(json.dumps(rows, indent=1).encode()))
     atomic_write(out / "results.md", lambda f: f.write(markdown(rows).encode()))
     return rows
@@ -199,8 +210,8 @@ def plot_performance(rows, out):
 def main(cfg: DictConfig) -> None:
     out = Path(HydraConfig.get().runtime.output_dir)
     try:
-        rows = run(OmegaConf.to_object(cfg), out)
-    except ValueError as err:
+        rows = run(typed(cfg), out)
+    except (ValueError, ConfigKeyError) as err:
         raise SystemExit(f"config error: {err}") from None
     print(markdown(rows))
     print(f"results in {out}")
