@@ -164,6 +164,8 @@ def plot_estimators(rows, out):
                 pts = [(r["turn"], r[key]) for r in rows if r["game"] == g and r["algorithm"] == label]
                 ax.plot(*zip(*pts), marker="o", ms=3, label=label)
             ax.set(title=f"{title} (game #{g})", xlabel="turn")
+            if key in ("mse", "variance"):   # sparse widths of 2 dwarf the rest on a linear scale
+                ax.set_yscale("symlog", linthresh=1.0)
             ax.grid(alpha=0.3)
         axes[0, 0].legend()
         _save(fig, out, f"pig_game{g}")
