@@ -135,10 +135,10 @@ def run(cfg, out: Path, plots: bool = True) -> list[dict]:
 
 
 def markdown(rows: list[dict]) -> str:
-    keys = list(rows[0])
+    keys = list(dict.fromkeys(k for r in rows for k in r))
     fmt = lambda v: f"{v:.4g}" if isinstance(v, float) else str(v)  # noqa: E731
     lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
-    lines += ["| " + " | ".join(fmt(r[k]) for k in keys) + " |" for r in rows]
+    lines += ["| " + " | ".join(fmt(r.get(k, "")) for k in keys) + " |" for r in rows]
     return "\n".join(lines) + "\n"
 
 
@@ -200,7 +200,7 @@ def plot_performance(rows, out):
     for method in dict.fromkeys(r["method"] for r in rows):
         pts = [r for r in rows if r["method"] == method]
         ax.errorbar([r["simulations"] for r in pts], [r["mean_score"] for r in pts],
-                    yerr=[r["ci95"] for r in pts], marker="o", capsize=3, label=method)
+                    yerr=[r["mean_score_ci95"] for r in pts], marker="o", capsize=3, label=method)
     ax.set(xlabel="simulations per move", ylabel="mean final score (95% CI)", title="Solitaire Pig")
     _log2_x(ax)
     ax.legend()
