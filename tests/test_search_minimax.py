@@ -120,3 +120,21 @@ def test_star1_prunes_and_budget_limits_depth():
         StarSearch(g, pruning="star3", depth=1)
     with pytest.raises(ValueError, match="budget"):
         StarSearch(g)
+
+
+def test_sample_sets_draw_outcomes_with_their_probabilities():
+    """The sparse-sampling draw is unbiased: chi-square on 126 Can't Stop throws; drawing the distinct
+    throws uniformly (ignoring their probabilities) is rejected by the same test."""
+    from scipy.stats import chisquare
+
+    from rcfr.search.cantstop import DISTINCT_PROBS, REPRESENTATIVE
+    from rcfr.search.minimax import sample_set
+
+    width = 60_000
+    probs = np.array(DISTINCT_PROBS)
+    for weights, unbiased in ((DISTINCT_PROBS, True), ([1 / 126] * 126, False)):
+        ids, w = sample_set(REPRESENTATIVE, weights, width, stream=12345)
+        counts = np.zeros(126)
+        counts[[REPRESENTATIVE.index(i) for i in ids]] = np.array(w) * width
+        p = chisquare(counts, probs * width).pvalue
+        assert (p > 1e-4) if unbiased else (p < 1e-12)
