@@ -5,7 +5,8 @@ One searcher covers the six algorithms: `pruning` is ``None`` (Expectimax), ``"s
 outcomes drawn with replacement, each weighted 1/c). A sampled outcome set is a function of (seed,
 decision number, state, action) through a counter-based generator, so every visit of a pair (Star2's
 probe and its full search, every deepening iteration) sees the same set, and ExpSS, Star1SS and
-Star2SS with one seed search the same sampled tree: the pruning ones return exactly ExpSS's value. Depth counts decisions; a leaf returns the game's heuristic.
+Star2SS with one seed search the same sampled tree: the pruning ones return exactly ExpSS's value.
+Depth counts decisions; a leaf returns the game's heuristic.
 
 The window follows the alpha-beta form of Algorithm 6 (Max and Min need not alternate). Star2 probes
 each chance child with its first action only: at a Max child that gives a lower bound, at a Min
