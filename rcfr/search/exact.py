@@ -101,7 +101,8 @@ def policy_iteration(goal: int) -> np.ndarray:
                 continue
             vals = []
             for choice in (False, True):
-                vals.append(sum(coef * w[col] + const for col, coef, const in _transitions(i, j, k, goal, choice, index)))
+                terms = _transitions(i, j, k, goal, choice, index)
+                vals.append(sum(coef * w[col] + const for col, coef, const in terms))
             if vals[1] > vals[0] + 1e-12:
                 better[row] = True
             elif vals[0] > vals[1] + 1e-12:

@@ -52,7 +52,8 @@ def estimator_quality(algorithms: dict[str, Spec], *, goal: int = 100, games: in
             for label, spec in algorithms.items():
                 estimates, regrets, efforts = [], [], []
                 for k in range(samples):
-                    action, value, effort = _searcher(game, spec, seed=hash((seed, g, turn, k)) & 0xFFFFFFF).decide(state)
+                    searcher = _searcher(game, spec, seed=hash((seed, g, turn, k)) & 0xFFFFFFF)
+                    action, value, effort = searcher.decide(state)
                     estimates.append(value)
                     regrets.append(values.regret(state, action))
                     efforts.append(effort)
@@ -103,7 +104,8 @@ def root_variance(methods: dict[str, dict], simulations: list[int], *, runs: int
             est = np.array([MCTS(game, c=c, simulations=n, leaf="rollout", recommend="mean",
                                  seed=seed * 1_000_003 + r * 7919 + n, **options).action_values(start)[1]
                             for r in range(runs)])
-            for quantity, values, target in (("roll", est[:, 0], roll), ("difference", est[:, 0] - est[:, 1], roll - stop)):
+            for quantity, values, target in (("roll", est[:, 0], roll),
+                                             ("difference", est[:, 0] - est[:, 1], roll - stop)):
                 values = values[~np.isnan(values)]
                 rows.append({"method": label, "simulations": n, "quantity": quantity, "exact": target,
                              "runs": len(values), "bias2": float((values.mean() - target) ** 2),
