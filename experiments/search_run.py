@@ -1,0 +1,223 @@
+"""The search app: ``python -m experiments.search_run +experiment=<preset>`` runs one study of
+Lanctot's thesis, chapters 6-7 (see docs/search.md), into its run directory: rows as JSON, a
+markdown table, and the figure.
+
+Studies: ``estimators`` (Figs 6.2-6.4), ``tournament`` (Table 6.1), ``variance`` (Figs 7.1-7.2),
+``performance`` (Fig 7.3, Pig).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List
+
+import hydra
+import matplotlib
+from hydra.core.config_store import ConfigStore
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import ConfigKeyError
+
+from rcfr.files import atomic_write
+from rcfr.registry import check_choice
+from rcfr.search import load_search_game, make_searcher
+from rcfr.search import studies
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import ScalarFormatter  # noqa: E402
+
+log = logging.getLogger("experiments.search")
+CONFIG_DIR = str(Path(__file__).resolve().parent.parent / "configs" / "search")
+STUDIES = ("estimators", "tournament", "variance", "performance")
+
+
+@dataclass
+class EstimatorsConfig:
+    goal: int = 100
+    games: int = 3
+    samples: int = 30
+    max_turns: int = 40
+    algorithms: Dict[str, Any] = field(default_factory=dict)   # label -> {name, options}
+
+
+@dataclass
+class TournamentConfig:
+    pairs: int = 10
+    # game label -> {name, params, players: {label: {name, options}}, pairings: [[p1, p2], ...]}
+    games: Dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class VarianceConfig:
+    methods: List[str] = field(default_factory=lambda: list(studies.VARIANCE_METHODS))
+    simulations: List[int] = field(default_factory=lambda: [16, 32, 64, 128, 256, 512])
+    runs: int = 100
+    games: int = 100          # the performance study: games per point
+    turns: int = 10
+    cap: int = 200
+    c: float = 100.0
+
+
+@dataclass
+class SearchConfig:
+    study: str = "estimators"
+    seed: int = 0
+    estimators: EstimatorsConfig = field(default_factory=EstimatorsConfig)
+    tournament: TournamentConfig = field(default_factory=TournamentConfig)
+    variance: VarianceConfig = field(default_factory=VarianceConfig)
+
+
+ConfigStore.instance().store(name="search_schema", node=SearchConfig)
+
+
+def typed(cfg: DictConfig) -> SearchConfig:
+    """The composed config as a `SearchConfig`; a key the schema lacks (even one added with ``+``)
+    fails here, before any work."""
+    merged = OmegaConf.merge(OmegaConf.structured(SearchConfig), OmegaConf.to_container(cfg))
+    return OmegaConf.to_object(merged)
+
+
+def validate(cfg) -> None:
+    """Every name and option checked before any work."""
+    check_choice("study", cfg.study, STUDIES)
+    if cfg.study == "estimators":
+        game = load_search_game("pig", goal=cfg.estimators.goal)
+        for spec in cfg.estimators.algorithms.values():
+            make_searcher(spec["name"], game, **spec.get("options", {}))
+    elif cfg.study == "tournament":
+        for label, spec in cfg.tournament.games.items():
+            game = load_search_game(spec["name"], **spec.get("params", {}))
+            for player in spec["players"].values():
+                make_searcher(player["name"], game, **player.get("options", {}))
+            for pair in spec["pairings"]:
+                for p in pair:
+                    check_choice(f"player in {label} pairings", p, spec["players"])
+    else:
+        for m in cfg.variance.methods:
+            check_choice("variance method", m, studies.VARIANCE_METHODS)
+
+
+def run(cfg, out: Path, plots: bool = True) -> list[dict]:
+    validate(cfg)
+    progress = lambda row: log.info("%s", row)  # noqa: E731
+    if cfg.study == "estimators":
+        e = cfg.estimators
+        rows = studies.estimator_quality(e.algorithms, goal=e.goal, games=e.games, samples=e.samples,
+                                         max_turns=e.max_turns, seed=cfg.seed, progress=progress)
+        if plots:
+            plot_estimators(rows, out)
+    elif cfg.study == "tournament":
+        rows = []
+        for spec in cfg.tournament.games.values():
+            game = load_search_game(spec["name"], **spec.get("params", {}))
+            rows += studies.tournament(game, [tuple(p) for p in spec["pairings"]], spec["players"],
+                                       pairs=cfg.tournament.pairs, seed=cfg.seed, progress=progress)
+    else:
+        v = cfg.variance
+        methods = {m: studies.VARIANCE_METHODS[m] for m in v.methods}
+        if cfg.study == "variance":
+            rows = studies.root_variance(methods, list(v.simulations), runs=v.runs, turns=v.turns, cap=v.cap,
+                                         c=v.c, seed=cfg.seed, progress=progress)
+            if plots:
+                plot_variance(rows, out)
+        else:
+            rows = studies.solitaire_performance(methods, list(v.simulations), games=v.games, turns=v.turns,
+                                                 cap=v.cap, c=v.c, seed=cfg.seed, progress=progress)
+            if plots:
+                plot_performance(rows, out)
+    atomic_write(out / "results.json", lambda f: f.write(json.dumps(rows, indent=1).encode()))
+    atomic_write(out / "results.md", lambda f: f.write(markdown(rows).encode()))
+    return rows
+
+
+def markdown(rows: list[dict]) -> str:
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+    fmt = lambda v: f"{v:.4g}" if isinstance(v, float) else str(v)  # noqa: E731
+    lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
+    lines += ["| " + " | ".join(fmt(r.get(k, "")) for k in keys) + " |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _log2_x(ax) -> None:
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_formatter(ScalarFormatter())
+
+
+def _save(fig, out: Path, name: str) -> None:
+    fig.tight_layout()
+    atomic_write(out / f"{name}.png", lambda f: fig.savefig(f, format="png", dpi=110))
+    plt.close(fig)
+
+
+def plot_estimators(rows, out):
+    """Figs 6.2-6.4: per game, MSE, variance, regret and bias of each algorithm against the turn."""
+    for g in sorted({r["game"] for r in rows}):
+        fig, axes = plt.subplots(2, 2, figsize=(11, 7))
+        for ax, key, title in zip(axes.flat, ("mse", "variance", "regret", "bias"),
+                                  ("MSE of returned value", "Variance of returned value",
+                                   "Regret of returned move", "Bias of returned value")):
+            for label in dict.fromkeys(r["algorithm"] for r in rows):
+                pts = [(r["turn"], r[key]) for r in rows if r["game"] == g and r["algorithm"] == label]
+                ax.plot(*zip(*pts), marker="o", ms=3, label=label)
+            ax.set(title=f"{title} (game #{g})", xlabel="turn")
+            if key in ("mse", "variance"):   # sparse widths of 2 dwarf the rest on a linear scale
+                ax.set_yscale("symlog", linthresh=1.0)
+            ax.grid(alpha=0.3)
+        axes[0, 0].legend()
+        _save(fig, out, f"pig_game{g}")
+
+
+def plot_variance(rows, out):
+    """Fig 7.1 (UCT: bias^2, variance, MSE of the roll estimate and of the roll-stop difference) and
+    Fig 7.2 (variance of the difference per method, log-log)."""
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    for ax, quantity in zip(axes, ("roll", "difference")):
+        pts = [r for r in rows if r["method"] == "UCT" and r["quantity"] == quantity]
+        for key in ("mse", "bias2", "variance"):
+            ax.plot([r["simulations"] for r in pts], [r[key] for r in pts], marker="o", label=key)
+        ax.set(yscale="log", xlabel="simulations", title=f"UCT, {quantity} estimate at turn 1")
+        _log2_x(ax)
+        ax.legend()
+        ax.grid(alpha=0.3)
+    _save(fig, out, "fig7_1")
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    for method in dict.fromkeys(r["method"] for r in rows):
+        pts = [r for r in rows if r["method"] == method and r["quantity"] == "difference"]
+        ax.plot([r["simulations"] for r in pts], [r["variance"] for r in pts], marker="o", label=method)
+    ax.set(yscale="log", xlabel="simulations", ylabel="variance of roll - stop estimate")
+    _log2_x(ax)
+    ax.legend()
+    ax.grid(alpha=0.3, which="both")
+    _save(fig, out, "fig7_2")
+
+
+def plot_performance(rows, out):
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    for method in dict.fromkeys(r["method"] for r in rows):
+        pts = [r for r in rows if r["method"] == method]
+        ax.errorbar([r["simulations"] for r in pts], [r["mean_score"] for r in pts],
+                    yerr=[r["mean_score_ci95"] for r in pts], marker="o", capsize=3, label=method)
+    ax.set(xlabel="simulations per move", ylabel="mean final score (95% CI)", title="Solitaire Pig")
+    _log2_x(ax)
+    ax.legend()
+    ax.grid(alpha=0.3)
+    _save(fig, out, "fig7_3_pig")
+
+
+@hydra.main(version_base="1.3", config_path=CONFIG_DIR, config_name="config")
+def main(cfg: DictConfig) -> None:
+    out = Path(HydraConfig.get().runtime.output_dir)
+    try:
+        rows = run(typed(cfg), out)
+    except (ValueError, ConfigKeyError) as err:
+        raise SystemExit(f"config error: {err}") from None
+    print(markdown(rows))
+    print(f"results in {out}")
+
+
+if __name__ == "__main__":
+    main()

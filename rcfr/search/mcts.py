@@ -1,0 +1,269 @@
+"""Monte Carlo tree search (UCT) for stochastic games, with double progressive widening (thesis
+§6.2.1) and the variance reduction of chapter 7: control variates, common random numbers and
+antithetic variates, alone or combined.
+
+Leaves are scored by the game's heuristic (``leaf="evaluate"``, as chapter 6 does for a direct
+comparison with MCMS) or by a rollout of the game's default policy (``leaf="rollout"``, chapter 7).
+Values are player 0's; UCB at a Min node ranks the negated means.
+
+Variance reduction (§7.1-7.3), for games with uniform raw chance outcomes:
+
+* control variates: each edge (s, a) also records Y = sum over the rest of the trajectory of
+  ``I[b(S_{i+1})] - P[b(S_{i+1}) | S_i, A_i]`` (`game.control`); its mean is zero, and the edge's value
+  is ``mean(X) + c * mean(Y)`` with ``c = -Cov(X, Y) / Var(Y)`` once the edge has `cv_online`
+  visits, the game's offline constant (`game.cv_constant`) before.
+* common random numbers: the m-th simulation through each root action is driven by the m-th
+  shared batch of raw chance outcomes (drawn once, extended as needed), so the actions' returns
+  are compared on the same luck.
+* antithetic variates: the (2k+1)-th simulation through a root action replays the 2k-th one's batch
+  mapped by `game.antithetic` (a probability-preserving pairing of lucky and unlucky outcomes).
+  Combined with common random numbers, the odd shared batches are the antithetic images of the
+  even ones.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from .base import SearchGame
+
+
+class Batch:
+    """A lazily extended sequence of raw chance outcomes; ``mirror`` reads another batch through
+    the game's antithetic map."""
+
+    __slots__ = ("raw", "rng", "n", "mirror", "anti")
+
+    def __init__(self, rng, n, mirror=None, anti=None):
+        self.raw, self.rng, self.n, self.mirror, self.anti = [], rng, n, mirror, anti
+
+    def get(self, i):
+        if self.mirror is not None:
+            return self.anti(self.mirror.get(i))
+        while len(self.raw) <= i:
+            self.raw.extend(self.rng.integers(self.n, size=32).tolist())
+        return self.raw[i]
+
+
+class Node:
+    __slots__ = ("state", "visits", "actions", "n", "x", "y", "xy", "yy", "children")
+
+    def __init__(self, state, actions):
+        self.state = state
+        self.visits = 0
+        self.actions = actions
+        k = len(actions)
+        self.n = [0] * k
+        self.x = [0.0] * k      # sums of returns X
+        self.y = [0.0] * k      # sums of control variates Y (zero unless control variates are on)
+        self.xy = [0.0] * k
+        self.yy = [0.0] * k
+        self.children = [None] * k   # per action: {next state: Node}
+
+
+class MCTS:
+    """UCT; ``widening=(C, alpha)`` turns on double progressive widening."""
+
+    def __init__(self, game: SearchGame, *, c: float = 50.0, simulations: int | None = None,
+                 seconds: float | None = None, leaf: str = "evaluate", widening=None,
+                 control_variates: bool = False, common_random_numbers: bool = False,
+                 antithetic: bool = False, cv_online: int = 50, recommend: str = "visits", seed: int = 0):
+        if leaf not in ("evaluate", "rollout"):
+            raise ValueError(f"unknown leaf {leaf!r}; allowed: evaluate, rollout")
+        if recommend not in ("visits", "mean"):
+            raise ValueError(f"unknown recommend {recommend!r}; allowed: visits, mean")
+        if simulations is None and seconds is None:
+            raise ValueError("give simulations or seconds")
+        if widening is not None:
+            widening = tuple(widening)
+            if len(widening) != 2 or widening[0] <= 0 or not 0 <= widening[1] <= 1:
+                raise ValueError(f"widening must be (C > 0, 0 <= alpha <= 1), got {widening!r}")
+        for flag, method in ((control_variates, "control"), (antithetic, "antithetic")):
+            if flag and not hasattr(game, method):
+                raise ValueError(f"{game.name} has no {method}(); variance reduction '{method}' needs it")
+        self.game, self.c, self.simulations, self.seconds = game, c, simulations, seconds
+        self.leaf, self.widening, self.recommend = leaf, widening, recommend
+        self.cv, self.crn, self.av, self.cv_online = control_variates, common_random_numbers, antithetic, cv_online
+        self.rng = np.random.default_rng(seed)
+        self.nodes_touched = 0
+
+    # -- public -----------------------------------------------------------------------------------
+    def run(self, state) -> Node:
+        """Build a fresh tree from `state` within the budget; the root node."""
+        g = self.game
+        root = Node(state, list(g.actions(state)))
+        self._shared = []                       # common random numbers: batch m for visit m
+        self._last = [None] * len(root.actions)  # antithetic: each root action's last fresh batch
+        deadline = time.perf_counter() + self.seconds if self.seconds is not None else math.inf
+        limit = self.simulations if self.simulations is not None else math.inf
+        done = 0
+        while done < limit and (done & 15 or time.perf_counter() < deadline):
+            self._simulate(root)
+            done += 1
+        return root
+
+    def decide(self, state) -> tuple[int, float, int]:
+        """(action, value estimate of that action, simulations)."""
+        root = self.run(state)
+        i = self._pick(root)
+        return root.actions[i], self.edge_value(root, i), root.visits
+
+    def action_values(self, state) -> tuple[Node, list[float]]:
+        root = self.run(state)
+        return root, [self.edge_value(root, i) for i in range(len(root.actions))]
+
+    def edge_value(self, node: Node, i: int) -> float:
+        n = node.n[i]
+        if n == 0:
+            return math.nan
+        mean = node.x[i] / n
+        if not self.cv:
+            return mean
+        return mean + self._cv_coefficient(node, i) * node.y[i] / n
+
+    def new_batch(self) -> Batch:
+        return Batch(self.rng, self.game.num_raw_outcomes)
+
+    def mirror(self, batch: Batch) -> Batch:
+        """The antithetic image of `batch`."""
+        return Batch(None, 0, batch, self.game.antithetic)
+
+    def sample_return(self, state, action, batch: Batch | None = None) -> tuple[float, float]:
+        """(X, Y): the return of `action` then the default policy to the end, and the summed control
+        terms, with chance drawn from `batch` (or fresh); the rollout the tree search uses at leaves."""
+        g = self.game
+        raw = batch.get(0) if batch is not None else g.sample(state, action, self.rng)
+        term = g.control(state, action, raw) if self.cv else 0.0
+        value, tail = self._leaf(g.apply(state, action, raw), batch, 1, rollout=True)
+        return value, term + tail
+
+    # -- internals --------------------------------------------------------------------------------
+    def _cv_coefficient(self, node, i):
+        n = node.n[i]
+        if n < self.cv_online:
+            return self.game.cv_constant
+        my, mx = node.y[i] / n, node.x[i] / n
+        var = node.yy[i] / n - my * my
+        if var <= 1e-12:
+            return self.game.cv_constant
+        return -(node.xy[i] / n - mx * my) / var
+
+    def _pick(self, root):
+        if self.recommend == "visits":
+            return max(range(len(root.actions)), key=lambda i: root.n[i])
+        sign = 1 if self.game.num_players == 1 or self.game.player(root.state) == 0 else -1
+        values = [sign * self.edge_value(root, i) if root.n[i] else -math.inf for i in range(len(root.actions))]
+        return int(np.argmax(values))
+
+    def _width(self, visits):
+        C, alpha = self.widening
+        return max(1, math.ceil(C * max(visits, 1) ** alpha))
+
+    def _select(self, node):
+        k = len(node.actions)
+        if self.widening is not None:
+            k = min(k, self._width(node.visits))
+        for i in range(k):
+            if node.n[i] == 0:
+                return i
+        sign = 1 if self.game.num_players == 1 or self.game.player(node.state) == 0 else -1
+        log_n = math.log(node.visits)
+        best, best_i = -math.inf, 0
+        for i in range(k):
+            u = sign * self.edge_value(node, i) + self.c * math.sqrt(log_n / node.n[i])
+            if u > best:
+                best, best_i = u, i
+        return best_i
+
+    def _batch(self, root, i):
+        """The batch driving the next simulation through root action i, or None (plain sampling)."""
+        m = root.n[i]
+        g = self.game
+        if self.crn:
+            while len(self._shared) <= m:
+                j = len(self._shared)
+                self._shared.append(self.mirror(self._shared[j - 1]) if self.av and j % 2 else self.new_batch())
+            return self._shared[m]
+        if self.av:
+            if m % 2 == 0:
+                self._last[i] = self.new_batch()
+                return self._last[i]
+            return self.mirror(self._last[i])
+        return None
+
+    def _simulate(self, root):
+        g = self.game
+        node = root
+        path = []          # (node, action index, control term of that step)
+        batch, pos = None, 0
+        value = None
+        while True:
+            self.nodes_touched += 1
+            s = node.state
+            if g.is_terminal(s):
+                value = g.utility(s)
+                break
+            i = self._select(node)
+            a = node.actions[i]
+            if node is root:
+                batch = self._batch(root, i)
+            if batch is not None:
+                raw = batch.get(pos)
+                pos += 1
+            else:
+                raw = g.sample(s, a, self.rng)
+            nxt = g.apply(s, a, raw)
+            path.append([node, i, g.control(s, a, raw) if self.cv else 0.0])
+            children = node.children[i]
+            if children is None:
+                children = node.children[i] = {}
+            child = children.get(nxt)
+            if child is None and self.widening is not None and children and len(children) >= self._width(node.n[i]):
+                # the outcome set is full: revisit a stored outcome, chosen by its visits
+                states = list(children)
+                weights = np.array([children[t].visits for t in states], dtype=float) + 1.0
+                child = children[states[int(self.rng.choice(len(states), p=weights / weights.sum()))]]
+            if child is None:
+                child = children[nxt] = Node(nxt, [] if g.is_terminal(nxt) else list(g.actions(nxt)))
+                child.visits = 0
+                value, tail = self._leaf(nxt, batch, pos)
+                path[-1][2] += tail
+                child.visits += 1
+                break
+            node = child
+        # back up: X is the return, Y the control terms from this edge to the end
+        y = 0.0
+        for node, i, term in reversed(path):
+            y += term
+            node.visits += 1
+            node.n[i] += 1
+            node.x[i] += value
+            if self.cv:
+                node.y[i] += y
+                node.xy[i] += value * y
+                node.yy[i] += y * y
+        return value
+
+    def _leaf(self, s, batch, pos, rollout=False):
+        """(value, summed control terms) at a new leaf: utility, heuristic, or a rollout."""
+        g = self.game
+        if g.is_terminal(s):
+            return g.utility(s), 0.0
+        if self.leaf == "evaluate" and not rollout:
+            return g.evaluate(s), 0.0
+        tail = 0.0
+        while not g.is_terminal(s):
+            self.nodes_touched += 1
+            a = g.default_policy(s, self.rng)
+            if batch is not None:
+                raw = batch.get(pos)
+                pos += 1
+            else:
+                raw = g.sample(s, a, self.rng)
+            if self.cv:
+                tail += g.control(s, a, raw)
+            s = g.apply(s, a, raw)
+        return g.utility(s), tail
