@@ -15,7 +15,7 @@ from ..policy import Policy
 from ..registry import check_choice
 from ..tree import Game
 from . import kernels
-from .buffers import SamplerBuffers
+from .buffers import AVERAGE_MODES, SAMPLERS, SamplerBuffers
 
 
 @dataclass(frozen=True)
@@ -29,9 +29,6 @@ class RegretEstimate:
     visits: np.ndarray  # per sequence: how many of the traversals visited it (its information set)
     samples: int
     nodes_touched: int
-
-
-AVERAGING = {"stochastic": kernels.AVG_STOCHASTIC, "optimistic": kernels.AVG_OPTIMISTIC, "lazy": kernels.AVG_LAZY}
 
 
 class RegretSampler:
@@ -51,7 +48,10 @@ class RegretSampler:
         if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0.0 < epsilon <= 1.0:
             raise ValueError(f"epsilon must be a number in (0, 1], got {epsilon!r}")
         self.epsilon = float(epsilon)
-        self.mode = AVERAGING[check_choice("average_mode", average_mode, list(AVERAGING))]
+        mode = AVERAGE_MODES[check_choice("average_mode", average_mode, list(AVERAGE_MODES))]
+        # a fixed profile: no regret updates, baselines held fixed (decay 0)
+        self.settings = kernels.Settings(sampler=SAMPLERS[sampler], alternating=True, epsilon=self.epsilon, decay=0.0,
+                                         power=0.0, averaging=mode, clip=False)
         if baseline is not None:
             if sampler != "baseline" or np.shape(baseline) != self.buffers.baseline.shape:
                 raise ValueError(f"baseline needs sampler='baseline' and shape {self.buffers.baseline.shape}")
@@ -74,18 +74,7 @@ class RegretSampler:
         nodes = b.nodes_touched
         sums, squares = np.zeros(self.game.num_sequences), np.zeros(self.game.num_sequences)
         visits = np.zeros(self.game.num_sequences, np.int64)
-        if self.sampler == "baseline":
-            kernels.estimate_baseline(b.tree, b.state, b.scratch, b.baseline, traverser, self.epsilon, 0.0,
-                                      samples, self.mode, sums, squares, visits)
-        elif self.sampler == "outcome":
-            kernels.estimate_outcome(b.tree, b.state, b.scratch, traverser, self.epsilon, samples, self.mode,
-                                     sums, squares, visits)
-        elif self.sampler == "external":
-            kernels.estimate_external(b.tree, b.state, b.scratch, traverser, samples, self.mode, sums, squares,
-                                      visits)
-        else:
-            kernels.estimate_chance(b.tree, b.state, b.scratch, traverser, samples, self.mode, sums, squares,
-                                    visits)
+        kernels.estimate(b.tree, b.state, b.scratch, self.settings, traverser, samples, sums, squares, visits)
         mean = sums / samples
         variance = np.maximum(squares / samples - mean ** 2, 0.0)
         return RegretEstimate(mean=mean, stderr=np.sqrt(variance / samples), average_increment=b.avg / samples,

@@ -14,14 +14,12 @@ import numpy as np
 from ..policy import Policy
 from ..registry import check_choice
 from ..sampling import kernels
-from ..sampling.buffers import SamplerBuffers
+from ..sampling.buffers import AVERAGE_MODES, SAMPLERS, SamplerBuffers
 from ..tree import Game
 from .base import IterativeSolver
 from .cfr import averaging_power
 
 REGRET_MATCHING = ("rm", "rm+")
-AVERAGING_MODES = {"stochastic": kernels.AVG_STOCHASTIC, "optimistic": kernels.AVG_OPTIMISTIC,
-                   "lazy": kernels.AVG_LAZY}
 
 
 class MCCFRSolver(IterativeSolver):
@@ -34,7 +32,7 @@ class MCCFRSolver(IterativeSolver):
                  averaging: str | float = "uniform", seed: int = 0):
         self.game = game
         self.clip = check_choice("regret_matching", regret_matching, REGRET_MATCHING) == "rm+"
-        self.average_mode = check_choice("average_mode", average_mode, list(AVERAGING_MODES))
+        self.average_mode = check_choice("average_mode", average_mode, list(AVERAGE_MODES))
         self.power = averaging_power(averaging)
         if self.average_mode != "stochastic" and self.power != 0.0:
             raise ValueError(f"averaging weights apply to average_mode='stochastic' only; use averaging='uniform' "
@@ -45,8 +43,15 @@ class MCCFRSolver(IterativeSolver):
         self.views = game.views
 
     # ---- iterations ----------------------------------------------------------------------------
-    def _run_compiled(self, iterations: int) -> None:
-        raise NotImplementedError
+    updates = "alternating"  # one traversal per player per iteration (the only form of external sampling)
+    epsilon = 0.0  # exploration of outcome sampling
+    baseline_decay = 0.0  # VR-MCCFR's baseline update
+
+    def settings(self) -> kernels.Settings:
+        """What the compiled driver needs to know about this solver's options."""
+        return kernels.Settings(sampler=SAMPLERS[self.sampler], alternating=self.updates == "alternating",
+                                epsilon=float(self.epsilon), decay=float(self.baseline_decay), power=float(self.power),
+                                averaging=AVERAGE_MODES[self.average_mode], clip=bool(self.clip))
 
     @property
     def nodes_touched(self) -> int:
@@ -54,7 +59,8 @@ class MCCFRSolver(IterativeSolver):
         return self.buffers.nodes_touched
 
     def _advance(self, iterations: int) -> None:
-        self._run_compiled(iterations)
+        b = self.buffers
+        kernels.run(b.tree, b.state, b.scratch, self.settings(), self.iteration, iterations)
         self.iteration += iterations
 
     # ---- policies ------------------------------------------------------------------------------
@@ -94,10 +100,6 @@ class ChanceSamplingCFR(MCCFRSolver):
         super().__init__(game, regret_matching=regret_matching, average_mode=average_mode, averaging=averaging,
                          seed=seed)
 
-    def _run_compiled(self, iterations: int) -> None:
-        b = self.buffers
-        kernels.run_chance(b.tree, b.state, b.scratch, self.iteration, iterations, self.updates == "alternating",
-                           self.power, AVERAGING_MODES[self.average_mode], self.clip)
 
 
 class OutcomeSamplingMCCFR(MCCFRSolver):
@@ -116,10 +118,6 @@ class OutcomeSamplingMCCFR(MCCFRSolver):
         super().__init__(game, regret_matching=regret_matching, average_mode=average_mode, averaging=averaging,
                          seed=seed)
 
-    def _run_compiled(self, iterations: int) -> None:
-        b = self.buffers
-        kernels.run_outcome(b.tree, b.state, b.scratch, self.iteration, iterations, self.epsilon,
-                            self.updates == "alternating", self.power, AVERAGING_MODES[self.average_mode], self.clip)
 
 
 class ExternalSamplingMCCFR(MCCFRSolver):
@@ -128,10 +126,6 @@ class ExternalSamplingMCCFR(MCCFRSolver):
 
     sampler = "external"
 
-    def _run_compiled(self, iterations: int) -> None:
-        b = self.buffers
-        kernels.run_external(b.tree, b.state, b.scratch, self.iteration, iterations, self.power,
-                             AVERAGING_MODES[self.average_mode], self.clip)
 
 
 class VarianceReducedMCCFR(OutcomeSamplingMCCFR):
@@ -151,8 +145,3 @@ class VarianceReducedMCCFR(OutcomeSamplingMCCFR):
         super().__init__(game, epsilon=epsilon, updates=updates, regret_matching=regret_matching,
                          average_mode=average_mode, averaging=averaging, seed=seed)
 
-    def _run_compiled(self, iterations: int) -> None:
-        b = self.buffers
-        kernels.run_baseline(b.tree, b.state, b.scratch, b.baseline, self.iteration, iterations, self.epsilon,
-                             self.baseline_decay, self.updates == "alternating", self.power,
-                             AVERAGING_MODES[self.average_mode], self.clip)
