@@ -60,7 +60,7 @@ class RegretSampler:
     def sample(self, policy: Policy | np.ndarray, traverser: int, samples: int) -> RegretEstimate:
         """`samples` traversals at `policy` (a Policy or probabilities over global sequences).
 
-        `traverser` is 0 or 1, or 2 for the parallel (outcome) / simultaneous (chance) forms. The mean
+        `traverser` is 0 or 1, or 2 for simultaneous updates (outcome and chance sampling). The mean
         is over all traversals, counting a sequence that was not visited as a zero sample.
         """
         if traverser not in (0, 1, 2) or (traverser == 2 and self.sampler == "external"):

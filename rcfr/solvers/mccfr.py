@@ -3,7 +3,7 @@
 They share `CFRSolver`'s surface (iterate, run, current_policy, average_policy, state_dict,
 load_state_dict, iteration) so the experiment kit drives them the same way, and add
 ``nodes_touched``. One iteration is one traversal per player (alternating forms) or one
-traversal updating both (parallel outcome sampling, simultaneous chance sampling). The work runs
+traversal updating both (simultaneous outcome or chance sampling). The work runs
 inside compiled loops (`rcfr.sampling.kernels`); Python is entered once per `run` chunk.
 """
 
@@ -104,7 +104,7 @@ class ChanceSamplingCFR(MCCFRSolver):
 
 class OutcomeSamplingMCCFR(MCCFRSolver):
     """Outcome-sampling MCCFR: one sampled terminal history per traversal, epsilon-on-policy exploration
-    at the updating player's nodes (every node in the parallel form)."""
+    at the updating player's nodes (every node in the simultaneous form)."""
 
     sampler = "outcome"
 
@@ -114,7 +114,7 @@ class OutcomeSamplingMCCFR(MCCFRSolver):
         if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0.0 < epsilon <= 1.0:
             raise ValueError(f"epsilon must be a number in (0, 1], got {epsilon!r}")
         self.epsilon = float(epsilon)
-        self.updates = check_choice("updates", updates, ["alternating", "parallel"])
+        self.updates = check_choice("updates", updates, ["alternating", "simultaneous"])
         super().__init__(game, regret_matching=regret_matching, average_mode=average_mode, averaging=averaging,
                          seed=seed)
 
