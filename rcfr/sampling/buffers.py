@@ -1,8 +1,11 @@
 """The arrays a sampled traversal reads and writes, allocated once per game.
 
 `SamplerBuffers` holds the `kernels.Tree`, `kernels.State` and `kernels.Scratch` bundles every kernel
-in `rcfr.sampling.kernels` takes; all per-sequence arrays use global sequence ids, all
-per-information-set arrays global information-set ids.
+in `rcfr.sampling.kernels` takes. Regrets, current strategies and sampled regrets are indexed by
+*slots*: the global sequence ids of the game, or, under an information-set abstraction (imperfect
+recall, `rcfr.abstraction.Abstraction`), the abstract sequences, numbered in abstract-set order, so
+merged information sets share (and sum into) one regret vector. Average-strategy sums use full-game
+sequence ids (``average_space="full"``) or the abstract slots (``"abstract"``).
 """
 
 from __future__ import annotations
@@ -25,37 +28,74 @@ def seed_state(seed: int) -> np.ndarray:
     return np.random.SeedSequence(int(seed)).generate_state(1, np.uint64)
 
 
-def compiled_tree(game: Game) -> kernels.Tree:
-    """The game's arrays in the dtypes the kernels are compiled for."""
+AVERAGE_SPACES = ("full", "abstract")
+
+
+class Slots:
+    """Where each full information set keeps its regrets: ``abstract[I]`` (abstract set J of I), J's first
+    slot ``first_seq[J]`` and size ``num_actions[J]``, and ``seq_map[s]``, the slot of full sequence s.
+    Without an abstraction every set is its own and slots are the global sequence ids."""
+
+    def __init__(self, game: Game, abstraction=None):
+        if abstraction is None:
+            self.abstract = np.arange(game.num_infosets)
+            self.first_seq, self.num_actions = game.infoset_first_seq, game.infoset_num_actions
+            self.seq_map = np.arange(game.num_sequences)
+            return
+        if abstraction.game is not game and abstraction.game.fingerprint != game.fingerprint:
+            raise ValueError(f"abstraction {abstraction.name!r} was built for {abstraction.game.name}, "
+                             f"not {game.name}")
+        self.abstract = np.asarray(abstraction.infoset_map)
+        self.num_actions = np.asarray(abstraction.abstract_num_actions)
+        self.first_seq = np.cumsum(self.num_actions) - self.num_actions
+        full_set = game.sequence_infoset
+        self.seq_map = (self.first_seq[self.abstract[full_set]]
+                        + np.arange(game.num_sequences) - game.infoset_first_seq[full_set])
+
+    @property
+    def num_slots(self) -> int:
+        return int(self.num_actions.sum())
+
+
+def compiled_tree(game: Game, slots: Slots, average_space: str = "full") -> kernels.Tree:
+    """The game's arrays (and where each information set stores regrets and averages) in the dtypes the
+    kernels are compiled for."""
+    average_first = game.infoset_first_seq if average_space == "full" else slots.first_seq[slots.abstract]
     return kernels.Tree(player=np.ascontiguousarray(game.player, np.int8),
                         first_child=np.ascontiguousarray(game.first_child, np.int32),
                         num_children=np.ascontiguousarray(game.num_children, np.int32),
                         chance_prob=np.ascontiguousarray(game.chance_prob, np.float64),
                         infoset=np.ascontiguousarray(game.infoset, np.int32),
                         utility=np.ascontiguousarray(game.utility, np.float64),
-                        first_seq=np.ascontiguousarray(game.infoset_first_seq, np.int32),
-                        num_actions=np.ascontiguousarray(game.infoset_num_actions, np.int32),
+                        abstract=np.ascontiguousarray(slots.abstract, np.int32),
+                        first_seq=np.ascontiguousarray(slots.first_seq, np.int32),
+                        num_actions=np.ascontiguousarray(slots.num_actions, np.int32),
+                        average_first=np.ascontiguousarray(average_first, np.int32),
                         parent_seq=np.ascontiguousarray(game.infoset_parent_seq, np.int32))
 
 
 class SamplerBuffers:
-    """Regret table, average-strategy sums, scratch and RNG state for one game and one sampler."""
+    """Regret table, average-strategy sums, scratch and RNG state for one game and one sampler, optionally
+    on an information-set `abstraction` (see the module docstring for `average_space`)."""
 
     PERSISTENT = ("regrets", "avg", "last", "counters", "rng", "baseline")  # what a checkpoint holds
 
-    def __init__(self, game: Game, sampler: str, seed: int = 0):
+    def __init__(self, game: Game, sampler: str, seed: int = 0, abstraction=None, average_space: str = "full"):
         if sampler not in SAMPLERS:
             raise ValueError(f"unknown sampler {sampler!r}; allowed: {', '.join(SAMPLERS)}")
-        self.game, self.sampler = game, sampler
-        S, N, H = game.num_sequences, game.num_infosets, game.num_histories
-        self.tree = compiled_tree(game)
+        if average_space not in AVERAGE_SPACES:
+            raise ValueError(f"unknown average_space {average_space!r}; allowed: {', '.join(AVERAGE_SPACES)}")
+        self.game, self.sampler, self.average_space = game, sampler, average_space
+        self.slots = Slots(game, abstraction)
+        S, N, H = self.slots.num_slots, len(self.slots.num_actions), game.num_histories
+        self.tree = compiled_tree(game, self.slots, average_space)
         self.state = kernels.State(
             regrets=np.zeros(S),  # cumulative regrets
-            avg=np.zeros(S),  # average-strategy sums
+            avg=np.zeros(game.num_sequences if average_space == "full" else S),  # average-strategy sums
             sigma=np.zeros(S),  # current strategy of the information sets visited lately
             delta=np.zeros(S),  # sampled regrets of the traversal in progress
             touched=np.zeros(N, np.int64), num_touched=np.zeros(1, np.int64), touched_stamp=np.zeros(N, np.int64),
-            last=np.zeros(N),  # optimistic / lazy averaging: iteration or parent mass at the last visit
+            last=np.zeros(game.num_infosets),  # optimistic / lazy averaging: iteration or parent mass at the last visit
             counters=np.zeros(2, np.int64),  # traversals, nodes touched
             rng=seed_state(seed),
             baseline=np.zeros(H if sampler == "baseline" else 0))  # b(h, a) at child history ha
@@ -67,8 +107,10 @@ class SamplerBuffers:
             path=np.zeros(rows, kernels.PATH_DTYPE),
             stack=np.zeros(tree_walk + depth + 2 if not trajectory else 0, np.int64),
             value=np.zeros(tree_walk), reach=np.zeros((2, tree_walk)), chosen=np.zeros(tree_walk, np.int64),
-            cached=np.zeros(N if sampler == "external" else 0, np.int64),
-            cached_stamp=np.zeros(N if sampler == "external" else 0, np.int64))
+            # external sampling: one sampled action per full information set (a trajectory of the full
+            # game meets each at most once, so the sample stays unbiased under imperfect recall)
+            cached=np.zeros(game.num_infosets if sampler == "external" else 0, np.int64),
+            cached_stamp=np.zeros(game.num_infosets if sampler == "external" else 0, np.int64))
 
         # the arrays callers read, by name
         self.regrets, self.avg, self.sigma, self.last, self.baseline = (

@@ -53,8 +53,12 @@ OUTCOME, EXTERNAL, CHANCE_SAMPLING, BASELINE = 0, 1, 2, 3  # Settings.sampler
 C_TRAVERSAL, C_NODES = 0, 1
 
 Tree = namedtuple("Tree", ["player", "first_child", "num_children", "chance_prob", "infoset", "utility",
-                           "first_seq", "num_actions", "parent_seq"])
-Tree.__doc__ = "The compiled game's history and information-set arrays (see `rcfr.tree.Game`)."
+                           "abstract", "first_seq", "num_actions", "average_first", "parent_seq"])
+Tree.__doc__ = """The compiled game's history arrays (see `rcfr.tree.Game`) and its information sets as the
+solver stores them: ``abstract[I]`` is the abstract information set J of full set I (identity without an
+abstraction); regrets, current strategy and sampled regrets of J live at ``first_seq[J]`` ..
+``+ num_actions[J]``; I's average-strategy sums at ``average_first[I]`` (a full or an abstract slot);
+``parent_seq[I]`` is the full-game sequence before I (lazy averaging, full average space only)."""
 
 State = namedtuple("State", ["regrets", "avg", "sigma", "delta", "touched", "num_touched", "touched_stamp",
                              "last", "counters", "rng", "baseline"])
@@ -128,24 +132,24 @@ def _strategy(regrets, sigma, first, n, from_regrets):
 
 
 @njit(cache=True, inline="always")
-def _touch(I, touched, num_touched, touched_stamp, counters):
-    """List information set I in the traversal's batch (once per traversal)."""
+def _touch(J, touched, num_touched, touched_stamp, counters):
+    """List (abstract) information set J in the traversal's batch (once per traversal)."""
     stamp = counters[C_TRAVERSAL]
-    if touched_stamp[I] != stamp:
-        touched_stamp[I] = stamp
-        touched[num_touched[0]] = I
+    if touched_stamp[J] != stamp:
+        touched_stamp[J] = stamp
+        touched[num_touched[0]] = J
         num_touched[0] += 1
 
 
 @njit(cache=True, inline="always")
 def apply_regrets(tree, state, clip):
-    """Add the sampled regrets of the touched information sets to the table (clipping at zero for
+    """Add the sampled regrets of the touched (abstract) information sets to the table (clipping at zero for
     regret-matching+), clear them from ``delta`` and empty the touched list."""
     regrets, delta, touched, num_touched = state.regrets, state.delta, state.touched, state.num_touched
     first_seq, num_actions = tree.first_seq, tree.num_actions
     for k in range(num_touched[0]):
-        I = touched[k]
-        for s in range(first_seq[I], first_seq[I] + num_actions[I]):
+        J = touched[k]
+        for s in range(first_seq[J], first_seq[J] + num_actions[J]):
             r = regrets[s] + delta[s]
             regrets[s] = r if (r > 0.0 or not clip) else 0.0
             delta[s] = 0.0
@@ -159,8 +163,8 @@ def collect_regrets(tree, state, sums, squares, visits):
     delta, touched, num_touched = state.delta, state.touched, state.num_touched
     first_seq, num_actions = tree.first_seq, tree.num_actions
     for k in range(num_touched[0]):
-        I = touched[k]
-        for s in range(first_seq[I], first_seq[I] + num_actions[I]):
+        J = touched[k]
+        for s in range(first_seq[J], first_seq[J] + num_actions[J]):
             sums[s] += delta[s]
             visits[s] += 1
             squares[s] += delta[s] * delta[s]
@@ -169,23 +173,25 @@ def collect_regrets(tree, state, sums, squares, visits):
 
 
 @njit(cache=True, inline="always")
-def _accumulate(avg, sigma, first, n, amount):
-    for s in range(first, first + n):
-        avg[s] += amount * sigma[s]
+def _accumulate(avg, target, sigma, first, n, amount):
+    for a in range(n):
+        avg[target + a] += amount * sigma[first + a]
 
 
 @njit(cache=True, inline="always")
-def _average(avg, sigma, last, parent_seq, I, f, n, t, averaging, stochastic, own):
-    """Credit the accumulating player's average strategy at a visit of its information set I."""
+def _average(avg, sigma, last, parent_seq, average_first, I, f, n, t, averaging, stochastic, own):
+    """Credit the accumulating player's average strategy at a visit of its (full) information set I,
+    whose current strategy is sigma[f:f+n]."""
+    target = average_first[I]
     if averaging == AVG_STOCHASTIC:
-        _accumulate(avg, sigma, f, n, stochastic)
+        _accumulate(avg, target, sigma, f, n, stochastic)
     elif averaging == AVG_OPTIMISTIC:
-        _accumulate(avg, sigma, f, n, (t - last[I]) * own)
+        _accumulate(avg, target, sigma, f, n, (t - last[I]) * own)
         last[I] = t
     elif averaging == AVG_LAZY:
         parent = parent_seq[I]
         mass = np.float64(t) if parent < 0 else avg[parent]
-        _accumulate(avg, sigma, f, n, mass - last[I])
+        _accumulate(avg, target, sigma, f, n, mass - last[I])
         last[I] = mass
 
 
@@ -198,6 +204,7 @@ def _sample_trajectory(tree, state, path, traverser, eps, t, weight, averaging, 
     player, first_child, num_children, chance_prob, infoset, first_seq, parent_seq = (
         tree.player, tree.first_child, tree.num_children, tree.chance_prob, tree.infoset, tree.first_seq,
         tree.parent_seq)
+    abstract, average_first = tree.abstract, tree.average_first
     regrets, avg, sigma, last, counters, rng = state.regrets, state.avg, state.sigma, state.last, state.counters, state.rng
     counters[C_TRAVERSAL] += 1
     h = 0
@@ -218,7 +225,7 @@ def _sample_trajectory(tree, state, path, traverser, eps, t, weight, averaging, 
             rc *= xi
         else:
             I = infoset[h]
-            f = first_seq[I]
+            f = first_seq[abstract[I]]
             _strategy(regrets, sigma, f, n, from_regrets)
             if traverser == BOTH or p == traverser:
                 k = _pick_mixed(sigma, f, n, eps, rng)
@@ -229,7 +236,7 @@ def _sample_trajectory(tree, state, path, traverser, eps, t, weight, averaging, 
             if averaging != AVG_NONE and (traverser == BOTH or p != traverser):
                 own = r0 if p == 0 else r1
                 stochastic = weight * own * rc / q
-                _average(avg, sigma, last, parent_seq, I, f, n, t, averaging, stochastic, own)
+                _average(avg, sigma, last, parent_seq, average_first, I, f, n, t, averaging, stochastic, own)
             if p == 0:
                 r0 *= sigma[f + k]
             else:
@@ -252,6 +259,7 @@ def outcome_traversal(tree, state, path, traverser, eps, t, weight, averaging, f
     h, depth, q = _sample_trajectory(tree, state, path, traverser, eps, t, weight, averaging, from_regrets)
     player, first_child, num_children, chance_prob, infoset, first_seq = (
         tree.player, tree.first_child, tree.num_children, tree.chance_prob, tree.infoset, tree.first_seq)
+    abstract = tree.abstract
     sigma, delta, touched, num_touched, touched_stamp, counters = (
         state.sigma, state.delta, state.touched, state.num_touched, state.touched_stamp, state.counters)
     u0 = tree.utility[h]
@@ -266,14 +274,14 @@ def outcome_traversal(tree, state, path, traverser, eps, t, weight, averaging, f
             tail *= chance_prob[first_child[node] + k]
             continue
         I = infoset[node]
-        f = first_seq[I]
+        f = first_seq[abstract[I]]
         n = num_children[node]
         sk = sigma[f + k]
         if traverser == BOTH or p == traverser:
             opp = move.reach1 if p == 0 else move.reach0
             u = u0 if p == 0 else -u0
             w = u * opp * move.chance / q
-            _touch(I, touched, num_touched, touched_stamp, counters)
+            _touch(abstract[I], touched, num_touched, touched_stamp, counters)
             for a in range(n):
                 if a == k:
                     delta[f + a] += w * tail * (1.0 - sk)
@@ -297,6 +305,7 @@ def baseline_traversal(tree, state, path, traverser, eps, decay, t, weight, aver
     h, depth, q = _sample_trajectory(tree, state, path, traverser, eps, t, weight, averaging, from_regrets)
     player, first_child, num_children, chance_prob, infoset, first_seq = (
         tree.player, tree.first_child, tree.num_children, tree.chance_prob, tree.infoset, tree.first_seq)
+    abstract = tree.abstract
     sigma, delta, baseline, touched, num_touched, touched_stamp, counters = (
         state.sigma, state.delta, state.baseline, state.touched, state.num_touched, state.touched_stamp,
         state.counters)
@@ -315,14 +324,14 @@ def baseline_traversal(tree, state, path, traverser, eps, decay, t, weight, aver
                 value += chance_prob[c + a] * (corrected if a == k else baseline[c + a])
         else:
             I = infoset[node]
-            f = first_seq[I]
+            f = first_seq[abstract[I]]
             value = 0.0
             for a in range(n):
                 value += sigma[f + a] * (corrected if a == k else baseline[c + a])
             if traverser == BOTH or p == traverser:
                 opp = move.reach1 if p == 0 else move.reach0
                 w = (1.0 if p == 0 else -1.0) * opp * move.chance / move.q
-                _touch(I, touched, num_touched, touched_stamp, counters)
+                _touch(abstract[I], touched, num_touched, touched_stamp, counters)
                 for a in range(n):
                     delta[f + a] += w * ((corrected if a == k else baseline[c + a]) - value)
         baseline[c + k] += decay * (below - baseline[c + k])
@@ -336,6 +345,7 @@ def external_traversal(tree, state, scratch, traverser, t, weight, averaging, fr
     whole traversal) and per chance node. Values are the traverser's."""
     player, first_child, num_children, infoset, first_seq = (tree.player, tree.first_child, tree.num_children,
                                                              tree.infoset, tree.first_seq)
+    abstract, average_first = tree.abstract, tree.average_first
     chance_prob, utility, parent_seq = tree.chance_prob, tree.utility, tree.parent_seq
     regrets, avg, sigma, delta, last, rng = state.regrets, state.avg, state.sigma, state.delta, state.last, state.rng
     touched, num_touched, touched_stamp, counters = state.touched, state.num_touched, state.touched_stamp, state.counters
@@ -363,7 +373,7 @@ def external_traversal(tree, state, scratch, traverser, t, weight, averaging, fr
             c = first_child[h]
             if p == traverser:
                 I = infoset[h]
-                _strategy(regrets, sigma, first_seq[I], n, from_regrets)
+                _strategy(regrets, sigma, first_seq[abstract[I]], n, from_regrets)
                 top += 1
                 stack[top] = -h - 1
                 for a in range(n):
@@ -376,13 +386,13 @@ def external_traversal(tree, state, scratch, traverser, t, weight, averaging, fr
                 reach[c + k] = reach[h]
             else:
                 I = infoset[h]
-                f = first_seq[I]
+                f = first_seq[abstract[I]]
                 if cached_stamp[I] != stamp:
                     _strategy(regrets, sigma, f, n, from_regrets)
                     cached_stamp[I] = stamp
                     cached[I] = _pick(sigma, f, n, rng)
                 k = cached[I]
-                _average(avg, sigma, last, parent_seq, I, f, n, t, averaging, weight, reach[h])
+                _average(avg, sigma, last, parent_seq, average_first, I, f, n, t, averaging, weight, reach[h])
                 reach[c + k] = reach[h] * sigma[f + k]
             top += 1
             stack[top] = -h - 1
@@ -397,11 +407,11 @@ def external_traversal(tree, state, scratch, traverser, t, weight, averaging, fr
                 continue
             n = num_children[h]
             I = infoset[h]
-            f = first_seq[I]
+            f = first_seq[abstract[I]]
             v = 0.0
             for a in range(n):
                 v += sigma[f + a] * value[c + a]
-            _touch(I, touched, num_touched, touched_stamp, counters)
+            _touch(abstract[I], touched, num_touched, touched_stamp, counters)
             for a in range(n):
                 delta[f + a] += value[c + a] - v
             value[h] = v
@@ -415,6 +425,7 @@ def chance_traversal(tree, state, scratch, traverser, t, weight, averaging, from
     or 1 updates that player's regrets and the other's average; BOTH updates both (simultaneous)."""
     player, first_child, num_children, infoset, first_seq = (tree.player, tree.first_child, tree.num_children,
                                                              tree.infoset, tree.first_seq)
+    abstract, average_first = tree.abstract, tree.average_first
     chance_prob, utility, parent_seq = tree.chance_prob, tree.utility, tree.parent_seq
     regrets, avg, sigma, delta, last, rng = state.regrets, state.avg, state.sigma, state.delta, state.last, state.rng
     touched, num_touched, touched_stamp, counters = state.touched, state.num_touched, state.touched_stamp, state.counters
@@ -449,11 +460,11 @@ def chance_traversal(tree, state, scratch, traverser, t, weight, averaging, from
                 stack[top] = c + k
                 continue
             I = infoset[h]
-            f = first_seq[I]
+            f = first_seq[abstract[I]]
             _strategy(regrets, sigma, f, n, from_regrets)
             own = reach0[h] if p == 0 else reach1[h]
             if averaging != AVG_NONE and (traverser == BOTH or p != traverser) and own > 0.0:
-                _average(avg, sigma, last, parent_seq, I, f, n, t, averaging, weight * own, own)
+                _average(avg, sigma, last, parent_seq, average_first, I, f, n, t, averaging, weight * own, own)
             for a in range(n):
                 r0 = reach0[h] * sigma[f + a] if p == 0 else reach0[h]
                 r1 = reach1[h] * sigma[f + a] if p == 1 else reach1[h]
@@ -473,7 +484,7 @@ def chance_traversal(tree, state, scratch, traverser, t, weight, averaging, from
                 continue
             n = num_children[h]
             I = infoset[h]
-            f = first_seq[I]
+            f = first_seq[abstract[I]]
             v = 0.0
             for a in range(n):
                 v += sigma[f + a] * value[c + a]
@@ -481,7 +492,7 @@ def chance_traversal(tree, state, scratch, traverser, t, weight, averaging, from
             if traverser == BOTH or p == traverser:
                 opp = reach1[h] if p == 0 else reach0[h]
                 sign = 1.0 if p == 0 else -1.0
-                _touch(I, touched, num_touched, touched_stamp, counters)
+                _touch(abstract[I], touched, num_touched, touched_stamp, counters)
                 for a in range(n):
                     delta[f + a] += sign * opp * (value[c + a] - v)
     counters[C_NODES] += nodes

@@ -1,5 +1,11 @@
 """Monte Carlo CFR solvers: chance sampling, outcome sampling and external sampling.
 
+Every solver takes an optional information-set `abstraction` (`rcfr.abstraction.Abstraction`, the
+same object the full-width solvers take through `rcfr.abstraction.abstract_solver`): merged
+information sets share one regret vector, into which the kernels sum their sampled regrets (imperfect
+recall, Lanctot 2013 ch. 5), with the average strategy kept per full information set
+(``average_space="full"``) or per abstract set (``"abstract"``: the merged sets' updates combined).
+
 They share `CFRSolver`'s surface (iterate, run, current_policy, average_policy, state_dict,
 load_state_dict, iteration) so the experiment kit drives them the same way, and add
 ``nodes_touched``. One iteration is one traversal per player (alternating forms) or one
@@ -14,7 +20,7 @@ import numpy as np
 from ..policy import Policy
 from ..registry import check_choice
 from ..sampling import kernels
-from ..sampling.buffers import AVERAGE_MODES, SAMPLERS, SamplerBuffers
+from ..sampling.buffers import AVERAGE_MODES, AVERAGE_SPACES, SAMPLERS, SamplerBuffers
 from ..tree import Game
 from .base import IterativeSolver
 from .cfr import averaging_power
@@ -29,7 +35,7 @@ class MCCFRSolver(IterativeSolver):
     chunk = 4096  # iterations per compiled call
 
     def __init__(self, game: Game, *, regret_matching: str = "rm", average_mode: str = "stochastic",
-                 averaging: str | float = "uniform", seed: int = 0):
+                 averaging: str | float = "uniform", abstraction=None, average_space: str = "full", seed: int = 0):
         self.game = game
         self.clip = check_choice("regret_matching", regret_matching, REGRET_MATCHING) == "rm+"
         self.average_mode = check_choice("average_mode", average_mode, list(AVERAGE_MODES))
@@ -37,8 +43,19 @@ class MCCFRSolver(IterativeSolver):
         if self.average_mode != "stochastic" and self.power != 0.0:
             raise ValueError(f"averaging weights apply to average_mode='stochastic' only; use averaging='uniform' "
                              f"with average_mode={self.average_mode!r}")
+        check_choice("average_space", average_space, list(AVERAGE_SPACES))
+        if abstraction is not None:
+            from ..abstraction import Abstraction  # the abstraction package builds on the solvers
+            if not isinstance(abstraction, Abstraction):
+                raise TypeError(f"abstraction must be an rcfr.abstraction.Abstraction, got {type(abstraction).__name__}")
+        elif average_space == "abstract":
+            raise ValueError("average_space='abstract' needs an abstraction")
+        if average_space == "abstract" and self.average_mode == "lazy":
+            raise ValueError("average_mode='lazy' needs average_space='full' (it reads the parent sequence's "
+                             "average, which merged information sets do not share)")
         self.seed = seed
-        self.buffers = SamplerBuffers(game, self.sampler, seed)
+        self.abstraction, self.average_space = abstraction, average_space
+        self.buffers = SamplerBuffers(game, self.sampler, seed, abstraction, average_space)
         self.iteration = 0
         self.views = game.views
 
@@ -65,13 +82,15 @@ class MCCFRSolver(IterativeSolver):
 
     # ---- policies ------------------------------------------------------------------------------
     def current_policy(self) -> Policy:
-        """Regret matching on the cumulative regrets."""
-        return Policy.from_local(self.game, [v.regret_matching(v.localize(self.buffers.regrets))
-                                             for v in self.views])
+        """Regret matching on the cumulative regrets (of each set's abstract set under an abstraction)."""
+        regrets = self.buffers.regrets[self.buffers.slots.seq_map]
+        return Policy.from_local(self.game, [v.regret_matching(v.localize(regrets)) for v in self.views])
 
     def average_policy(self) -> Policy:
-        """The normalized average-strategy sums (uniform where an information set has none yet)."""
-        return Policy.from_local(self.game, [v.normalize(v.localize(self.buffers.avg)) for v in self.views])
+        """The normalized average-strategy sums (uniform where an information set has none yet); with
+        ``average_space="abstract"`` every merged set plays its abstract set's average."""
+        avg = self.buffers.avg if self.average_space == "full" else self.buffers.avg[self.buffers.slots.seq_map]
+        return Policy.from_local(self.game, [v.normalize(v.localize(avg)) for v in self.views])
 
     # ---- checkpoints ---------------------------------------------------------------------------
     def state_dict(self) -> dict[str, np.ndarray]:
@@ -85,8 +104,8 @@ class MCCFRSolver(IterativeSolver):
         self.iteration = int(state["iteration"])
 
     def size(self) -> int:
-        """Representation size: one regret per sequence."""
-        return self.game.num_sequences
+        """Representation size: one regret per (abstract) sequence."""
+        return self.buffers.slots.num_slots
 
 
 class ChanceSamplingCFR(MCCFRSolver):
@@ -95,10 +114,11 @@ class ChanceSamplingCFR(MCCFRSolver):
     sampler = "chance"
 
     def __init__(self, game: Game, *, updates: str = "simultaneous", regret_matching: str = "rm",
-                 average_mode: str = "stochastic", averaging: str | float = "uniform", seed: int = 0):
+                 average_mode: str = "stochastic", averaging: str | float = "uniform", abstraction=None,
+                 average_space: str = "full", seed: int = 0):
         self.updates = check_choice("updates", updates, ["alternating", "simultaneous"])
         super().__init__(game, regret_matching=regret_matching, average_mode=average_mode, averaging=averaging,
-                         seed=seed)
+                         abstraction=abstraction, average_space=average_space, seed=seed)
 
 
 
@@ -110,13 +130,13 @@ class OutcomeSamplingMCCFR(MCCFRSolver):
 
     def __init__(self, game: Game, *, epsilon: float = 0.6, updates: str = "alternating",
                  regret_matching: str = "rm", average_mode: str = "stochastic", averaging: str | float = "uniform",
-                 seed: int = 0):
+                 abstraction=None, average_space: str = "full", seed: int = 0):
         if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0.0 < epsilon <= 1.0:
             raise ValueError(f"epsilon must be a number in (0, 1], got {epsilon!r}")
         self.epsilon = float(epsilon)
         self.updates = check_choice("updates", updates, ["alternating", "simultaneous"])
         super().__init__(game, regret_matching=regret_matching, average_mode=average_mode, averaging=averaging,
-                         seed=seed)
+                         abstraction=abstraction, average_space=average_space, seed=seed)
 
 
 
@@ -137,11 +157,12 @@ class VarianceReducedMCCFR(OutcomeSamplingMCCFR):
 
     def __init__(self, game: Game, *, epsilon: float = 0.6, baseline_decay: float = 0.5,
                  updates: str = "alternating", regret_matching: str = "rm", average_mode: str = "stochastic",
-                 averaging: str | float = "uniform", seed: int = 0):
+                 averaging: str | float = "uniform", abstraction=None, average_space: str = "full", seed: int = 0):
         if (isinstance(baseline_decay, bool) or not isinstance(baseline_decay, (int, float))
                 or not 0.0 <= baseline_decay <= 1.0):
             raise ValueError(f"baseline_decay must be a number in [0, 1], got {baseline_decay!r}")
         self.baseline_decay = float(baseline_decay)
         super().__init__(game, epsilon=epsilon, updates=updates, regret_matching=regret_matching,
-                         average_mode=average_mode, averaging=averaging, seed=seed)
+                         average_mode=average_mode, averaging=averaging, abstraction=abstraction,
+                         average_space=average_space, seed=seed)
 
