@@ -38,6 +38,8 @@ CONFIGS = {
     "es-lazy": ("es-mccfr", {"average_mode": "lazy"}),
     "vr": ("vr-mccfr", {}),
     "cs": ("cscfr", {}),
+    "pure": ("pure-cfr", {}),
+    "as": ("as-mccfr", {}),
 }
 
 

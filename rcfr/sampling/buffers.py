@@ -16,7 +16,8 @@ from ..tree import Game
 from . import kernels
 
 SAMPLERS = {"outcome": kernels.OUTCOME, "external": kernels.EXTERNAL, "chance": kernels.CHANCE_SAMPLING,
-            "baseline": kernels.BASELINE}
+            "baseline": kernels.BASELINE, "pure": kernels.PURE, "average": kernels.AVERAGE_SAMPLING}
+CACHING = ("external", "pure", "average")  # samplers that keep one sampled action per information set
 AVERAGE_MODES = {"stochastic": kernels.AVG_STOCHASTIC, "optimistic": kernels.AVG_OPTIMISTIC,
                  "lazy": kernels.AVG_LAZY}
 
@@ -109,8 +110,9 @@ class SamplerBuffers:
             value=np.zeros(tree_walk), reach=np.zeros((2, tree_walk)), chosen=np.zeros(tree_walk, np.int64),
             # external sampling: one sampled action per full information set (a trajectory of the full
             # game meets each at most once, so the sample stays unbiased under imperfect recall)
-            cached=np.zeros(game.num_infosets if sampler == "external" else 0, np.int64),
-            cached_stamp=np.zeros(game.num_infosets if sampler == "external" else 0, np.int64))
+            cached=np.zeros(game.num_infosets if sampler in CACHING else 0, np.int64),
+            cached_stamp=np.zeros(game.num_infosets if sampler in CACHING else 0, np.int64),
+            scale=np.zeros(H if sampler == "average" else 0))
 
         # the arrays callers read, by name
         self.regrets, self.avg, self.sigma, self.last, self.baseline = (

@@ -35,13 +35,16 @@ class RegretSampler:
     """Sampled counterfactual regrets of a given strategy profile, batch after batch, with one persistent
     random stream: the training-data source for a sampled regret estimator (sampled RCFR).
 
-    `sampler` is "outcome", "external", "chance" or "baseline" (variance-reduced outcome sampling with
-    the fixed per-history `baseline`, zeros by default). Each `sample` call runs its own traversals;
-    within a call, traversal k counts as iteration k for the optimistic and lazy `average_mode`s.
+    `sampler` is "outcome", "external", "chance", "baseline" (variance-reduced outcome sampling with
+    the fixed per-history `baseline`, zeros by default), "pure" (pure CFR) or "average" (average
+    strategy sampling with floor `epsilon`, `tau`, `beta`, steered by the fixed average-strategy sums
+    `sampling_average`, global sequence ids). Each `sample` call runs its own traversals; within a
+    call, traversal k counts as iteration k for the optimistic and lazy `average_mode`s.
     """
 
     def __init__(self, game: Game, sampler: str, *, seed: int = 0, epsilon: float = 0.6,
-                 average_mode: str = "stochastic", baseline: np.ndarray | None = None):
+                 average_mode: str = "stochastic", baseline: np.ndarray | None = None, tau: float = 1.0,
+                 beta: float = 0.0, sampling_average: np.ndarray | None = None):
         self.game = game
         self.buffers = SamplerBuffers(game, sampler, seed)
         self.sampler = sampler
@@ -51,11 +54,16 @@ class RegretSampler:
         mode = AVERAGE_MODES[check_choice("average_mode", average_mode, list(AVERAGE_MODES))]
         # a fixed profile: no regret updates, baselines held fixed (decay 0)
         self.settings = kernels.Settings(sampler=SAMPLERS[sampler], alternating=True, epsilon=self.epsilon, decay=0.0,
-                                         power=0.0, averaging=mode, clip=False)
+                                         tau=float(tau), beta=float(beta), power=0.0, averaging=mode, clip=False)
         if baseline is not None:
             if sampler != "baseline" or np.shape(baseline) != self.buffers.baseline.shape:
                 raise ValueError(f"baseline needs sampler='baseline' and shape {self.buffers.baseline.shape}")
             self.buffers.baseline[:] = baseline
+        self.sampling_average = np.zeros(game.num_sequences)
+        if sampling_average is not None:
+            if sampler != "average" or np.shape(sampling_average) != (game.num_sequences,):
+                raise ValueError(f"sampling_average needs sampler='average' and shape ({game.num_sequences},)")
+            self.sampling_average[:] = sampling_average
 
     def sample(self, policy: Policy | np.ndarray, traverser: int, samples: int) -> RegretEstimate:
         """`samples` traversals at `policy` (a Policy or probabilities over global sequences).
@@ -63,13 +71,14 @@ class RegretSampler:
         `traverser` is 0 or 1, or 2 for simultaneous updates (outcome and chance sampling). The mean
         is over all traversals, counting a sequence that was not visited as a zero sample.
         """
-        if traverser not in (0, 1, 2) or (traverser == 2 and self.sampler == "external"):
-            raise ValueError(f"traverser must be 0 or 1 (or 2 except for external sampling), got {traverser!r}")
+        if traverser not in (0, 1, 2) or (traverser == 2 and self.sampler not in ("outcome", "chance", "baseline")):
+            raise ValueError(f"traverser must be 0 or 1 (or 2 for outcome, chance and baseline sampling), "
+                             f"got {traverser!r}")
         if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
             raise ValueError(f"samples must be a positive integer, got {samples!r}")
         b = self.buffers
         b.sigma[:] = policy.probs if isinstance(policy, Policy) else policy
-        b.avg[:] = 0.0
+        b.avg[:] = self.sampling_average  # zeros except for average strategy sampling
         b.last[:] = 0.0
         nodes = b.nodes_touched
         sums, squares = np.zeros(self.game.num_sequences), np.zeros(self.game.num_sequences)
@@ -77,16 +86,16 @@ class RegretSampler:
         kernels.estimate(b.tree, b.state, b.scratch, self.settings, traverser, samples, sums, squares, visits)
         mean = sums / samples
         variance = np.maximum(squares / samples - mean ** 2, 0.0)
-        return RegretEstimate(mean=mean, stderr=np.sqrt(variance / samples), average_increment=b.avg / samples,
+        return RegretEstimate(mean=mean, stderr=np.sqrt(variance / samples), average_increment=(b.avg - self.sampling_average) / samples,
                               visits=visits, samples=samples, nodes_touched=b.nodes_touched - nodes)
 
 
 def estimate_regrets(game: Game, sampler: str, policy: Policy, traverser: int, samples: int, *,
                      seed: int = 0, epsilon: float = 0.6, average_mode: str = "stochastic",
-                     baseline: np.ndarray | None = None) -> RegretEstimate:
+                     baseline: np.ndarray | None = None, **options) -> RegretEstimate:
     """One-off `RegretSampler(game, sampler, ...).sample(policy, traverser, samples)`."""
     return RegretSampler(game, sampler, seed=seed, epsilon=epsilon, average_mode=average_mode,
-                         baseline=baseline).sample(policy, traverser, samples)
+                         baseline=baseline, **options).sample(policy, traverser, samples)
 
 
 def exact_regrets(game: Game, policy: Policy, player: int) -> np.ndarray:

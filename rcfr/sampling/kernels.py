@@ -47,7 +47,7 @@ TERMINAL = -2
 
 AVG_NONE, AVG_STOCHASTIC, AVG_OPTIMISTIC, AVG_LAZY = 0, 1, 2, 3
 BOTH = 2  # traverser value meaning "both players" (simultaneous updates)
-OUTCOME, EXTERNAL, CHANCE_SAMPLING, BASELINE = 0, 1, 2, 3  # Settings.sampler
+OUTCOME, EXTERNAL, CHANCE_SAMPLING, BASELINE, PURE, AVERAGE_SAMPLING = 0, 1, 2, 3, 4, 5  # Settings.sampler
 
 # indices into the int64 counters array
 C_TRAVERSAL, C_NODES = 0, 1
@@ -71,14 +71,18 @@ averaging bookkeeping (``last``), counters, RNG state and VR-MCCFR's per-history
 PATH_DTYPE = np.dtype([("node", np.int64), ("action", np.int64), ("reach0", np.float64), ("reach1", np.float64),
                        ("chance", np.float64), ("q", np.float64), ("xi", np.float64)])
 
-Scratch = namedtuple("Scratch", ["path", "stack", "value", "reach", "chosen", "cached", "cached_stamp"])
+Scratch = namedtuple("Scratch", ["path", "stack", "value", "reach", "chosen", "cached", "cached_stamp", "scale"])
 Scratch.__doc__ = """Work arrays of one traversal: a trajectory (records of `PATH_DTYPE`), an explicit depth-first stack,
 per-history values, reaches (``reach[p, h]``) and sampled child index, and external sampling's sampled
-action per opponent information set (valid where ``cached_stamp`` equals the traversal number)."""
+action per information set (valid where ``cached_stamp`` equals the traversal number), and average
+strategy sampling's importance weight 1 / q_i(h) of the traverser's own sampling above h."""
 
-Settings = namedtuple("Settings", ["sampler", "alternating", "epsilon", "decay", "power", "averaging", "clip"])
-Settings.__doc__ = """Which traversal (`OUTCOME`, `EXTERNAL`, `CHANCE_SAMPLING`, `BASELINE`), alternating or
-simultaneous updates, exploration epsilon, baseline decay, averaging weight power and mode, RM+ clipping."""
+Settings = namedtuple("Settings", ["sampler", "alternating", "epsilon", "decay", "tau", "beta", "power", "averaging",
+                                   "clip"])
+Settings.__doc__ = """Which traversal (`OUTCOME`, `EXTERNAL`, `CHANCE_SAMPLING`, `BASELINE`, `PURE`,
+`AVERAGE_SAMPLING`), alternating or simultaneous updates, exploration epsilon (outcome sampling; the
+floor of average strategy sampling), baseline decay, average strategy sampling's tau and beta,
+averaging weight power and mode, RM+ clipping."""
 
 
 # ---- random numbers ---------------------------------------------------------------------------
@@ -340,17 +344,29 @@ def baseline_traversal(tree, state, path, traverser, eps, decay, t, weight, aver
 
 # ---- external sampling ------------------------------------------------------------------------
 @njit(cache=True, inline="always")
-def external_traversal(tree, state, scratch, traverser, t, weight, averaging, from_regrets):
-    """All of the traverser's actions, one sampled action per opponent information set (kept for the
-    whole traversal) and per chance node. Values are the traverser's."""
+def external_traversal(tree, state, scratch, traverser, t, weight, averaging, from_regrets, sampler, eps, tau, beta):
+    """External sampling and two relatives, by `sampler`. One sampled action per opponent information
+    set (kept for the whole traversal) and per chance node; at the traverser's sets:
+
+    * `EXTERNAL`: every action; ``v(h) = sum_a sigma(a) v(h a)``, regret ``v(h a) - v(h)``;
+    * `PURE` (pure CFR, Lanctot 2013 §8.1): every action, but the traverser also plays a sampled pure
+      strategy (one action per information set): ``v(h) = v(h a*)`` with ``a* ~ sigma(I)``, regret
+      ``v(h a) - v(h a*)``; unbiased because a trajectory meets each information set once;
+    * `AVERAGE_SAMPLING` (Gibson et al. 2012; thesis §4.8.4): action a independently with probability
+      ``rho = max(eps, (beta + tau s[a]) / (beta + sum_b s[b]))`` (1 if that exceeds 1 or the
+      denominator is 0; s: the traverser's average-strategy sums at I); sampled children count
+      ``v(h a) / rho``, unsampled ones 0, and the regret is weighted by ``scale[h] = 1 / q_i(h)``, the
+      inverse probability of the traverser's own sampling above h.
+
+    Values are the traverser's."""
     player, first_child, num_children, infoset, first_seq = (tree.player, tree.first_child, tree.num_children,
                                                              tree.infoset, tree.first_seq)
     abstract, average_first = tree.abstract, tree.average_first
     chance_prob, utility, parent_seq = tree.chance_prob, tree.utility, tree.parent_seq
     regrets, avg, sigma, delta, last, rng = state.regrets, state.avg, state.sigma, state.delta, state.last, state.rng
     touched, num_touched, touched_stamp, counters = state.touched, state.num_touched, state.touched_stamp, state.counters
-    stack, value, chosen, cached, cached_stamp = (scratch.stack, scratch.value, scratch.chosen, scratch.cached,
-                                                  scratch.cached_stamp)
+    stack, value, chosen, cached, cached_stamp, scale = (scratch.stack, scratch.value, scratch.chosen, scratch.cached,
+                                                         scratch.cached_stamp, scratch.scale)
     reach = scratch.reach[1 - traverser]  # the opponent's reach (the player whose average accumulates)
     counters[C_TRAVERSAL] += 1
     stamp = counters[C_TRAVERSAL]
@@ -358,6 +374,9 @@ def external_traversal(tree, state, scratch, traverser, t, weight, averaging, fr
     top = 0
     stack[0] = 0
     reach[0] = 1.0
+    subsample = sampler == AVERAGE_SAMPLING
+    if subsample:
+        scale[0] = 1.0
     nodes = 0
     while top >= 0:
         code = stack[top]
@@ -373,10 +392,29 @@ def external_traversal(tree, state, scratch, traverser, t, weight, averaging, fr
             c = first_child[h]
             if p == traverser:
                 I = infoset[h]
-                _strategy(regrets, sigma, first_seq[abstract[I]], n, from_regrets)
+                f = first_seq[abstract[I]]
+                _strategy(regrets, sigma, f, n, from_regrets)
                 top += 1
                 stack[top] = -h - 1
+                if sampler == PURE:
+                    if cached_stamp[I] != stamp:
+                        cached_stamp[I] = stamp
+                        cached[I] = _pick(sigma, f, n, rng)
+                    chosen[h] = cached[I]
+                total = 0.0
+                if subsample:
+                    g = average_first[I]
+                    for a in range(n):
+                        total += avg[g + a]
                 for a in range(n):
+                    if subsample:
+                        rho = 1.0
+                        if beta + total > 0.0:
+                            rho = max(eps, (beta + tau * avg[g + a]) / (beta + total))
+                        if rho < 1.0 and uniform01(rng) >= rho:
+                            scale[c + a] = 0.0  # not sampled
+                            continue
+                        scale[c + a] = scale[h] / min(rho, 1.0)
                     top += 1
                     stack[top] = c + a
                     reach[c + a] = reach[h]
@@ -384,6 +422,8 @@ def external_traversal(tree, state, scratch, traverser, t, weight, averaging, fr
             if p == CHANCE:
                 k = _pick(chance_prob, c, n, rng)
                 reach[c + k] = reach[h]
+                if subsample:
+                    scale[c + k] = scale[h]
             else:
                 I = infoset[h]
                 f = first_seq[abstract[I]]
@@ -394,6 +434,8 @@ def external_traversal(tree, state, scratch, traverser, t, weight, averaging, fr
                 k = cached[I]
                 _average(avg, sigma, last, parent_seq, average_first, I, f, n, t, averaging, weight, reach[h])
                 reach[c + k] = reach[h] * sigma[f + k]
+                if subsample:
+                    scale[c + k] = scale[h]
             top += 1
             stack[top] = -h - 1
             top += 1
@@ -408,12 +450,27 @@ def external_traversal(tree, state, scratch, traverser, t, weight, averaging, fr
             n = num_children[h]
             I = infoset[h]
             f = first_seq[abstract[I]]
-            v = 0.0
-            for a in range(n):
-                v += sigma[f + a] * value[c + a]
             _touch(abstract[I], touched, num_touched, touched_stamp, counters)
-            for a in range(n):
-                delta[f + a] += value[c + a] - v
+            if sampler == EXTERNAL:
+                v = 0.0
+                for a in range(n):
+                    v += sigma[f + a] * value[c + a]
+                for a in range(n):
+                    delta[f + a] += value[c + a] - v
+            elif sampler == PURE:
+                v = value[c + chosen[h]]
+                for a in range(n):
+                    delta[f + a] += value[c + a] - v
+            else:  # values of sampled children, importance weighted; regrets weighted by 1 / q_i(h)
+                v = 0.0
+                for a in range(n):
+                    if scale[c + a] > 0.0:
+                        value[c + a] *= scale[c + a] / scale[h]
+                    else:
+                        value[c + a] = 0.0
+                    v += sigma[f + a] * value[c + a]
+                for a in range(n):
+                    delta[f + a] += scale[h] * (value[c + a] - v)
             value[h] = v
     counters[C_NODES] += nodes
 
@@ -509,8 +566,9 @@ def traverse(tree, state, scratch, settings, traverser, t, weight, from_regrets)
     elif sampler == BASELINE:
         baseline_traversal(tree, state, scratch.path, traverser, settings.epsilon, settings.decay, t, weight,
                            averaging, from_regrets)
-    elif sampler == EXTERNAL:
-        external_traversal(tree, state, scratch, traverser, t, weight, averaging, from_regrets)
+    elif sampler == EXTERNAL or sampler == PURE or sampler == AVERAGE_SAMPLING:
+        external_traversal(tree, state, scratch, traverser, t, weight, averaging, from_regrets, sampler,
+                           settings.epsilon, settings.tau, settings.beta)
     else:
         chance_traversal(tree, state, scratch, traverser, t, weight, averaging, from_regrets)
 

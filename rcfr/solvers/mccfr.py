@@ -61,13 +61,15 @@ class MCCFRSolver(IterativeSolver):
 
     # ---- iterations ----------------------------------------------------------------------------
     updates = "alternating"  # one traversal per player per iteration (the only form of external sampling)
-    epsilon = 0.0  # exploration of outcome sampling
+    epsilon = 0.0  # exploration of outcome sampling, floor of average strategy sampling
     baseline_decay = 0.0  # VR-MCCFR's baseline update
+    tau, beta = 1.0, 0.0  # average strategy sampling
 
     def settings(self) -> kernels.Settings:
         """What the compiled driver needs to know about this solver's options."""
         return kernels.Settings(sampler=SAMPLERS[self.sampler], alternating=self.updates == "alternating",
-                                epsilon=float(self.epsilon), decay=float(self.baseline_decay), power=float(self.power),
+                                epsilon=float(self.epsilon), decay=float(self.baseline_decay), tau=float(self.tau),
+                                beta=float(self.beta), power=float(self.power),
                                 averaging=AVERAGE_MODES[self.average_mode], clip=bool(self.clip))
 
     @property
@@ -147,7 +149,6 @@ class ExternalSamplingMCCFR(MCCFRSolver):
     sampler = "external"
 
 
-
 class VarianceReducedMCCFR(OutcomeSamplingMCCFR):
     """Variance-reduced outcome sampling (VR-MCCFR, Schmid et al. 2019): outcome sampling whose sampled
     values are corrected with learned action baselines b(h, a), an exponentially decaying average of
@@ -166,3 +167,32 @@ class VarianceReducedMCCFR(OutcomeSamplingMCCFR):
                          average_mode=average_mode, averaging=averaging, abstraction=abstraction,
                          average_space=average_space, seed=seed)
 
+
+
+class PureCFR(ExternalSamplingMCCFR):
+    """Pure CFR (Lanctot 2013, §8.1): external sampling in which the traverser, too, plays a sampled pure
+    strategy: every action's regret is measured against the value of the traverser's sampled action
+    rather than against the expectation under sigma."""
+
+    sampler = "pure"
+
+
+class AverageStrategySampling(ExternalSamplingMCCFR):
+    """Average strategy sampling (Gibson et al. 2012; Lanctot 2013, §4.8.4): external sampling whose
+    traverser explores action a only with probability max(epsilon, (beta + tau s[a]) / (beta + sum s)),
+    s its average-strategy sums, correcting the sampled values by importance weights."""
+
+    sampler = "average"
+
+    def __init__(self, game: Game, *, epsilon: float = 0.05, tau: float = 1000.0, beta: float = 1e6,
+                 regret_matching: str = "rm", average_mode: str = "stochastic", averaging: str | float = "uniform",
+                 abstraction=None, average_space: str = "full", seed: int = 0):
+        for name, value, low, high in (("epsilon", epsilon, 0.0, 1.0), ("tau", tau, 1.0, np.inf),
+                                       ("beta", beta, 0.0, np.inf)):
+            if (isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high
+                    or (name == "epsilon" and value == 0.0) or not np.isfinite(value)):
+                bounds = {"epsilon": "(0, 1]", "tau": "[1, inf)", "beta": "[0, inf)"}[name]
+                raise ValueError(f"{name} must be a finite number in {bounds}, got {value!r}")
+        self.epsilon, self.tau, self.beta = float(epsilon), float(tau), float(beta)
+        super().__init__(game, regret_matching=regret_matching, average_mode=average_mode, averaging=averaging,
+                         abstraction=abstraction, average_space=average_space, seed=seed)
