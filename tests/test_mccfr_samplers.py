@@ -11,7 +11,7 @@ from rcfr import Policy, evaluate, make_solver
 from rcfr.sampling import estimate_regrets, exact_regrets
 
 SAMPLES = {("kuhn", "pure"): 50_000, ("kuhn", "average"): 50_000, ("leduc", "pure"): 400_000,
-           ("leduc", "average"): 800_000}  # importance weights make AS noisy
+           ("leduc", "average"): 800_000, ("kuhn", "probing"): 50_000, ("leduc", "probing"): 800_000}  # importance weights make AS noisy
 
 
 def _steering(game):
@@ -19,7 +19,8 @@ def _steering(game):
     return 5.0 * Policy.random(game, seed=3).probs
 
 
-OPTIONS = {"pure": {}, "average": {"epsilon": 0.5, "tau": 1.0, "beta": 0.0}}
+OPTIONS = {"pure": {}, "average": {"epsilon": 0.5, "tau": 1.0, "beta": 0.0},
+           "probing": {"epsilon": 0.5, "tau": 1.0, "beta": 0.0}}
 
 
 def _unbiased(est, exact) -> bool:
@@ -28,13 +29,13 @@ def _unbiased(est, exact) -> bool:
     return z.max() < 6.0 and np.linalg.norm(est.mean - exact) < 0.15 * np.linalg.norm(exact)
 
 
-@pytest.mark.parametrize("sampler", ["pure", "average"])
+@pytest.mark.parametrize("sampler", ["pure", "average", "probing"])
 @pytest.mark.parametrize("traverser", [0, 1])
 def test_sampled_regrets_are_unbiased(game_name, sampler, traverser):
     game = rcfr.load_game(game_name)
     policy = Policy.random(game, seed=7)
     options = dict(OPTIONS[sampler])
-    if sampler == "average":
+    if sampler in ("average", "probing"):
         options["sampling_average"] = _steering(game)
     est = estimate_regrets(game, sampler, policy, traverser, SAMPLES[game_name, sampler], seed=11, **options)
     exact = exact_regrets(game, policy, traverser)
@@ -53,13 +54,23 @@ def game_name(request):
     return request.param
 
 
-def test_average_sampling_that_never_skips_is_external_sampling():
+@pytest.mark.parametrize("name", ["as-mccfr", "probing-mccfr"])
+def test_sampling_that_never_skips_is_external_sampling(name):
     """With epsilon = 1 every action is sampled (rho >= 1, no random draw): bit for bit external sampling."""
     game = rcfr.load_game("leduc")
-    a = make_solver("as-mccfr", game, epsilon=1.0, seed=3).run(300)
+    a = make_solver(name, game, epsilon=1.0, seed=3).run(300)
     b = make_solver("es-mccfr", game, seed=3).run(300)
     for key, value in b.state_dict().items():
         np.testing.assert_array_equal(value, a.state_dict()[key])
+
+
+def test_probes_lower_the_variance_of_average_strategy_sampling():
+    game = rcfr.load_game("leduc")
+    policy = Policy.random(game, seed=7)
+    options = dict(epsilon=0.2, tau=1.0, beta=0.0, sampling_average=_steering(game))
+    plain = estimate_regrets(game, "average", policy, 0, 100_000, seed=1, **options)
+    probed = estimate_regrets(game, "probing", policy, 0, 100_000, seed=1, **options)
+    assert probed.stderr.mean() < 0.8 * plain.stderr.mean()
 
 
 def test_pure_cfr_regrets_are_differences_of_pure_values():
@@ -76,7 +87,8 @@ def test_pure_cfr_regrets_are_differences_of_pure_values():
 
 
 SOLVERS = [("pure-cfr", {}), ("pure-cfr", {"regret_matching": "rm+", "average_mode": "optimistic"}),
-           ("as-mccfr", {}), ("as-mccfr", {"epsilon": 0.3, "tau": 2.0, "beta": 1.0, "average_mode": "lazy"})]
+           ("as-mccfr", {}), ("as-mccfr", {"epsilon": 0.3, "tau": 2.0, "beta": 1.0, "average_mode": "lazy"}),
+           ("probing-mccfr", {"epsilon": 0.3, "tau": 2.0, "beta": 1.0, "regret_matching": "rm+"})]
 
 
 @pytest.mark.parametrize("name,options", SOLVERS)
@@ -98,7 +110,8 @@ def test_seeded_and_resumable(name, options):
 
 
 @pytest.mark.parametrize("name,options,target", [("pure-cfr", {}, 0.02), ("as-mccfr", {}, 0.02),
-                                                 ("as-mccfr", {"epsilon": 0.1, "tau": 10.0, "beta": 10.0}, 0.03)])
+                                                 ("as-mccfr", {"epsilon": 0.1, "tau": 10.0, "beta": 10.0}, 0.03),
+                                                 ("probing-mccfr", {"epsilon": 0.1, "tau": 10.0, "beta": 10.0}, 0.03)])
 def test_convergence_kuhn(name, options, target):
     game = rcfr.load_game("kuhn")
     solver = make_solver(name, game, seed=0, **options).run(20_000)

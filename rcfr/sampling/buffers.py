@@ -16,8 +16,9 @@ from ..tree import Game
 from . import kernels
 
 SAMPLERS = {"outcome": kernels.OUTCOME, "external": kernels.EXTERNAL, "chance": kernels.CHANCE_SAMPLING,
-            "baseline": kernels.BASELINE, "pure": kernels.PURE, "average": kernels.AVERAGE_SAMPLING}
-CACHING = ("external", "pure", "average")  # samplers that keep one sampled action per information set
+            "baseline": kernels.BASELINE, "pure": kernels.PURE, "average": kernels.AVERAGE_SAMPLING,
+            "probing": kernels.PROBING}
+CACHING = ("external", "pure", "average", "probing")  # samplers that keep one sampled action per information set
 AVERAGE_MODES = {"stochastic": kernels.AVG_STOCHASTIC, "optimistic": kernels.AVG_OPTIMISTIC,
                  "lazy": kernels.AVG_LAZY}
 
@@ -112,7 +113,7 @@ class SamplerBuffers:
             # game meets each at most once, so the sample stays unbiased under imperfect recall)
             cached=np.zeros(game.num_infosets if sampler in CACHING else 0, np.int64),
             cached_stamp=np.zeros(game.num_infosets if sampler in CACHING else 0, np.int64),
-            scale=np.zeros(H if sampler == "average" else 0))
+            scale=np.zeros(H if sampler in ("average", "probing") else 0))
 
         # the arrays callers read, by name
         self.regrets, self.avg, self.sigma, self.last, self.baseline = (

@@ -38,7 +38,7 @@ class RegretSampler:
     `sampler` is "outcome", "external", "chance", "baseline" (variance-reduced outcome sampling with
     the fixed per-history `baseline`, zeros by default), "pure" (pure CFR) or "average" (average
     strategy sampling with floor `epsilon`, `tau`, `beta`, steered by the fixed average-strategy sums
-    `sampling_average`, global sequence ids). Each `sample` call runs its own traversals; within a
+    `sampling_average`, global sequence ids) or "probing" (the same sampling, probes for the rest). Each `sample` call runs its own traversals; within a
     call, traversal k counts as iteration k for the optimistic and lazy `average_mode`s.
     """
 
@@ -61,8 +61,9 @@ class RegretSampler:
             self.buffers.baseline[:] = baseline
         self.sampling_average = np.zeros(game.num_sequences)
         if sampling_average is not None:
-            if sampler != "average" or np.shape(sampling_average) != (game.num_sequences,):
-                raise ValueError(f"sampling_average needs sampler='average' and shape ({game.num_sequences},)")
+            if sampler not in ("average", "probing") or np.shape(sampling_average) != (game.num_sequences,):
+                raise ValueError(f"sampling_average needs sampler 'average' or 'probing' and shape "
+                                 f"({game.num_sequences},)")
             self.sampling_average[:] = sampling_average
 
     def sample(self, policy: Policy | np.ndarray, traverser: int, samples: int) -> RegretEstimate:

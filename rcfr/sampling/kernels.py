@@ -47,7 +47,7 @@ TERMINAL = -2
 
 AVG_NONE, AVG_STOCHASTIC, AVG_OPTIMISTIC, AVG_LAZY = 0, 1, 2, 3
 BOTH = 2  # traverser value meaning "both players" (simultaneous updates)
-OUTCOME, EXTERNAL, CHANCE_SAMPLING, BASELINE, PURE, AVERAGE_SAMPLING = 0, 1, 2, 3, 4, 5  # Settings.sampler
+OUTCOME, EXTERNAL, CHANCE_SAMPLING, BASELINE, PURE, AVERAGE_SAMPLING, PROBING = 0, 1, 2, 3, 4, 5, 6  # Settings.sampler
 
 # indices into the int64 counters array
 C_TRAVERSAL, C_NODES = 0, 1
@@ -80,7 +80,7 @@ strategy sampling's importance weight 1 / q_i(h) of the traverser's own sampling
 Settings = namedtuple("Settings", ["sampler", "alternating", "epsilon", "decay", "tau", "beta", "power", "averaging",
                                    "clip"])
 Settings.__doc__ = """Which traversal (`OUTCOME`, `EXTERNAL`, `CHANCE_SAMPLING`, `BASELINE`, `PURE`,
-`AVERAGE_SAMPLING`), alternating or simultaneous updates, exploration epsilon (outcome sampling; the
+`AVERAGE_SAMPLING`, `PROBING`), alternating or simultaneous updates, exploration epsilon (outcome sampling; the
 floor of average strategy sampling), baseline decay, average strategy sampling's tau and beta,
 averaging weight power and mode, RM+ clipping."""
 
@@ -356,7 +356,12 @@ def external_traversal(tree, state, scratch, traverser, t, weight, averaging, fr
       ``rho = max(eps, (beta + tau s[a]) / (beta + sum_b s[b]))`` (1 if that exceeds 1 or the
       denominator is 0; s: the traverser's average-strategy sums at I); sampled children count
       ``v(h a) / rho``, unsampled ones 0, and the regret is weighted by ``scale[h] = 1 / q_i(h)``, the
-      inverse probability of the traverser's own sampling above h.
+      inverse probability of the traverser's own sampling above h;
+    * `PROBING` (Gibson et al. 2012; thesis §4.8.3): actions sampled as in `AVERAGE_SAMPLING`, but an
+      unsampled action gets the value of a *probe* (one trajectory to a terminal with every player and
+      chance on-policy) instead of 0; every action then has an unbiased value estimate, so
+      ``v(h) = sum_a sigma(a) v(h a)`` needs no importance weights, and regrets are weighted by
+      ``scale[h] = 1 / q_i(h)`` as in average strategy sampling.
 
     Values are the traverser's."""
     player, first_child, num_children, infoset, first_seq = (tree.player, tree.first_child, tree.num_children,
@@ -374,7 +379,7 @@ def external_traversal(tree, state, scratch, traverser, t, weight, averaging, fr
     top = 0
     stack[0] = 0
     reach[0] = 1.0
-    subsample = sampler == AVERAGE_SAMPLING
+    subsample = sampler == AVERAGE_SAMPLING or sampler == PROBING
     if subsample:
         scale[0] = 1.0
     nodes = 0
@@ -413,6 +418,19 @@ def external_traversal(tree, state, scratch, traverser, t, weight, averaging, fr
                             rho = max(eps, (beta + tau * avg[g + a]) / (beta + total))
                         if rho < 1.0 and uniform01(rng) >= rho:
                             scale[c + a] = 0.0  # not sampled
+                            if sampler == PROBING:  # one on-policy trajectory estimates v(h a)
+                                z = c + a
+                                while player[z] != TERMINAL:
+                                    nodes += 1
+                                    m, cz = num_children[z], first_child[z]
+                                    if player[z] == CHANCE:
+                                        z = cz + _pick(chance_prob, cz, m, rng)
+                                    else:
+                                        fz = first_seq[abstract[infoset[z]]]
+                                        _strategy(regrets, sigma, fz, m, from_regrets)
+                                        z = cz + _pick(sigma, fz, m, rng)
+                                nodes += 1
+                                value[c + a] = sign * utility[z]
                             continue
                         scale[c + a] = scale[h] / min(rho, 1.0)
                     top += 1
@@ -461,6 +479,12 @@ def external_traversal(tree, state, scratch, traverser, t, weight, averaging, fr
                 v = value[c + chosen[h]]
                 for a in range(n):
                     delta[f + a] += value[c + a] - v
+            elif sampler == PROBING:  # sampled or probed, every child has an unbiased value
+                v = 0.0
+                for a in range(n):
+                    v += sigma[f + a] * value[c + a]
+                for a in range(n):
+                    delta[f + a] += scale[h] * (value[c + a] - v)
             else:  # values of sampled children, importance weighted; regrets weighted by 1 / q_i(h)
                 v = 0.0
                 for a in range(n):
@@ -566,7 +590,7 @@ def traverse(tree, state, scratch, settings, traverser, t, weight, from_regrets)
     elif sampler == BASELINE:
         baseline_traversal(tree, state, scratch.path, traverser, settings.epsilon, settings.decay, t, weight,
                            averaging, from_regrets)
-    elif sampler == EXTERNAL or sampler == PURE or sampler == AVERAGE_SAMPLING:
+    elif sampler == EXTERNAL or sampler == PURE or sampler == AVERAGE_SAMPLING or sampler == PROBING:
         external_traversal(tree, state, scratch, traverser, t, weight, averaging, from_regrets, sampler,
                            settings.epsilon, settings.tau, settings.beta)
     else:

@@ -6,7 +6,7 @@ from ..registry import build
 from ..tree import Game
 from .cfr import CFR, CFRPlus, CFRSolver, DiscountedCFR, LinearCFR
 from .mccfr import (AverageStrategySampling, ChanceSamplingCFR, ExternalSamplingMCCFR, MCCFRSolver,
-                    OutcomeSamplingMCCFR, PureCFR, VarianceReducedMCCFR)
+                    OutcomeSamplingMCCFR, ProbingMCCFR, PureCFR, VarianceReducedMCCFR)
 from .regression import RCFR, RCFRPlus, RegressionRegrets
 from .rrm import RRM, solve_matrix_game
 from .sampled_regression import SampledRCFR, SampledRCFRPlus, SampledRegressionRegrets
@@ -23,6 +23,7 @@ SOLVERS = {
     "vr-mccfr": VarianceReducedMCCFR,
     "pure-cfr": PureCFR,
     "as-mccfr": AverageStrategySampling,
+    "probing-mccfr": ProbingMCCFR,
     "rcfr": RCFR,
     "rcfr+": RCFRPlus,
     "sampled-rcfr": SampledRCFR,
@@ -36,6 +37,6 @@ def make_solver(name: str, game: Game, **options) -> CFRSolver | MCCFRSolver | S
 
 
 __all__ = ["AverageStrategySampling", "CFR", "CFRPlus", "CFRSolver", "ChanceSamplingCFR", "DiscountedCFR", "ExternalSamplingMCCFR",
-           "LinearCFR", "MCCFRSolver", "OutcomeSamplingMCCFR", "PureCFR", "RCFR", "RCFRPlus", "RRM", "RegressionRegrets",
+           "LinearCFR", "MCCFRSolver", "OutcomeSamplingMCCFR", "ProbingMCCFR", "PureCFR", "RCFR", "RCFRPlus", "RRM", "RegressionRegrets",
            "RegretStore", "RegretTable", "SOLVERS", "SampledRCFR", "SampledRCFRPlus", "SampledRegressionRegrets",
            "VarianceReducedMCCFR", "make_solver", "solve_matrix_game"]

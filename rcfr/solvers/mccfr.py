@@ -196,3 +196,11 @@ class AverageStrategySampling(ExternalSamplingMCCFR):
         self.epsilon, self.tau, self.beta = float(epsilon), float(tau), float(beta)
         super().__init__(game, regret_matching=regret_matching, average_mode=average_mode, averaging=averaging,
                          abstraction=abstraction, average_space=average_space, seed=seed)
+
+
+class ProbingMCCFR(AverageStrategySampling):
+    """Generalized MCCFR with probing (Gibson et al. 2012; Lanctot 2013, §4.8.3): the traverser's actions
+    are sampled as in average strategy sampling, and each unsampled action is valued by one on-policy
+    probe trajectory instead of zero."""
+
+    sampler = "probing"
