@@ -107,7 +107,10 @@ SOLVER_OPTIONS = [("cscfr", {}), ("cscfr", {"updates": "alternating", "regret_ma
                   ("os-mccfr", {"regret_matching": "rm+", "averaging": "linear"}),
                   ("os-mccfr", {"average_mode": "lazy"}),
                   ("es-mccfr", {"average_mode": "lazy"}), ("cscfr", {"average_mode": "lazy", "updates": "alternating"}),
-                  ("vr-mccfr", {}), ("vr-mccfr", {"updates": "simultaneous", "average_mode": "lazy", "baseline_decay": 0.9})]
+                  ("vr-mccfr", {}), ("vr-mccfr", {"updates": "simultaneous", "average_mode": "lazy", "baseline_decay": 0.9}),
+                  ("pure-cfr", {}), ("pure-cfr", {"regret_matching": "rm+", "average_mode": "optimistic"}),
+                  ("as-mccfr", {}), ("as-mccfr", {"epsilon": 0.3, "tau": 2.0, "beta": 1.0, "average_mode": "lazy"}),
+                  ("probing-mccfr", {"epsilon": 0.3, "tau": 2.0, "beta": 1.0, "regret_matching": "rm+"})]
 
 
 @pytest.mark.parametrize("name,options", SOLVER_OPTIONS)

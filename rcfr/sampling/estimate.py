@@ -36,10 +36,11 @@ class RegretSampler:
     random stream: the training-data source for a sampled regret estimator (sampled RCFR).
 
     `sampler` is "outcome", "external", "chance", "baseline" (variance-reduced outcome sampling with
-    the fixed per-history `baseline`, zeros by default), "pure" (pure CFR) or "average" (average
+    the fixed per-history `baseline`, zeros by default), "pure" (pure CFR), "average" (average
     strategy sampling with floor `epsilon`, `tau`, `beta`, steered by the fixed average-strategy sums
-    `sampling_average`, global sequence ids) or "probing" (the same sampling, probes for the rest). Each `sample` call runs its own traversals; within a
-    call, traversal k counts as iteration k for the optimistic and lazy `average_mode`s.
+    `sampling_average`, global sequence ids) or "probing" (the same sampling, probes for the rest).
+    Each `sample` call runs its own traversals; within a call, traversal k counts as iteration k for
+    the optimistic and lazy `average_mode`s.
     """
 
     def __init__(self, game: Game, sampler: str, *, seed: int = 0, epsilon: float = 0.6,
@@ -87,7 +88,8 @@ class RegretSampler:
         kernels.estimate(b.tree, b.state, b.scratch, self.settings, traverser, samples, sums, squares, visits)
         mean = sums / samples
         variance = np.maximum(squares / samples - mean ** 2, 0.0)
-        return RegretEstimate(mean=mean, stderr=np.sqrt(variance / samples), average_increment=(b.avg - self.sampling_average) / samples,
+        increment = (b.avg - self.sampling_average) / samples
+        return RegretEstimate(mean=mean, stderr=np.sqrt(variance / samples), average_increment=increment,
                               visits=visits, samples=samples, nodes_touched=b.nodes_touched - nodes)
 
 

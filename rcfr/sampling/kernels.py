@@ -72,7 +72,8 @@ PATH_DTYPE = np.dtype([("node", np.int64), ("action", np.int64), ("reach0", np.f
                        ("chance", np.float64), ("q", np.float64), ("xi", np.float64)])
 
 Scratch = namedtuple("Scratch", ["path", "stack", "value", "reach", "chosen", "cached", "cached_stamp", "scale"])
-Scratch.__doc__ = """Work arrays of one traversal: a trajectory (records of `PATH_DTYPE`), an explicit depth-first stack,
+Scratch.__doc__ = """Work arrays of one traversal: a trajectory (records of `PATH_DTYPE`), an explicit
+depth-first stack,
 per-history values, reaches (``reach[p, h]``) and sampled child index, and external sampling's sampled
 action per information set (valid where ``cached_stamp`` equals the traversal number), and average
 strategy sampling's importance weight 1 / q_i(h) of the traverser's own sampling above h."""
@@ -209,7 +210,8 @@ def _sample_trajectory(tree, state, path, traverser, eps, t, weight, averaging, 
         tree.player, tree.first_child, tree.num_children, tree.chance_prob, tree.infoset, tree.first_seq,
         tree.parent_seq)
     abstract, average_first = tree.abstract, tree.average_first
-    regrets, avg, sigma, last, counters, rng = state.regrets, state.avg, state.sigma, state.last, state.counters, state.rng
+    regrets, avg, sigma, last = state.regrets, state.avg, state.sigma, state.last
+    counters, rng = state.counters, state.rng
     counters[C_TRAVERSAL] += 1
     h = 0
     r0, r1, rc, q = 1.0, 1.0, 1.0, 1.0
@@ -369,7 +371,8 @@ def external_traversal(tree, state, scratch, traverser, t, weight, averaging, fr
     abstract, average_first = tree.abstract, tree.average_first
     chance_prob, utility, parent_seq = tree.chance_prob, tree.utility, tree.parent_seq
     regrets, avg, sigma, delta, last, rng = state.regrets, state.avg, state.sigma, state.delta, state.last, state.rng
-    touched, num_touched, touched_stamp, counters = state.touched, state.num_touched, state.touched_stamp, state.counters
+    touched, num_touched, touched_stamp = state.touched, state.num_touched, state.touched_stamp
+    counters = state.counters
     stack, value, chosen, cached, cached_stamp, scale = (scratch.stack, scratch.value, scratch.chosen, scratch.cached,
                                                          scratch.cached_stamp, scratch.scale)
     reach = scratch.reach[1 - traverser]  # the opponent's reach (the player whose average accumulates)
@@ -509,7 +512,8 @@ def chance_traversal(tree, state, scratch, traverser, t, weight, averaging, from
     abstract, average_first = tree.abstract, tree.average_first
     chance_prob, utility, parent_seq = tree.chance_prob, tree.utility, tree.parent_seq
     regrets, avg, sigma, delta, last, rng = state.regrets, state.avg, state.sigma, state.delta, state.last, state.rng
-    touched, num_touched, touched_stamp, counters = state.touched, state.num_touched, state.touched_stamp, state.counters
+    touched, num_touched, touched_stamp = state.touched, state.num_touched, state.touched_stamp
+    counters = state.counters
     stack, value, chosen = scratch.stack, scratch.value, scratch.chosen
     reach0, reach1 = scratch.reach[0], scratch.reach[1]
     counters[C_TRAVERSAL] += 1

@@ -36,7 +36,8 @@ def make_solver(name: str, game: Game, **options) -> CFRSolver | MCCFRSolver | S
     return build("solver", SOLVERS, name, game, **options)
 
 
-__all__ = ["AverageStrategySampling", "CFR", "CFRPlus", "CFRSolver", "ChanceSamplingCFR", "DiscountedCFR", "ExternalSamplingMCCFR",
-           "LinearCFR", "MCCFRSolver", "OutcomeSamplingMCCFR", "ProbingMCCFR", "PureCFR", "RCFR", "RCFRPlus", "RRM", "RegressionRegrets",
-           "RegretStore", "RegretTable", "SOLVERS", "SampledRCFR", "SampledRCFRPlus", "SampledRegressionRegrets",
-           "VarianceReducedMCCFR", "make_solver", "solve_matrix_game"]
+__all__ = ["AverageStrategySampling", "CFR", "CFRPlus", "CFRSolver", "ChanceSamplingCFR", "DiscountedCFR",
+           "ExternalSamplingMCCFR", "LinearCFR", "MCCFRSolver", "OutcomeSamplingMCCFR", "ProbingMCCFR",
+           "PureCFR", "RCFR", "RCFRPlus", "RRM", "RegressionRegrets", "RegretStore", "RegretTable", "SOLVERS",
+           "SampledRCFR", "SampledRCFRPlus", "SampledRegressionRegrets", "VarianceReducedMCCFR",
+           "make_solver", "solve_matrix_game"]

@@ -47,7 +47,8 @@ class MCCFRSolver(IterativeSolver):
         if abstraction is not None:
             from ..abstraction import Abstraction  # the abstraction package builds on the solvers
             if not isinstance(abstraction, Abstraction):
-                raise TypeError(f"abstraction must be an rcfr.abstraction.Abstraction, got {type(abstraction).__name__}")
+                raise TypeError(f"abstraction must be an rcfr.abstraction.Abstraction, "
+                                f"got {type(abstraction).__name__}")
         elif average_space == "abstract":
             raise ValueError("average_space='abstract' needs an abstraction")
         if average_space == "abstract" and self.average_mode == "lazy":
