@@ -40,6 +40,7 @@ CONFIGS = {
     "cs": ("cscfr", {}),
     "pure": ("pure-cfr", {}),
     "as": ("as-mccfr", {}),
+    "probing": ("probing-mccfr", {}),
 }
 
 
