@@ -97,28 +97,28 @@ def abstract_solver(name: str, game: Game, abstraction: Abstraction, **options) 
     return solver
 
 
-AVERAGING = ("full", "abstract")
+AVERAGE_SPACES = ("full", "abstract")
 
 
-def average_policy(solver: CFRSolver, averaging: str = "full") -> Policy:
-    """The solver's average policy with `averaging`:
+def average_policy(solver: CFRSolver, average_space: str = "full") -> Policy:
+    """The solver's average policy, averaged in `average_space`:
 
     * ``"full"``: the exact full-game average (each full information set normalizes its own
       average realization plan), what `solver.average_policy()` returns;
     * ``"abstract"``: the average realization plans of merged sets are added up and normalized per
       abstract set, so every merged set plays the same average strategy (the abstract game's average).
     """
-    check_choice("averaging", averaging, AVERAGING)
+    check_choice("average_space", average_space, AVERAGE_SPACES)
     if isinstance(solver, MCCFRSolver):  # a sampled solver keeps the average in the space it was built with
-        if averaging != solver.average_space:
+        if average_space != solver.average_space:
             raise ValueError(f"this {type(solver).__name__} averages in the {solver.average_space} space; "
-                             f"build it with average_space={averaging!r}")
+                             f"build it with average_space={average_space!r}")
         return solver.average_policy()
-    if averaging == "full":
+    if average_space == "full":
         return solver.average_policy()
     store = solver.store
     if not isinstance(store, AbstractRegrets):
-        raise ValueError("abstract averaging needs a solver whose store is AbstractRegrets")
+        raise ValueError("average_space='abstract' needs a solver whose store is AbstractRegrets")
     return tie(store.abstraction, solver.average_plans)
 
 
