@@ -6,7 +6,7 @@ policy after 1e3 .. 1e6 iterations (mean and standard deviation over seeds).
 Issue 6 targets on Leduc: external sampling >= 70,000 it/s, outcome sampling >= 230,000 it/s
 (a C++ reference does about 35,000 and 114,000 it/s and reaches about 0.022 (ES) and 0.17 (OS)
 chips after 1e6 iterations). One iteration = one traversal per player (alternating forms) or one
-traversal updating both (parallel OS, simultaneous CS).
+traversal updating both (simultaneous OS and CS).
 """
 
 from __future__ import annotations
@@ -32,12 +32,15 @@ CONFIGS = {
     "es": ("es-mccfr", {}),
     "es-rm+": ("es-mccfr", {"regret_matching": "rm+"}),
     "os": ("os-mccfr", {}),
-    "os-parallel": ("os-mccfr", {"updates": "parallel"}),
+    "os-simultaneous": ("os-mccfr", {"updates": "simultaneous"}),
     "os-optimistic": ("os-mccfr", {"average_mode": "optimistic"}),
     "os-lazy": ("os-mccfr", {"average_mode": "lazy"}),
     "es-lazy": ("es-mccfr", {"average_mode": "lazy"}),
     "vr": ("vr-mccfr", {}),
     "cs": ("cscfr", {}),
+    "pure": ("pure-cfr", {}),
+    "as": ("as-mccfr", {}),
+    "probing": ("probing-mccfr", {}),
 }
 
 
@@ -59,7 +62,7 @@ def main(argv=None):
     parser.add_argument("--max-iterations", type=float, default=1e6)
     parser.add_argument("--cs-max-iterations", type=float, default=1e5,
                         help="chance sampling costs far more per iteration; its own cap")
-    parser.add_argument("--configs", default="es,es-rm+,es-lazy,os,os-parallel,os-optimistic,os-lazy,vr,cs",
+    parser.add_argument("--configs", default="es,es-rm+,es-lazy,os,os-simultaneous,os-optimistic,os-lazy,vr,cs",
                         help=f"comma-separated, from {', '.join(CONFIGS)}")
     parser.add_argument("--json", default=None, help="also write the results here")
     args = parser.parse_args(argv)

@@ -176,7 +176,7 @@ def test_indicator_features_still_build_for_small_games(kuhn):
 
 
 # ---- card abstractions with regression solvers, and on non-poker games ------------------------------
-@pytest.mark.parametrize("name", ["rcfr", "rcfr+", "sampled-rcfr", "es-mccfr"])
+@pytest.mark.parametrize("name", ["rcfr", "rcfr+", "sampled-rcfr"])
 def test_card_abstractions_reject_solvers_without_a_tabular_store(leduc, name):
     from rcfr.abstraction import abstract_solver, make_abstraction
     with pytest.raises(ValueError, match=rf"'{re.escape(name)}' cannot run on a card abstraction; solvers that can: "

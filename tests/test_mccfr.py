@@ -11,7 +11,7 @@ import rcfr
 from rcfr import Policy, evaluate, make_solver
 from rcfr.sampling import estimate_regrets, exact_regrets, expected_average_increment
 
-# (sampler, traverser, epsilon); traverser 2 = parallel outcome / simultaneous chance sampling
+# (sampler, traverser, epsilon); traverser 2 = simultaneous outcome / chance sampling
 CASES = [("chance", 0, 0.6), ("chance", 1, 0.6), ("chance", 2, 0.6), ("external", 0, 0.6),
          ("external", 1, 0.6), ("outcome", 0, 0.6), ("outcome", 1, 0.3), ("outcome", 2, 0.6)]
 SAMPLES = {"kuhn": {"chance": 20_000, "external": 50_000, "outcome": 200_000},
@@ -103,11 +103,14 @@ def test_a_wrong_estimator_is_caught():
 
 SOLVER_OPTIONS = [("cscfr", {}), ("cscfr", {"updates": "alternating", "regret_matching": "rm+"}),
                   ("es-mccfr", {}), ("es-mccfr", {"average_mode": "optimistic", "regret_matching": "rm+"}),
-                  ("os-mccfr", {}), ("os-mccfr", {"updates": "parallel", "average_mode": "optimistic"}),
+                  ("os-mccfr", {}), ("os-mccfr", {"updates": "simultaneous", "average_mode": "optimistic"}),
                   ("os-mccfr", {"regret_matching": "rm+", "averaging": "linear"}),
                   ("os-mccfr", {"average_mode": "lazy"}),
                   ("es-mccfr", {"average_mode": "lazy"}), ("cscfr", {"average_mode": "lazy", "updates": "alternating"}),
-                  ("vr-mccfr", {}), ("vr-mccfr", {"updates": "parallel", "average_mode": "lazy", "baseline_decay": 0.9})]
+                  ("vr-mccfr", {}), ("vr-mccfr", {"updates": "simultaneous", "average_mode": "lazy", "baseline_decay": 0.9}),
+                  ("pure-cfr", {}), ("pure-cfr", {"regret_matching": "rm+", "average_mode": "optimistic"}),
+                  ("as-mccfr", {}), ("as-mccfr", {"epsilon": 0.3, "tau": 2.0, "beta": 1.0, "average_mode": "lazy"}),
+                  ("probing-mccfr", {"epsilon": 0.3, "tau": 2.0, "beta": 1.0, "regret_matching": "rm+"})]
 
 
 @pytest.mark.parametrize("name,options", SOLVER_OPTIONS)
@@ -176,13 +179,13 @@ def test_nodes_touched():
     solver = make_solver("cscfr", game)
     solver.iterate()
     assert solver.nodes_touched == 11  # two chance nodes and the 9-history betting tree of one deal
-    os_solver = make_solver("os-mccfr", game, updates="parallel").run(10)
+    os_solver = make_solver("os-mccfr", game, updates="simultaneous").run(10)
     assert 10 * 4 <= os_solver.nodes_touched <= 10 * 6  # one trajectory of 4 to 6 histories each
 
 
 CONVERGENCE = [("kuhn", "cscfr", {}, 5_000, 0.02), ("kuhn", "es-mccfr", {}, 20_000, 0.015),
                ("kuhn", "os-mccfr", {}, 100_000, 0.015),
-               ("kuhn", "os-mccfr", {"updates": "parallel"}, 100_000, 0.02),
+               ("kuhn", "os-mccfr", {"updates": "simultaneous"}, 100_000, 0.02),
                ("kuhn", "es-mccfr", {"regret_matching": "rm+", "average_mode": "optimistic"}, 20_000, 0.02),
                ("kuhn", "os-mccfr", {"average_mode": "lazy"}, 100_000, 0.015),
                ("kuhn", "es-mccfr", {"average_mode": "lazy"}, 20_000, 0.015),
@@ -200,7 +203,7 @@ def test_convergence_kuhn(game_name, name, options, iterations, target):
 @pytest.mark.slow
 @pytest.mark.parametrize("name,options,iterations,target", [
     ("cscfr", {}, 50_000, 0.1), ("es-mccfr", {}, 300_000, 0.06), ("os-mccfr", {}, 1_000_000, 0.2),
-    ("os-mccfr", {"updates": "parallel", "regret_matching": "rm+"}, 500_000, 0.5),
+    ("os-mccfr", {"updates": "simultaneous", "regret_matching": "rm+"}, 500_000, 0.5),
     ("vr-mccfr", {}, 300_000, 0.25)])
 def test_convergence_leduc(name, options, iterations, target):
     game = rcfr.load_game("leduc")
@@ -220,7 +223,7 @@ def test_current_and_average_policies_are_valid():
 
 @pytest.mark.parametrize("name,options,field", [
     ("os-mccfr", {"epsilon": 0.0}, "epsilon"), ("os-mccfr", {"epsilon": 1.5}, "epsilon"),
-    ("os-mccfr", {"updates": "simultaneous"}, "updates"), ("cscfr", {"updates": "parallel"}, "updates"),
+    ("os-mccfr", {"updates": "parallel"}, "updates"), ("cscfr", {"updates": "parallel"}, "updates"),
     ("es-mccfr", {"regret_matching": "cfr+"}, "regret_matching"),
     ("es-mccfr", {"average_mode": "weighted"}, "average_mode"),
     ("es-mccfr", {"seed": -1}, "seed"), ("es-mccfr", {"updates": "alternating"}, "updates"),

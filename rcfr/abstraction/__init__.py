@@ -20,6 +20,7 @@ from . import card
 from .action import ACTION_ABSTRACTIONS, NoLimitWagers, parse_wagers, read_wager, translate
 from .base import Abstraction, identity
 from ..games.hand_strength import HandStrength, hand_strength
+from .recall import RECALL_ABSTRACTIONS
 from .store import AbstractRegrets, abstract_solver, average_policy, card_abstraction_solvers, tie
 
 register_game("nlocp_wagers", NoLimitWagers)
@@ -34,7 +35,10 @@ CARD_ABSTRACTIONS = {"identity": identity, "ranks": card.ranks, "ehs": card.ehs,
 
 def make_abstraction(game: Game, name: str, **options) -> Abstraction:
     """Card abstraction `name` of `game`: one of `CARD_ABSTRACTIONS` ("ehs"/"ehs2" take buckets,
-    method, recall, seed; "ehs" also metric) or a rank partition such as "J.QK"."""
+    method, recall, seed; "ehs" also metric), a rank partition such as "J.QK", or an imperfect-recall
+    abstraction of `RECALL_ABSTRACTIONS` ("drp-ir")."""
+    if name in RECALL_ABSTRACTIONS:
+        return build("abstraction", RECALL_ABSTRACTIONS, name, game, **options)
     if name in CARD_ABSTRACTIONS:
         return build("card abstraction", CARD_ABSTRACTIONS, name, game, **options)
     ranks = getattr(getattr(game.rules, "deck", None), "rank_chars", None)
@@ -62,6 +66,7 @@ def solve_action_abstraction(game: Game, wagers: str, iterations: int, solver: s
 
 
 __all__ = ["ACTION_ABSTRACTIONS", "AbstractRegrets", "Abstraction", "CARD_ABSTRACTIONS", "HandStrength",
+           "RECALL_ABSTRACTIONS",
            "NoLimitWagers", "abstract_solver", "action_abstraction", "average_policy",
            "card_abstraction_solvers", "hand_strength",
            "identity", "make_abstraction", "parse_wagers", "read_wager", "solve_action_abstraction", "tie",

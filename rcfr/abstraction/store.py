@@ -16,7 +16,7 @@ import numpy as np
 from .. import kernels
 from ..policy import Policy
 from ..registry import check_choice
-from ..solvers import RCFR, SOLVERS, CFRSolver, RegressionRegrets, RegretStore, make_solver
+from ..solvers import RCFR, SOLVERS, CFRSolver, MCCFRSolver, RegressionRegrets, RegretStore, make_solver
 from ..tree import Game
 from .base import Abstraction
 
@@ -72,15 +72,19 @@ class AbstractRegrets(RegretStore):
 
 
 def card_abstraction_solvers() -> list[str]:
-    """Names in `SOLVERS` that run on a card abstraction: full-width CFR loops with a tabular store.
-    Regression stores need features of the full game's sequences, which abstract sequences lack."""
-    return [n for n, f in SOLVERS.items()
-            if isinstance(f, type) and issubclass(f, CFRSolver) and not issubclass(f, RCFR)]
+    """Names in `SOLVERS` that run on a card abstraction: full-width CFR loops with a tabular store and
+    the Monte Carlo CFR solvers. Regression stores need features of the full game's sequences, which
+    abstract sequences lack."""
+    return [n for n, f in SOLVERS.items() if isinstance(f, type) and (
+        issubclass(f, MCCFRSolver) or (issubclass(f, CFRSolver) and not issubclass(f, RCFR)))]
 
 
-def abstract_solver(name: str, game: Game, abstraction: Abstraction, **options) -> CFRSolver:
-    """Solver `name` of the `SOLVERS` registry (e.g. "cfr+") with its regret store wrapped in
-    `AbstractRegrets`: the same solver, run on the abstraction's information partition."""
+def abstract_solver(name: str, game: Game, abstraction: Abstraction, **options) -> CFRSolver | MCCFRSolver:
+    """Solver `name` of the `SOLVERS` registry (e.g. "cfr+", "cscfr") run on the abstraction's information
+    partition: full-width solvers get their regret store wrapped in `AbstractRegrets`, Monte Carlo CFR
+    solvers take the abstraction itself (their kernels sum regrets into abstract sets)."""
+    if isinstance(SOLVERS.get(name), type) and issubclass(SOLVERS[name], MCCFRSolver):
+        return make_solver(name, game, abstraction=abstraction, **options)
     unsupported = ValueError(f"solver {name!r} cannot run on a card abstraction; solvers that can: "
                              f"{', '.join(card_abstraction_solvers())} (action abstractions work with every solver)")
     if isinstance(SOLVERS.get(name), type) and name not in card_abstraction_solvers():
@@ -105,6 +109,11 @@ def average_policy(solver: CFRSolver, average_space: str = "full") -> Policy:
       abstract set, so every merged set plays the same average strategy (the abstract game's average).
     """
     check_choice("average_space", average_space, AVERAGE_SPACES)
+    if isinstance(solver, MCCFRSolver):  # a sampled solver keeps the average in the space it was built with
+        if average_space != solver.average_space:
+            raise ValueError(f"this {type(solver).__name__} averages in the {solver.average_space} space; "
+                             f"build it with average_space={average_space!r}")
+        return solver.average_policy()
     if average_space == "full":
         return solver.average_policy()
     store = solver.store

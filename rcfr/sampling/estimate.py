@@ -15,7 +15,7 @@ from ..policy import Policy
 from ..registry import check_choice
 from ..tree import Game
 from . import kernels
-from .buffers import SamplerBuffers
+from .buffers import AVERAGE_MODES, SAMPLERS, SamplerBuffers
 
 
 @dataclass(frozen=True)
@@ -31,75 +31,76 @@ class RegretEstimate:
     nodes_touched: int
 
 
-AVERAGING = {"stochastic": kernels.AVG_STOCHASTIC, "optimistic": kernels.AVG_OPTIMISTIC, "lazy": kernels.AVG_LAZY}
-
-
 class RegretSampler:
     """Sampled counterfactual regrets of a given strategy profile, batch after batch, with one persistent
     random stream: the training-data source for a sampled regret estimator (sampled RCFR).
 
-    `sampler` is "outcome", "external", "chance" or "baseline" (variance-reduced outcome sampling with
-    the fixed per-history `baseline`, zeros by default). Each `sample` call runs its own traversals;
-    within a call, traversal k counts as iteration k for the optimistic and lazy `average_mode`s.
+    `sampler` is "outcome", "external", "chance", "baseline" (variance-reduced outcome sampling with
+    the fixed per-history `baseline`, zeros by default), "pure" (pure CFR), "average" (average
+    strategy sampling with floor `epsilon`, `tau`, `beta`, steered by the fixed average-strategy sums
+    `sampling_average`, global sequence ids) or "probing" (the same sampling, probes for the rest).
+    Each `sample` call runs its own traversals; within a call, traversal k counts as iteration k for
+    the optimistic and lazy `average_mode`s.
     """
 
     def __init__(self, game: Game, sampler: str, *, seed: int = 0, epsilon: float = 0.6,
-                 average_mode: str = "stochastic", baseline: np.ndarray | None = None):
+                 average_mode: str = "stochastic", baseline: np.ndarray | None = None, tau: float = 1.0,
+                 beta: float = 0.0, sampling_average: np.ndarray | None = None):
         self.game = game
         self.buffers = SamplerBuffers(game, sampler, seed)
         self.sampler = sampler
         if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0.0 < epsilon <= 1.0:
             raise ValueError(f"epsilon must be a number in (0, 1], got {epsilon!r}")
         self.epsilon = float(epsilon)
-        self.mode = AVERAGING[check_choice("average_mode", average_mode, list(AVERAGING))]
+        mode = AVERAGE_MODES[check_choice("average_mode", average_mode, list(AVERAGE_MODES))]
+        # a fixed profile: no regret updates, baselines held fixed (decay 0)
+        self.settings = kernels.Settings(sampler=SAMPLERS[sampler], alternating=True, epsilon=self.epsilon, decay=0.0,
+                                         tau=float(tau), beta=float(beta), power=0.0, averaging=mode, clip=False)
         if baseline is not None:
             if sampler != "baseline" or np.shape(baseline) != self.buffers.baseline.shape:
                 raise ValueError(f"baseline needs sampler='baseline' and shape {self.buffers.baseline.shape}")
             self.buffers.baseline[:] = baseline
+        self.sampling_average = np.zeros(game.num_sequences)
+        if sampling_average is not None:
+            if sampler not in ("average", "probing") or np.shape(sampling_average) != (game.num_sequences,):
+                raise ValueError(f"sampling_average needs sampler 'average' or 'probing' and shape "
+                                 f"({game.num_sequences},)")
+            self.sampling_average[:] = sampling_average
 
     def sample(self, policy: Policy | np.ndarray, traverser: int, samples: int) -> RegretEstimate:
         """`samples` traversals at `policy` (a Policy or probabilities over global sequences).
 
-        `traverser` is 0 or 1, or 2 for the parallel (outcome) / simultaneous (chance) forms. The mean
+        `traverser` is 0 or 1, or 2 for simultaneous updates (outcome and chance sampling). The mean
         is over all traversals, counting a sequence that was not visited as a zero sample.
         """
-        if traverser not in (0, 1, 2) or (traverser == 2 and self.sampler == "external"):
-            raise ValueError(f"traverser must be 0 or 1 (or 2 except for external sampling), got {traverser!r}")
+        if traverser not in (0, 1, 2) or (traverser == 2 and self.sampler not in ("outcome", "chance", "baseline")):
+            raise ValueError(f"traverser must be 0 or 1 (or 2 for outcome, chance and baseline sampling), "
+                             f"got {traverser!r}")
         if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
             raise ValueError(f"samples must be a positive integer, got {samples!r}")
         b = self.buffers
         if isinstance(policy, Policy):
             self.game.check_same("policy", policy.game)
         b.sigma[:] = policy.probs if isinstance(policy, Policy) else policy
-        b.avg[:] = 0.0
+        b.avg[:] = self.sampling_average  # zeros except for average strategy sampling
         b.last[:] = 0.0
         nodes = b.nodes_touched
         sums, squares = np.zeros(self.game.num_sequences), np.zeros(self.game.num_sequences)
         visits = np.zeros(self.game.num_sequences, np.int64)
-        if self.sampler == "baseline":
-            kernels.estimate_baseline(b.tree, b.state, b.scratch, b.baseline, traverser, self.epsilon, 0.0,
-                                      samples, self.mode, sums, squares, visits)
-        elif self.sampler == "outcome":
-            kernels.estimate_outcome(b.tree, b.state, b.scratch, traverser, self.epsilon, samples, self.mode,
-                                     sums, squares, visits)
-        elif self.sampler == "external":
-            kernels.estimate_external(b.tree, b.state, b.scratch, traverser, samples, self.mode, sums, squares,
-                                      visits)
-        else:
-            kernels.estimate_chance(b.tree, b.state, b.scratch, traverser, samples, self.mode, sums, squares,
-                                    visits)
+        kernels.estimate(b.tree, b.state, b.scratch, self.settings, traverser, samples, sums, squares, visits)
         mean = sums / samples
         variance = np.maximum(squares / samples - mean ** 2, 0.0)
-        return RegretEstimate(mean=mean, stderr=np.sqrt(variance / samples), average_increment=b.avg / samples,
+        increment = (b.avg - self.sampling_average) / samples
+        return RegretEstimate(mean=mean, stderr=np.sqrt(variance / samples), average_increment=increment,
                               visits=visits, samples=samples, nodes_touched=b.nodes_touched - nodes)
 
 
 def estimate_regrets(game: Game, sampler: str, policy: Policy, traverser: int, samples: int, *,
                      seed: int = 0, epsilon: float = 0.6, average_mode: str = "stochastic",
-                     baseline: np.ndarray | None = None) -> RegretEstimate:
+                     baseline: np.ndarray | None = None, **options) -> RegretEstimate:
     """One-off `RegretSampler(game, sampler, ...).sample(policy, traverser, samples)`."""
     return RegretSampler(game, sampler, seed=seed, epsilon=epsilon, average_mode=average_mode,
-                         baseline=baseline).sample(policy, traverser, samples)
+                         baseline=baseline, **options).sample(policy, traverser, samples)
 
 
 def exact_regrets(game: Game, policy: Policy, player: int) -> np.ndarray:

@@ -28,9 +28,16 @@ averaging it assumes sigma(I) did not change between visits.
 
 Random numbers come from a splitmix64 generator whose state is one uint64 owned by the solver, so
 runs are reproducible and resumable.
+
+Kernels take four named bundles (numba compiles namedtuples of arrays into plain structs): `Tree`
+(the compiled game), `State` (what a solver owns and checkpoints, plus the traversal's batch),
+`Scratch` (per-traversal work arrays) and `Settings` (the sampler and its options). One driver,
+`run`, iterates any sampler; `estimate` repeats traversals at a fixed profile.
 """
 
 from __future__ import annotations
+
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
@@ -39,10 +46,44 @@ CHANCE = -1
 TERMINAL = -2
 
 AVG_NONE, AVG_STOCHASTIC, AVG_OPTIMISTIC, AVG_LAZY = 0, 1, 2, 3
-BOTH = 2  # traverser value meaning "both players" (parallel / simultaneous forms)
+BOTH = 2  # traverser value meaning "both players" (simultaneous updates)
+OUTCOME, EXTERNAL, CHANCE_SAMPLING, BASELINE, PURE, AVERAGE_SAMPLING, PROBING = 0, 1, 2, 3, 4, 5, 6  # Settings.sampler
 
 # indices into the int64 counters array
 C_TRAVERSAL, C_NODES = 0, 1
+
+Tree = namedtuple("Tree", ["player", "first_child", "num_children", "chance_prob", "infoset", "utility",
+                           "abstract", "first_seq", "num_actions", "average_first", "parent_seq"])
+Tree.__doc__ = """The compiled game's history arrays (see `rcfr.tree.Game`) and its information sets as the
+solver stores them: ``abstract[I]`` is the abstract information set J of full set I (identity without an
+abstraction); regrets, current strategy and sampled regrets of J live at ``first_seq[J]`` ..
+``+ num_actions[J]``; I's average-strategy sums at ``average_first[I]`` (a full or an abstract slot);
+``parent_seq[I]`` is the full-game sequence before I (lazy averaging, full average space only)."""
+
+State = namedtuple("State", ["regrets", "avg", "sigma", "delta", "touched", "num_touched", "touched_stamp",
+                             "last", "counters", "rng", "baseline"])
+State.__doc__ = """Cumulative regrets, average-strategy sums, the current strategy of visited sets, the
+traversal's sampled regrets (``delta``) and the information sets it wrote (``touched[:num_touched[0]]``),
+averaging bookkeeping (``last``), counters, RNG state and VR-MCCFR's per-history baselines."""
+
+# one record per move of a sampled trajectory: the history, the index taken, both players' reaches,
+# chance reach and sample probability q before the move, and the move's sampling probability
+PATH_DTYPE = np.dtype([("node", np.int64), ("action", np.int64), ("reach0", np.float64), ("reach1", np.float64),
+                       ("chance", np.float64), ("q", np.float64), ("xi", np.float64)])
+
+Scratch = namedtuple("Scratch", ["path", "stack", "value", "reach", "chosen", "cached", "cached_stamp", "scale"])
+Scratch.__doc__ = """Work arrays of one traversal: a trajectory (records of `PATH_DTYPE`), an explicit
+depth-first stack,
+per-history values, reaches (``reach[p, h]``) and sampled child index, and external sampling's sampled
+action per information set (valid where ``cached_stamp`` equals the traversal number), and average
+strategy sampling's importance weight 1 / q_i(h) of the traverser's own sampling above h."""
+
+Settings = namedtuple("Settings", ["sampler", "alternating", "epsilon", "decay", "tau", "beta", "power", "averaging",
+                                   "clip"])
+Settings.__doc__ = """Which traversal (`OUTCOME`, `EXTERNAL`, `CHANCE_SAMPLING`, `BASELINE`, `PURE`,
+`AVERAGE_SAMPLING`, `PROBING`), alternating or simultaneous updates, exploration epsilon (outcome sampling; the
+floor of average strategy sampling), baseline decay, average strategy sampling's tau and beta,
+averaging weight power and mode, RM+ clipping."""
 
 
 # ---- random numbers ---------------------------------------------------------------------------
@@ -96,59 +137,66 @@ def _strategy(regrets, sigma, first, n, from_regrets):
 
 
 @njit(cache=True, inline="always")
-def _touch(I, touched, counts, touched_stamp, counters):
+def _touch(J, touched, num_touched, touched_stamp, counters):
+    """List (abstract) information set J in the traversal's batch (once per traversal)."""
     stamp = counters[C_TRAVERSAL]
-    if touched_stamp[I] != stamp:
-        touched_stamp[I] = stamp
-        touched[counts[0]] = I
-        counts[0] += 1
+    if touched_stamp[J] != stamp:
+        touched_stamp[J] = stamp
+        touched[num_touched[0]] = J
+        num_touched[0] += 1
 
 
-@njit(cache=True)
-def apply_regrets(regrets, delta, touched, counts, first_seq, num_actions, clip):
-    """Add the sampled regrets of the touched information sets to the table (clipping at zero for
+@njit(cache=True, inline="always")
+def apply_regrets(tree, state, clip):
+    """Add the sampled regrets of the touched (abstract) information sets to the table (clipping at zero for
     regret-matching+), clear them from ``delta`` and empty the touched list."""
-    for k in range(counts[0]):
-        I = touched[k]
-        for s in range(first_seq[I], first_seq[I] + num_actions[I]):
+    regrets, delta, touched, num_touched = state.regrets, state.delta, state.touched, state.num_touched
+    first_seq, num_actions = tree.first_seq, tree.num_actions
+    for k in range(num_touched[0]):
+        J = touched[k]
+        for s in range(first_seq[J], first_seq[J] + num_actions[J]):
             r = regrets[s] + delta[s]
             regrets[s] = r if (r > 0.0 or not clip) else 0.0
             delta[s] = 0.0
-    counts[0] = 0
+    num_touched[0] = 0
 
 
-@njit(cache=True)
-def collect_regrets(delta, touched, counts, first_seq, num_actions, sums, squares, visits):
+@njit(cache=True, inline="always")
+def collect_regrets(tree, state, sums, squares, visits):
     """Add the sampled regrets of one traversal to running sums (for estimates and tests), count the
     traversals that wrote each sequence (a visit may write a zero regret), then clear."""
-    for k in range(counts[0]):
-        I = touched[k]
-        for s in range(first_seq[I], first_seq[I] + num_actions[I]):
+    delta, touched, num_touched = state.delta, state.touched, state.num_touched
+    first_seq, num_actions = tree.first_seq, tree.num_actions
+    for k in range(num_touched[0]):
+        J = touched[k]
+        for s in range(first_seq[J], first_seq[J] + num_actions[J]):
             sums[s] += delta[s]
             visits[s] += 1
             squares[s] += delta[s] * delta[s]
             delta[s] = 0.0
-    counts[0] = 0
+    num_touched[0] = 0
 
 
 @njit(cache=True, inline="always")
-def _accumulate(avg, sigma, first, n, amount):
-    for s in range(first, first + n):
-        avg[s] += amount * sigma[s]
+def _accumulate(avg, target, sigma, first, n, amount):
+    for a in range(n):
+        avg[target + a] += amount * sigma[first + a]
 
 
 @njit(cache=True, inline="always")
-def _average(avg, sigma, last, parent_seq, I, f, n, t, averaging, stochastic, own):
-    """Credit the accumulating player's average strategy at a visit of its information set I."""
+def _average(avg, sigma, last, parent_seq, average_first, I, f, n, t, averaging, stochastic, own):
+    """Credit the accumulating player's average strategy at a visit of its (full) information set I,
+    whose current strategy is sigma[f:f+n]."""
+    target = average_first[I]
     if averaging == AVG_STOCHASTIC:
-        _accumulate(avg, sigma, f, n, stochastic)
+        _accumulate(avg, target, sigma, f, n, stochastic)
     elif averaging == AVG_OPTIMISTIC:
-        _accumulate(avg, sigma, f, n, (t - last[I]) * own)
+        _accumulate(avg, target, sigma, f, n, (t - last[I]) * own)
         last[I] = t
     elif averaging == AVG_LAZY:
         parent = parent_seq[I]
         mass = np.float64(t) if parent < 0 else avg[parent]
-        _accumulate(avg, sigma, f, n, mass - last[I])
+        _accumulate(avg, target, sigma, f, n, mass - last[I])
         last[I] = mass
 
 
@@ -156,22 +204,26 @@ def _average(avg, sigma, last, parent_seq, I, f, n, t, averaging, stochastic, ow
 def _sample_trajectory(tree, state, path, traverser, eps, t, weight, averaging, from_regrets):
     """Forward pass of outcome sampling: sample one terminal history, epsilon-exploring at the
     traverser's nodes (all nodes when ``traverser == BOTH``), accumulating the other players'
-    averages on the way. Fills one row of ``path`` per move — node, chosen index, reach0, reach1,
-    chance reach and sample probability q (all before the move), the move's sampling probability —
-    and returns (terminal history, number of moves, its sampling probability q(z))."""
-    player, first_child, num_children, chance_prob, infoset, utility, first_seq, num_actions, parent_seq = tree
-    regrets, avg, sigma, delta, touched, counts, touched_stamp, last, counters, rng = state
+    averages on the way. Fills one `path` record per move and returns (terminal history, number of
+    moves, its sampling probability q(z))."""
+    player, first_child, num_children, chance_prob, infoset, first_seq, parent_seq = (
+        tree.player, tree.first_child, tree.num_children, tree.chance_prob, tree.infoset, tree.first_seq,
+        tree.parent_seq)
+    abstract, average_first = tree.abstract, tree.average_first
+    regrets, avg, sigma, last = state.regrets, state.avg, state.sigma, state.last
+    counters, rng = state.counters, state.rng
     counters[C_TRAVERSAL] += 1
     h = 0
     r0, r1, rc, q = 1.0, 1.0, 1.0, 1.0
     depth = 0
     while player[h] != TERMINAL:
         p = player[h]
-        path[depth, 0] = h
-        path[depth, 2] = r0
-        path[depth, 3] = r1
-        path[depth, 4] = rc
-        path[depth, 5] = q
+        move = path[depth]
+        move.node = h
+        move.reach0 = r0
+        move.reach1 = r1
+        move.chance = rc
+        move.q = q
         n = num_children[h]
         if p == CHANCE:
             k = _pick(chance_prob, first_child[h], n, rng)
@@ -179,7 +231,7 @@ def _sample_trajectory(tree, state, path, traverser, eps, t, weight, averaging, 
             rc *= xi
         else:
             I = infoset[h]
-            f = first_seq[I]
+            f = first_seq[abstract[I]]
             _strategy(regrets, sigma, f, n, from_regrets)
             if traverser == BOTH or p == traverser:
                 k = _pick_mixed(sigma, f, n, eps, rng)
@@ -190,14 +242,14 @@ def _sample_trajectory(tree, state, path, traverser, eps, t, weight, averaging, 
             if averaging != AVG_NONE and (traverser == BOTH or p != traverser):
                 own = r0 if p == 0 else r1
                 stochastic = weight * own * rc / q
-                _average(avg, sigma, last, parent_seq, I, f, n, t, averaging, stochastic, own)
+                _average(avg, sigma, last, parent_seq, average_first, I, f, n, t, averaging, stochastic, own)
             if p == 0:
                 r0 *= sigma[f + k]
             else:
                 r1 *= sigma[f + k]
         q *= xi
-        path[depth, 1] = k
-        path[depth, 6] = xi
+        move.action = k
+        move.xi = xi
         h = first_child[h] + k
         depth += 1
     counters[C_NODES] += depth + 1
@@ -205,33 +257,37 @@ def _sample_trajectory(tree, state, path, traverser, eps, t, weight, averaging, 
 
 
 # ---- outcome sampling -------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def outcome_traversal(tree, state, path, traverser, eps, t, weight, averaging, from_regrets):
     """One sampled trajectory. ``traverser`` is 0 or 1 (alternating form: exploration at the
-    traverser's nodes, averages for the other player) or BOTH (parallel form: exploration at every
+    traverser's nodes, averages for the other player) or BOTH (simultaneous form: exploration at every
     decision node, both players' regrets and averages from the same trajectory)."""
-    player, first_child, num_children, chance_prob, infoset, utility, first_seq, num_actions, parent_seq = tree
-    regrets, avg, sigma, delta, touched, counts, touched_stamp, last, counters, rng = state
     h, depth, q = _sample_trajectory(tree, state, path, traverser, eps, t, weight, averaging, from_regrets)
-    u0 = utility[h]
+    player, first_child, num_children, chance_prob, infoset, first_seq = (
+        tree.player, tree.first_child, tree.num_children, tree.chance_prob, tree.infoset, tree.first_seq)
+    abstract = tree.abstract
+    sigma, delta, touched, num_touched, touched_stamp, counters = (
+        state.sigma, state.delta, state.touched, state.num_touched, state.touched_stamp, state.counters)
+    u0 = tree.utility[h]
     # backward: tail = pi(h a* -> z), both players and chance
     tail = 1.0
     for d in range(depth - 1, -1, -1):
-        node = int(path[d, 0])
+        move = path[d]
+        node = move.node
         p = player[node]
-        k = int(path[d, 1])
+        k = move.action
         if p == CHANCE:
             tail *= chance_prob[first_child[node] + k]
             continue
         I = infoset[node]
-        f = first_seq[I]
+        f = first_seq[abstract[I]]
         n = num_children[node]
         sk = sigma[f + k]
         if traverser == BOTH or p == traverser:
-            opp = path[d, 3] if p == 0 else path[d, 2]
+            opp = move.reach1 if p == 0 else move.reach0
             u = u0 if p == 0 else -u0
-            w = u * opp * path[d, 4] / q
-            _touch(I, touched, counts, touched_stamp, counters)
+            w = u * opp * move.chance / q
+            _touch(abstract[I], touched, num_touched, touched_stamp, counters)
             for a in range(n):
                 if a == k:
                     delta[f + a] += w * tail * (1.0 - sk)
@@ -241,10 +297,9 @@ def outcome_traversal(tree, state, path, traverser, eps, t, weight, averaging, f
 
 
 # ---- variance-reduced outcome sampling (Schmid et al. 2019) ---------------------------------------
-@njit(cache=True)
-def baseline_traversal(tree, state, path, baseline, traverser, eps, decay, t, weight, averaging,
-                       from_regrets):
-    """Outcome sampling with action baselines b(h, a) = ``baseline[child]`` (player 0's values).
+@njit(cache=True, inline="always")
+def baseline_traversal(tree, state, path, traverser, eps, decay, t, weight, averaging, from_regrets):
+    """Outcome sampling with action baselines b(h, a) = ``state.baseline[child]`` (player 0's values).
 
     Backwards along the sampled path, each history gets the control-variate estimate
     ``u(h, a) = b(h, a) + [a sampled] (u(h a) - b(h, a)) / xi(h, a)`` for every action (xi: the
@@ -253,31 +308,36 @@ def baseline_traversal(tree, state, path, baseline, traverser, eps, decay, t, we
     ``E[u(h, a)] = v(h, a)``; the traverser's regret is ``pi_-i(h) / q(h) * (u(h, a) - u(h))``.
     Afterwards the sampled action's baseline moves towards its estimate:
     ``b <- (1 - decay) b + decay * u(h a)`` (decay 0 keeps the baseline fixed)."""
-    player, first_child, num_children, chance_prob, infoset, utility, first_seq, num_actions, parent_seq = tree
-    regrets, avg, sigma, delta, touched, counts, touched_stamp, last, counters, rng = state
     h, depth, q = _sample_trajectory(tree, state, path, traverser, eps, t, weight, averaging, from_regrets)
-    below = utility[h]  # estimate of the value of the child history on the path
+    player, first_child, num_children, chance_prob, infoset, first_seq = (
+        tree.player, tree.first_child, tree.num_children, tree.chance_prob, tree.infoset, tree.first_seq)
+    abstract = tree.abstract
+    sigma, delta, baseline, touched, num_touched, touched_stamp, counters = (
+        state.sigma, state.delta, state.baseline, state.touched, state.num_touched, state.touched_stamp,
+        state.counters)
+    below = tree.utility[h]  # estimate of the value of the child history on the path
     for d in range(depth - 1, -1, -1):
-        node = int(path[d, 0])
+        move = path[d]
+        node = move.node
         p = player[node]
-        k = int(path[d, 1])
+        k = move.action
         c = first_child[node]
         n = num_children[node]
-        corrected = baseline[c + k] + (below - baseline[c + k]) / path[d, 6]
+        corrected = baseline[c + k] + (below - baseline[c + k]) / move.xi
         if p == CHANCE:
             value = 0.0
             for a in range(n):
                 value += chance_prob[c + a] * (corrected if a == k else baseline[c + a])
         else:
             I = infoset[node]
-            f = first_seq[I]
+            f = first_seq[abstract[I]]
             value = 0.0
             for a in range(n):
                 value += sigma[f + a] * (corrected if a == k else baseline[c + a])
             if traverser == BOTH or p == traverser:
-                opp = path[d, 3] if p == 0 else path[d, 2]
-                w = (1.0 if p == 0 else -1.0) * opp * path[d, 4] / path[d, 5]
-                _touch(I, touched, counts, touched_stamp, counters)
+                opp = move.reach1 if p == 0 else move.reach0
+                w = (1.0 if p == 0 else -1.0) * opp * move.chance / move.q
+                _touch(abstract[I], touched, num_touched, touched_stamp, counters)
                 for a in range(n):
                     delta[f + a] += w * ((corrected if a == k else baseline[c + a]) - value)
         baseline[c + k] += decay * (below - baseline[c + k])
@@ -285,19 +345,46 @@ def baseline_traversal(tree, state, path, baseline, traverser, eps, decay, t, we
 
 
 # ---- external sampling ------------------------------------------------------------------------
-@njit(cache=True)
-def external_traversal(tree, state, scratch, traverser, t, weight, averaging, from_regrets):
-    """All of the traverser's actions, one sampled action per opponent information set (kept for the
-    whole traversal) and per chance node. Values are the traverser's."""
-    player, first_child, num_children, chance_prob, infoset, utility, first_seq, num_actions, parent_seq = tree
-    regrets, avg, sigma, delta, touched, counts, touched_stamp, last, counters, rng = state
+@njit(cache=True, inline="always")
+def external_traversal(tree, state, scratch, traverser, t, weight, averaging, from_regrets, sampler, eps, tau, beta):
+    """External sampling and two relatives, by `sampler`. One sampled action per opponent information
+    set (kept for the whole traversal) and per chance node; at the traverser's sets:
+
+    * `EXTERNAL`: every action; ``v(h) = sum_a sigma(a) v(h a)``, regret ``v(h a) - v(h)``;
+    * `PURE` (pure CFR, Lanctot 2013 §8.1): every action, but the traverser also plays a sampled pure
+      strategy (one action per information set): ``v(h) = v(h a*)`` with ``a* ~ sigma(I)``, regret
+      ``v(h a) - v(h a*)``; unbiased because a trajectory meets each information set once;
+    * `AVERAGE_SAMPLING` (Gibson et al. 2012; thesis §4.8.4): action a independently with probability
+      ``rho = max(eps, (beta + tau s[a]) / (beta + sum_b s[b]))`` (1 if that exceeds 1 or the
+      denominator is 0; s: the traverser's average-strategy sums at I); sampled children count
+      ``v(h a) / rho``, unsampled ones 0, and the regret is weighted by ``scale[h] = 1 / q_i(h)``, the
+      inverse probability of the traverser's own sampling above h;
+    * `PROBING` (Gibson et al. 2012; thesis §4.8.3): actions sampled as in `AVERAGE_SAMPLING`, but an
+      unsampled action gets the value of a *probe* (one trajectory to a terminal with every player and
+      chance on-policy) instead of 0; every action then has an unbiased value estimate, so
+      ``v(h) = sum_a sigma(a) v(h a)`` needs no importance weights, and regrets are weighted by
+      ``scale[h] = 1 / q_i(h)`` as in average strategy sampling.
+
+    Values are the traverser's."""
+    player, first_child, num_children, infoset, first_seq = (tree.player, tree.first_child, tree.num_children,
+                                                             tree.infoset, tree.first_seq)
+    abstract, average_first = tree.abstract, tree.average_first
+    chance_prob, utility, parent_seq = tree.chance_prob, tree.utility, tree.parent_seq
+    regrets, avg, sigma, delta, last, rng = state.regrets, state.avg, state.sigma, state.delta, state.last, state.rng
+    touched, num_touched, touched_stamp = state.touched, state.num_touched, state.touched_stamp
+    counters = state.counters
+    stack, value, chosen, cached, cached_stamp, scale = (scratch.stack, scratch.value, scratch.chosen, scratch.cached,
+                                                         scratch.cached_stamp, scratch.scale)
+    reach = scratch.reach[1 - traverser]  # the opponent's reach (the player whose average accumulates)
     counters[C_TRAVERSAL] += 1
     stamp = counters[C_TRAVERSAL]
-    stack, value, reach, cached, cached_stamp = scratch
     sign = 1.0 if traverser == 0 else -1.0
     top = 0
     stack[0] = 0
     reach[0] = 1.0
+    subsample = sampler == AVERAGE_SAMPLING or sampler == PROBING
+    if subsample:
+        scale[0] = 1.0
     nodes = 0
     while top >= 0:
         code = stack[top]
@@ -313,10 +400,42 @@ def external_traversal(tree, state, scratch, traverser, t, weight, averaging, fr
             c = first_child[h]
             if p == traverser:
                 I = infoset[h]
-                _strategy(regrets, sigma, first_seq[I], n, from_regrets)
+                f = first_seq[abstract[I]]
+                _strategy(regrets, sigma, f, n, from_regrets)
                 top += 1
                 stack[top] = -h - 1
+                if sampler == PURE:
+                    if cached_stamp[I] != stamp:
+                        cached_stamp[I] = stamp
+                        cached[I] = _pick(sigma, f, n, rng)
+                    chosen[h] = cached[I]
+                total = 0.0
+                if subsample:
+                    g = average_first[I]
+                    for a in range(n):
+                        total += avg[g + a]
                 for a in range(n):
+                    if subsample:
+                        rho = 1.0
+                        if beta + total > 0.0:
+                            rho = max(eps, (beta + tau * avg[g + a]) / (beta + total))
+                        if rho < 1.0 and uniform01(rng) >= rho:
+                            scale[c + a] = 0.0  # not sampled
+                            if sampler == PROBING:  # one on-policy trajectory estimates v(h a)
+                                z = c + a
+                                while player[z] != TERMINAL:
+                                    nodes += 1
+                                    m, cz = num_children[z], first_child[z]
+                                    if player[z] == CHANCE:
+                                        z = cz + _pick(chance_prob, cz, m, rng)
+                                    else:
+                                        fz = first_seq[abstract[infoset[z]]]
+                                        _strategy(regrets, sigma, fz, m, from_regrets)
+                                        z = cz + _pick(sigma, fz, m, rng)
+                                nodes += 1
+                                value[c + a] = sign * utility[z]
+                            continue
+                        scale[c + a] = scale[h] / min(rho, 1.0)
                     top += 1
                     stack[top] = c + a
                     reach[c + a] = reach[h]
@@ -324,49 +443,80 @@ def external_traversal(tree, state, scratch, traverser, t, weight, averaging, fr
             if p == CHANCE:
                 k = _pick(chance_prob, c, n, rng)
                 reach[c + k] = reach[h]
+                if subsample:
+                    scale[c + k] = scale[h]
             else:
                 I = infoset[h]
-                f = first_seq[I]
+                f = first_seq[abstract[I]]
                 if cached_stamp[I] != stamp:
                     _strategy(regrets, sigma, f, n, from_regrets)
                     cached_stamp[I] = stamp
                     cached[I] = _pick(sigma, f, n, rng)
                 k = cached[I]
-                _average(avg, sigma, last, parent_seq, I, f, n, t, averaging, weight, reach[h])
+                _average(avg, sigma, last, parent_seq, average_first, I, f, n, t, averaging, weight, reach[h])
                 reach[c + k] = reach[h] * sigma[f + k]
+                if subsample:
+                    scale[c + k] = scale[h]
             top += 1
             stack[top] = -h - 1
             top += 1
             stack[top] = c + k
-            value[h] = -1.0 - k  # remember the sampled child until the second visit
+            chosen[h] = k
         else:  # second visit: children are done
             h = -code - 1
             c = first_child[h]
             if player[h] != traverser:
-                value[h] = value[c + int(-value[h] - 1.0)]
+                value[h] = value[c + chosen[h]]
                 continue
             n = num_children[h]
             I = infoset[h]
-            f = first_seq[I]
-            v = 0.0
-            for a in range(n):
-                v += sigma[f + a] * value[c + a]
-            _touch(I, touched, counts, touched_stamp, counters)
-            for a in range(n):
-                delta[f + a] += value[c + a] - v
+            f = first_seq[abstract[I]]
+            _touch(abstract[I], touched, num_touched, touched_stamp, counters)
+            if sampler == EXTERNAL:
+                v = 0.0
+                for a in range(n):
+                    v += sigma[f + a] * value[c + a]
+                for a in range(n):
+                    delta[f + a] += value[c + a] - v
+            elif sampler == PURE:
+                v = value[c + chosen[h]]
+                for a in range(n):
+                    delta[f + a] += value[c + a] - v
+            elif sampler == PROBING:  # sampled or probed, every child has an unbiased value
+                v = 0.0
+                for a in range(n):
+                    v += sigma[f + a] * value[c + a]
+                for a in range(n):
+                    delta[f + a] += scale[h] * (value[c + a] - v)
+            else:  # values of sampled children, importance weighted; regrets weighted by 1 / q_i(h)
+                v = 0.0
+                for a in range(n):
+                    if scale[c + a] > 0.0:
+                        value[c + a] *= scale[c + a] / scale[h]
+                    else:
+                        value[c + a] = 0.0
+                    v += sigma[f + a] * value[c + a]
+                for a in range(n):
+                    delta[f + a] += scale[h] * (value[c + a] - v)
             value[h] = v
     counters[C_NODES] += nodes
 
 
 # ---- chance sampling --------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def chance_traversal(tree, state, scratch, traverser, t, weight, averaging, from_regrets):
     """Full width over both players' actions, one sampled outcome per chance node. ``traverser`` 0
     or 1 updates that player's regrets and the other's average; BOTH updates both (simultaneous)."""
-    player, first_child, num_children, chance_prob, infoset, utility, first_seq, num_actions, parent_seq = tree
-    regrets, avg, sigma, delta, touched, counts, touched_stamp, last, counters, rng = state
+    player, first_child, num_children, infoset, first_seq = (tree.player, tree.first_child, tree.num_children,
+                                                             tree.infoset, tree.first_seq)
+    abstract, average_first = tree.abstract, tree.average_first
+    chance_prob, utility, parent_seq = tree.chance_prob, tree.utility, tree.parent_seq
+    regrets, avg, sigma, delta, last, rng = state.regrets, state.avg, state.sigma, state.delta, state.last, state.rng
+    touched, num_touched, touched_stamp = state.touched, state.num_touched, state.touched_stamp
+    counters = state.counters
+    stack, value, chosen = scratch.stack, scratch.value, scratch.chosen
+    reach0, reach1 = scratch.reach[0], scratch.reach[1]
     counters[C_TRAVERSAL] += 1
-    stack, value, reach0, reach1, chosen = scratch
     top = 0
     stack[0] = 0
     reach0[0] = 1.0
@@ -395,11 +545,11 @@ def chance_traversal(tree, state, scratch, traverser, t, weight, averaging, from
                 stack[top] = c + k
                 continue
             I = infoset[h]
-            f = first_seq[I]
+            f = first_seq[abstract[I]]
             _strategy(regrets, sigma, f, n, from_regrets)
             own = reach0[h] if p == 0 else reach1[h]
             if averaging != AVG_NONE and (traverser == BOTH or p != traverser) and own > 0.0:
-                _average(avg, sigma, last, parent_seq, I, f, n, t, averaging, weight * own, own)
+                _average(avg, sigma, last, parent_seq, average_first, I, f, n, t, averaging, weight * own, own)
             for a in range(n):
                 r0 = reach0[h] * sigma[f + a] if p == 0 else reach0[h]
                 r1 = reach1[h] * sigma[f + a] if p == 1 else reach1[h]
@@ -419,7 +569,7 @@ def chance_traversal(tree, state, scratch, traverser, t, weight, averaging, from
                 continue
             n = num_children[h]
             I = infoset[h]
-            f = first_seq[I]
+            f = first_seq[abstract[I]]
             v = 0.0
             for a in range(n):
                 v += sigma[f + a] * value[c + a]
@@ -427,99 +577,50 @@ def chance_traversal(tree, state, scratch, traverser, t, weight, averaging, from
             if traverser == BOTH or p == traverser:
                 opp = reach1[h] if p == 0 else reach0[h]
                 sign = 1.0 if p == 0 else -1.0
-                _touch(I, touched, counts, touched_stamp, counters)
+                _touch(abstract[I], touched, num_touched, touched_stamp, counters)
                 for a in range(n):
                     delta[f + a] += sign * opp * (value[c + a] - v)
     counters[C_NODES] += nodes
 
 
-# ---- iteration loops (one compiled call runs many iterations) -----------------------------------
+# ---- one driver for every sampler ---------------------------------------------------------------
+@njit(cache=True, inline="always")
+def traverse(tree, state, scratch, settings, traverser, t, weight, from_regrets):
+    """One traversal of ``settings.sampler`` for `traverser` (0, 1 or BOTH)."""
+    sampler, averaging = settings.sampler, settings.averaging
+    if sampler == OUTCOME:
+        outcome_traversal(tree, state, scratch.path, traverser, settings.epsilon, t, weight, averaging,
+                          from_regrets)
+    elif sampler == BASELINE:
+        baseline_traversal(tree, state, scratch.path, traverser, settings.epsilon, settings.decay, t, weight,
+                           averaging, from_regrets)
+    elif sampler == EXTERNAL or sampler == PURE or sampler == AVERAGE_SAMPLING or sampler == PROBING:
+        external_traversal(tree, state, scratch, traverser, t, weight, averaging, from_regrets, sampler,
+                           settings.epsilon, settings.tau, settings.beta)
+    else:
+        chance_traversal(tree, state, scratch, traverser, t, weight, averaging, from_regrets)
+
+
 @njit(cache=True)
-def run_outcome(tree, state, path, t0, iterations, eps, alternating, power, averaging, clip):
-    """Iterations t0+1 .. t0+iterations: one trajectory per player (alternating) or one shared
-    trajectory (parallel), each followed by its regret update."""
-    regrets, delta, touched, counts = state[0], state[3], state[4], state[5]
+def run(tree, state, scratch, settings, t0, iterations):
+    """Iterations t0+1 .. t0+iterations: one traversal per player, each followed by its regret update
+    (alternating), or one traversal updating both (simultaneous)."""
     for it in range(iterations):
         t = t0 + it + 1
-        w = np.float64(t) ** power
-        if alternating:
+        w = np.float64(t) ** settings.power
+        if settings.alternating:
             for i in range(2):
-                outcome_traversal(tree, state, path, i, eps, t, w, averaging, True)
-                apply_regrets(regrets, delta, touched, counts, tree[6], tree[7], clip)
+                traverse(tree, state, scratch, settings, i, t, w, True)
+                apply_regrets(tree, state, settings.clip)
         else:
-            outcome_traversal(tree, state, path, BOTH, eps, t, w, averaging, True)
-            apply_regrets(regrets, delta, touched, counts, tree[6], tree[7], clip)
+            traverse(tree, state, scratch, settings, BOTH, t, w, True)
+            apply_regrets(tree, state, settings.clip)
 
 
 @njit(cache=True)
-def run_external(tree, state, scratch, t0, iterations, power, averaging, clip):
-    """Iterations t0+1 .. t0+iterations: one traversal per player, alternating."""
-    regrets, delta, touched, counts = state[0], state[3], state[4], state[5]
-    for it in range(iterations):
-        t = t0 + it + 1
-        w = np.float64(t) ** power
-        for i in range(2):
-            external_traversal(tree, state, scratch, i, t, w, averaging, True)
-            apply_regrets(regrets, delta, touched, counts, tree[6], tree[7], clip)
-
-
-@njit(cache=True)
-def run_chance(tree, state, scratch, t0, iterations, alternating, power, averaging, clip):
-    """Iterations t0+1 .. t0+iterations: one traversal per player (alternating) or one for both."""
-    regrets, delta, touched, counts = state[0], state[3], state[4], state[5]
-    for it in range(iterations):
-        t = t0 + it + 1
-        w = np.float64(t) ** power
-        if alternating:
-            for i in range(2):
-                chance_traversal(tree, state, scratch, i, t, w, averaging, True)
-                apply_regrets(regrets, delta, touched, counts, tree[6], tree[7], clip)
-        else:
-            chance_traversal(tree, state, scratch, BOTH, t, w, averaging, True)
-            apply_regrets(regrets, delta, touched, counts, tree[6], tree[7], clip)
-
-
-@njit(cache=True)
-def run_baseline(tree, state, path, baseline, t0, iterations, eps, decay, alternating, power, averaging, clip):
-    """Variance-reduced outcome sampling iterations, alternating or parallel like `run_outcome`."""
-    regrets, delta, touched, counts = state[0], state[3], state[4], state[5]
-    for it in range(iterations):
-        t = t0 + it + 1
-        w = np.float64(t) ** power
-        if alternating:
-            for i in range(2):
-                baseline_traversal(tree, state, path, baseline, i, eps, decay, t, w, averaging, True)
-                apply_regrets(regrets, delta, touched, counts, tree[6], tree[7], clip)
-        else:
-            baseline_traversal(tree, state, path, baseline, BOTH, eps, decay, t, w, averaging, True)
-            apply_regrets(regrets, delta, touched, counts, tree[6], tree[7], clip)
-
-
-# ---- estimates at a fixed profile (tests; sampled training data for regret stores) -------------
-@njit(cache=True)
-def estimate_outcome(tree, state, path, traverser, eps, samples, averaging, sums, squares, visits):
+def estimate(tree, state, scratch, settings, traverser, samples, sums, squares, visits):
+    """`samples` traversals at the fixed strategy ``state.sigma`` (traversal k counts as iteration k),
+    their sampled regrets summed into `sums`, `squares` and `visits`."""
     for it in range(samples):
-        outcome_traversal(tree, state, path, traverser, eps, it + 1, 1.0, averaging, False)
-        collect_regrets(state[3], state[4], state[5], tree[6], tree[7], sums, squares, visits)
-
-
-@njit(cache=True)
-def estimate_external(tree, state, scratch, traverser, samples, averaging, sums, squares, visits):
-    for it in range(samples):
-        external_traversal(tree, state, scratch, traverser, it + 1, 1.0, averaging, False)
-        collect_regrets(state[3], state[4], state[5], tree[6], tree[7], sums, squares, visits)
-
-
-@njit(cache=True)
-def estimate_chance(tree, state, scratch, traverser, samples, averaging, sums, squares, visits):
-    for it in range(samples):
-        chance_traversal(tree, state, scratch, traverser, it + 1, 1.0, averaging, False)
-        collect_regrets(state[3], state[4], state[5], tree[6], tree[7], sums, squares, visits)
-
-
-@njit(cache=True)
-def estimate_baseline(tree, state, path, baseline, traverser, eps, decay, samples, averaging, sums, squares,
-                      visits):
-    for it in range(samples):
-        baseline_traversal(tree, state, path, baseline, traverser, eps, decay, it + 1, 1.0, averaging, False)
-        collect_regrets(state[3], state[4], state[5], tree[6], tree[7], sums, squares, visits)
+        traverse(tree, state, scratch, settings, traverser, it + 1, 1.0, False)
+        collect_regrets(tree, state, sums, squares, visits)

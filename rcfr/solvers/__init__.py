@@ -5,8 +5,8 @@ from __future__ import annotations
 from ..registry import build
 from ..tree import Game
 from .cfr import CFR, CFRPlus, CFRSolver, DiscountedCFR, LinearCFR
-from .mccfr import (ChanceSamplingCFR, ExternalSamplingMCCFR, MCCFRSolver, OutcomeSamplingMCCFR,
-                    VarianceReducedMCCFR)
+from .mccfr import (AverageStrategySampling, ChanceSamplingCFR, ExternalSamplingMCCFR, MCCFRSolver,
+                    OutcomeSamplingMCCFR, ProbingMCCFR, PureCFR, VarianceReducedMCCFR)
 from .regression import RCFR, RCFRPlus, RegressionRegrets
 from .rrm import RRM, solve_matrix_game
 from .sampled_regression import SampledRCFR, SampledRCFRPlus, SampledRegressionRegrets
@@ -21,6 +21,9 @@ SOLVERS = {
     "os-mccfr": OutcomeSamplingMCCFR,
     "es-mccfr": ExternalSamplingMCCFR,
     "vr-mccfr": VarianceReducedMCCFR,
+    "pure-cfr": PureCFR,
+    "as-mccfr": AverageStrategySampling,
+    "probing-mccfr": ProbingMCCFR,
     "rcfr": RCFR,
     "rcfr+": RCFRPlus,
     "sampled-rcfr": SampledRCFR,
@@ -33,7 +36,8 @@ def make_solver(name: str, game: Game, **options) -> CFRSolver | MCCFRSolver | S
     return build("solver", SOLVERS, name, game, **options)
 
 
-__all__ = ["CFR", "CFRPlus", "CFRSolver", "ChanceSamplingCFR", "DiscountedCFR", "ExternalSamplingMCCFR",
-           "LinearCFR", "MCCFRSolver", "OutcomeSamplingMCCFR", "RCFR", "RCFRPlus", "RRM", "RegressionRegrets",
-           "RegretStore", "RegretTable", "SOLVERS", "SampledRCFR", "SampledRCFRPlus", "SampledRegressionRegrets",
-           "VarianceReducedMCCFR", "make_solver", "solve_matrix_game"]
+__all__ = ["AverageStrategySampling", "CFR", "CFRPlus", "CFRSolver", "ChanceSamplingCFR", "DiscountedCFR",
+           "ExternalSamplingMCCFR", "LinearCFR", "MCCFRSolver", "OutcomeSamplingMCCFR", "ProbingMCCFR",
+           "PureCFR", "RCFR", "RCFRPlus", "RRM", "RegressionRegrets", "RegretStore", "RegretTable", "SOLVERS",
+           "SampledRCFR", "SampledRCFRPlus", "SampledRegressionRegrets", "VarianceReducedMCCFR",
+           "make_solver", "solve_matrix_game"]

@@ -1,9 +1,15 @@
 """Monte Carlo CFR solvers: chance sampling, outcome sampling and external sampling.
 
+Every solver takes an optional information-set `abstraction` (`rcfr.abstraction.Abstraction`, the
+same object the full-width solvers take through `rcfr.abstraction.abstract_solver`): merged
+information sets share one regret vector, into which the kernels sum their sampled regrets (imperfect
+recall, Lanctot 2013 ch. 5), with the average strategy kept per full information set
+(``average_space="full"``) or per abstract set (``"abstract"``: the merged sets' updates combined).
+
 They share `CFRSolver`'s surface (iterate, run, current_policy, average_policy, state_dict,
 load_state_dict, iteration) so the experiment kit drives them the same way, and add
 ``nodes_touched``. One iteration is one traversal per player (alternating forms) or one
-traversal updating both (parallel outcome sampling, simultaneous chance sampling). The work runs
+traversal updating both (simultaneous outcome or chance sampling). The work runs
 inside compiled loops (`rcfr.sampling.kernels`); Python is entered once per `run` chunk.
 """
 
@@ -14,14 +20,12 @@ import numpy as np
 from ..policy import Policy
 from ..registry import check_choice
 from ..sampling import kernels
-from ..sampling.buffers import SamplerBuffers
+from ..sampling.buffers import AVERAGE_MODES, AVERAGE_SPACES, SAMPLERS, SamplerBuffers
 from ..tree import Game
 from .base import IterativeSolver
 from .cfr import averaging_power
 
 REGRET_MATCHING = ("rm", "rm+")
-AVERAGING_MODES = {"stochastic": kernels.AVG_STOCHASTIC, "optimistic": kernels.AVG_OPTIMISTIC,
-                   "lazy": kernels.AVG_LAZY}
 
 
 class MCCFRSolver(IterativeSolver):
@@ -31,22 +35,43 @@ class MCCFRSolver(IterativeSolver):
     chunk = 4096  # iterations per compiled call
 
     def __init__(self, game: Game, *, regret_matching: str = "rm", average_mode: str = "stochastic",
-                 averaging: str | float = "uniform", seed: int = 0):
+                 averaging: str | float = "uniform", abstraction=None, average_space: str = "full", seed: int = 0):
         self.game = game
         self.clip = check_choice("regret_matching", regret_matching, REGRET_MATCHING) == "rm+"
-        self.average_mode = check_choice("average_mode", average_mode, list(AVERAGING_MODES))
+        self.average_mode = check_choice("average_mode", average_mode, list(AVERAGE_MODES))
         self.power = averaging_power(averaging)
         if self.average_mode != "stochastic" and self.power != 0.0:
             raise ValueError(f"averaging weights apply to average_mode='stochastic' only; use averaging='uniform' "
                              f"with average_mode={self.average_mode!r}")
+        check_choice("average_space", average_space, list(AVERAGE_SPACES))
+        if abstraction is not None:
+            from ..abstraction import Abstraction  # the abstraction package builds on the solvers
+            if not isinstance(abstraction, Abstraction):
+                raise TypeError(f"abstraction must be an rcfr.abstraction.Abstraction, "
+                                f"got {type(abstraction).__name__}")
+        elif average_space == "abstract":
+            raise ValueError("average_space='abstract' needs an abstraction")
+        if average_space == "abstract" and self.average_mode == "lazy":
+            raise ValueError("average_mode='lazy' needs average_space='full' (it reads the parent sequence's "
+                             "average, which merged information sets do not share)")
         self.seed = seed
-        self.buffers = SamplerBuffers(game, self.sampler, seed)
+        self.abstraction, self.average_space = abstraction, average_space
+        self.buffers = SamplerBuffers(game, self.sampler, seed, abstraction, average_space)
         self.iteration = 0
         self.views = game.views
 
     # ---- iterations ----------------------------------------------------------------------------
-    def _run_compiled(self, iterations: int) -> None:
-        raise NotImplementedError
+    updates = "alternating"  # one traversal per player per iteration (the only form of external sampling)
+    epsilon = 0.0  # exploration of outcome sampling, floor of average strategy sampling
+    baseline_decay = 0.0  # VR-MCCFR's baseline update
+    tau, beta = 1.0, 0.0  # average strategy sampling
+
+    def settings(self) -> kernels.Settings:
+        """What the compiled driver needs to know about this solver's options."""
+        return kernels.Settings(sampler=SAMPLERS[self.sampler], alternating=self.updates == "alternating",
+                                epsilon=float(self.epsilon), decay=float(self.baseline_decay), tau=float(self.tau),
+                                beta=float(self.beta), power=float(self.power),
+                                averaging=AVERAGE_MODES[self.average_mode], clip=bool(self.clip))
 
     @property
     def nodes_touched(self) -> int:
@@ -54,18 +79,21 @@ class MCCFRSolver(IterativeSolver):
         return self.buffers.nodes_touched
 
     def _advance(self, iterations: int) -> None:
-        self._run_compiled(iterations)
+        b = self.buffers
+        kernels.run(b.tree, b.state, b.scratch, self.settings(), self.iteration, iterations)
         self.iteration += iterations
 
     # ---- policies ------------------------------------------------------------------------------
     def current_policy(self) -> Policy:
-        """Regret matching on the cumulative regrets."""
-        return Policy.from_local(self.game, [v.regret_matching(v.localize(self.buffers.regrets))
-                                             for v in self.views])
+        """Regret matching on the cumulative regrets (of each set's abstract set under an abstraction)."""
+        regrets = self.buffers.regrets[self.buffers.slots.seq_map]
+        return Policy.from_local(self.game, [v.regret_matching(v.localize(regrets)) for v in self.views])
 
     def average_policy(self) -> Policy:
-        """The normalized average-strategy sums (uniform where an information set has none yet)."""
-        return Policy.from_local(self.game, [v.normalize(v.localize(self.buffers.avg)) for v in self.views])
+        """The normalized average-strategy sums (uniform where an information set has none yet); with
+        ``average_space="abstract"`` every merged set plays its abstract set's average."""
+        avg = self.buffers.avg if self.average_space == "full" else self.buffers.avg[self.buffers.slots.seq_map]
+        return Policy.from_local(self.game, [v.normalize(v.localize(avg)) for v in self.views])
 
     # ---- checkpoints ---------------------------------------------------------------------------
     def _state(self) -> dict[str, np.ndarray]:
@@ -79,8 +107,8 @@ class MCCFRSolver(IterativeSolver):
         self.iteration = int(state["iteration"])
 
     def size(self) -> int:
-        """Representation size: one regret per sequence."""
-        return self.game.num_sequences
+        """Representation size: one regret per (abstract) sequence."""
+        return self.buffers.slots.num_slots
 
 
 class ChanceSamplingCFR(MCCFRSolver):
@@ -89,37 +117,30 @@ class ChanceSamplingCFR(MCCFRSolver):
     sampler = "chance"
 
     def __init__(self, game: Game, *, updates: str = "simultaneous", regret_matching: str = "rm",
-                 average_mode: str = "stochastic", averaging: str | float = "uniform", seed: int = 0):
+                 average_mode: str = "stochastic", averaging: str | float = "uniform", abstraction=None,
+                 average_space: str = "full", seed: int = 0):
         self.updates = check_choice("updates", updates, ["alternating", "simultaneous"])
         super().__init__(game, regret_matching=regret_matching, average_mode=average_mode, averaging=averaging,
-                         seed=seed)
+                         abstraction=abstraction, average_space=average_space, seed=seed)
 
-    def _run_compiled(self, iterations: int) -> None:
-        b = self.buffers
-        kernels.run_chance(b.tree, b.state, b.scratch, self.iteration, iterations, self.updates == "alternating",
-                           self.power, AVERAGING_MODES[self.average_mode], self.clip)
 
 
 class OutcomeSamplingMCCFR(MCCFRSolver):
     """Outcome-sampling MCCFR: one sampled terminal history per traversal, epsilon-on-policy exploration
-    at the updating player's nodes (every node in the parallel form)."""
+    at the updating player's nodes (every node in the simultaneous form)."""
 
     sampler = "outcome"
 
     def __init__(self, game: Game, *, epsilon: float = 0.6, updates: str = "alternating",
                  regret_matching: str = "rm", average_mode: str = "stochastic", averaging: str | float = "uniform",
-                 seed: int = 0):
+                 abstraction=None, average_space: str = "full", seed: int = 0):
         if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0.0 < epsilon <= 1.0:
             raise ValueError(f"epsilon must be a number in (0, 1], got {epsilon!r}")
         self.epsilon = float(epsilon)
-        self.updates = check_choice("updates", updates, ["alternating", "parallel"])
+        self.updates = check_choice("updates", updates, ["alternating", "simultaneous"])
         super().__init__(game, regret_matching=regret_matching, average_mode=average_mode, averaging=averaging,
-                         seed=seed)
+                         abstraction=abstraction, average_space=average_space, seed=seed)
 
-    def _run_compiled(self, iterations: int) -> None:
-        b = self.buffers
-        kernels.run_outcome(b.tree, b.state, b.scratch, self.iteration, iterations, self.epsilon,
-                            self.updates == "alternating", self.power, AVERAGING_MODES[self.average_mode], self.clip)
 
 
 class ExternalSamplingMCCFR(MCCFRSolver):
@@ -127,11 +148,6 @@ class ExternalSamplingMCCFR(MCCFRSolver):
     set and per chance node; alternating updates."""
 
     sampler = "external"
-
-    def _run_compiled(self, iterations: int) -> None:
-        b = self.buffers
-        kernels.run_external(b.tree, b.state, b.scratch, self.iteration, iterations, self.power,
-                             AVERAGING_MODES[self.average_mode], self.clip)
 
 
 class VarianceReducedMCCFR(OutcomeSamplingMCCFR):
@@ -143,16 +159,49 @@ class VarianceReducedMCCFR(OutcomeSamplingMCCFR):
 
     def __init__(self, game: Game, *, epsilon: float = 0.6, baseline_decay: float = 0.5,
                  updates: str = "alternating", regret_matching: str = "rm", average_mode: str = "stochastic",
-                 averaging: str | float = "uniform", seed: int = 0):
+                 averaging: str | float = "uniform", abstraction=None, average_space: str = "full", seed: int = 0):
         if (isinstance(baseline_decay, bool) or not isinstance(baseline_decay, (int, float))
                 or not 0.0 <= baseline_decay <= 1.0):
             raise ValueError(f"baseline_decay must be a number in [0, 1], got {baseline_decay!r}")
         self.baseline_decay = float(baseline_decay)
         super().__init__(game, epsilon=epsilon, updates=updates, regret_matching=regret_matching,
-                         average_mode=average_mode, averaging=averaging, seed=seed)
+                         average_mode=average_mode, averaging=averaging, abstraction=abstraction,
+                         average_space=average_space, seed=seed)
 
-    def _run_compiled(self, iterations: int) -> None:
-        b = self.buffers
-        kernels.run_baseline(b.tree, b.state, b.scratch, b.baseline, self.iteration, iterations, self.epsilon,
-                             self.baseline_decay, self.updates == "alternating", self.power,
-                             AVERAGING_MODES[self.average_mode], self.clip)
+
+
+class PureCFR(ExternalSamplingMCCFR):
+    """Pure CFR (Lanctot 2013, §8.1): external sampling in which the traverser, too, plays a sampled pure
+    strategy: every action's regret is measured against the value of the traverser's sampled action
+    rather than against the expectation under sigma."""
+
+    sampler = "pure"
+
+
+class AverageStrategySampling(ExternalSamplingMCCFR):
+    """Average strategy sampling (Gibson et al. 2012; Lanctot 2013, §4.8.4): external sampling whose
+    traverser explores action a only with probability max(epsilon, (beta + tau s[a]) / (beta + sum s)),
+    s its average-strategy sums, correcting the sampled values by importance weights."""
+
+    sampler = "average"
+
+    def __init__(self, game: Game, *, epsilon: float = 0.05, tau: float = 1000.0, beta: float = 1e6,
+                 regret_matching: str = "rm", average_mode: str = "stochastic", averaging: str | float = "uniform",
+                 abstraction=None, average_space: str = "full", seed: int = 0):
+        for name, value, low, high in (("epsilon", epsilon, 0.0, 1.0), ("tau", tau, 1.0, np.inf),
+                                       ("beta", beta, 0.0, np.inf)):
+            if (isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high
+                    or (name == "epsilon" and value == 0.0) or not np.isfinite(value)):
+                bounds = {"epsilon": "(0, 1]", "tau": "[1, inf)", "beta": "[0, inf)"}[name]
+                raise ValueError(f"{name} must be a finite number in {bounds}, got {value!r}")
+        self.epsilon, self.tau, self.beta = float(epsilon), float(tau), float(beta)
+        super().__init__(game, regret_matching=regret_matching, average_mode=average_mode, averaging=averaging,
+                         abstraction=abstraction, average_space=average_space, seed=seed)
+
+
+class ProbingMCCFR(AverageStrategySampling):
+    """Generalized MCCFR with probing (Gibson et al. 2012; Lanctot 2013, §4.8.3): the traverser's actions
+    are sampled as in average strategy sampling, and each unsampled action is valued by one on-policy
+    probe trajectory instead of zero."""
+
+    sampler = "probing"
