@@ -20,6 +20,7 @@ from . import card
 from .action import ACTION_ABSTRACTIONS, NoLimitWagers, parse_wagers, read_wager, translate
 from .base import Abstraction, identity
 from .card import HandStrength, hand_strength
+from .recall import RECALL_ABSTRACTIONS, bluff_counters
 from .store import AbstractRegrets, abstract_solver, average_policy, card_abstraction_solvers, tie
 
 register_game("nlocp_wagers", NoLimitWagers)
@@ -29,12 +30,13 @@ def _ehs2(game: Game, buckets=3, method: str = "kmeans", recall: str = "perfect"
     return card.ehs(game, buckets=buckets, metric="ehs2", method=method, recall=recall, seed=seed)
 
 
-CARD_ABSTRACTIONS = {"identity": identity, "ranks": card.ranks, "ehs": card.ehs, "ehs2": _ehs2}
+CARD_ABSTRACTIONS = {"identity": identity, "ranks": card.ranks, "ehs": card.ehs, "ehs2": _ehs2,
+                     **RECALL_ABSTRACTIONS}  # imperfect-recall abstractions of the dice games (recall.py)
 
 
 def make_abstraction(game: Game, name: str, **options) -> Abstraction:
     """Card abstraction `name` of `game`: one of `CARD_ABSTRACTIONS` ("ehs"/"ehs2" take buckets,
-    method, recall, seed; "ehs" also metric) or a rank partition such as "J.QK"."""
+    method, recall, seed; "ehs" also metric; "drp_ir" and "bluff_last_bids" (r=) for the dice games) or a rank partition such as "J.QK"."""
     if name in CARD_ABSTRACTIONS:
         return build("card abstraction", CARD_ABSTRACTIONS, name, game, **options)
     ranks = getattr(getattr(game.rules, "deck", None), "rank_chars", None)
@@ -62,7 +64,8 @@ def solve_action_abstraction(game: Game, wagers: str, iterations: int, solver: s
 
 
 __all__ = ["ACTION_ABSTRACTIONS", "AbstractRegrets", "Abstraction", "CARD_ABSTRACTIONS", "HandStrength",
-           "NoLimitWagers", "abstract_solver", "action_abstraction", "average_policy",
+           "NoLimitWagers", "RECALL_ABSTRACTIONS", "abstract_solver", "action_abstraction", "average_policy",
+           "bluff_counters",
            "card_abstraction_solvers", "hand_strength",
            "identity", "make_abstraction", "parse_wagers", "read_wager", "solve_action_abstraction", "tie",
            "translate"]

@@ -1,0 +1,95 @@
+"""Imperfect-recall abstractions of the dice games (Lanctot 2013, ch. 5): sizes against Table 5.1,
+independent counts, the closed-form Bluff count, Skew-DRP's payoff."""
+
+from __future__ import annotations
+
+import pytest
+
+import rcfr
+from rcfr.abstraction import abstract_solver, average_policy, bluff_counters, make_abstraction
+from rcfr.games.dice import DieRollPoker
+
+# DRP betting round (one bet, one raise): decisions "" (2 actions), c (2), cr (3), crr (2), r (3), rr (2):
+# 14 (I, a) pairs per private state; 5 sequences continue to round 2 (cc, crc, crrc, rc, rrc).
+# DRP: 6 dice x 14 + 36 dice pairs x 5 x 14 = 2604; DRP-IR: 6 x 14 + 11 sums x 5 x 14 = 854.
+# Table 5.1 reports 2610 and 860: 6 more in both (one per first die), as if the thesis's first round
+# had one more (I, a) pair; its second-round structure, which the abstraction changes, agrees with ours.
+def test_drp_ir_sizes():
+    game = rcfr.load_game("dieroll")
+    abstraction = make_abstraction(game, "drp_ir")
+    assert game.num_sequences == 6 * 14 + 36 * 5 * 14 == 2610 - 6
+    assert abstraction.num_sequences == 6 * 14 + 11 * 5 * 14 == 860 - 6
+    assert game.num_sequences - abstraction.num_sequences == 2610 - 860  # the saving matches Table 5.1
+
+
+def test_drp_ir_merges_exactly_equal_sums():
+    game = rcfr.load_game("dieroll")
+    abstraction = make_abstraction(game, "drp_ir")
+    ids = dict(zip(map(str, game.infoset_keys), abstraction.infoset_map.tolist()))
+    assert ids["15|cc/"] == ids["24|cc/"] == ids["33|cc/"] == ids["51|cc/"]
+    assert ids["15|cc/"] != ids["16|cc/"] and ids["15|cc/"] != ids["15|rc/"]
+    assert len({ids[k] for k in ids if "/" not in k}) == sum("/" not in k for k in ids)  # round 1 untouched
+
+
+def _last_bids_count(game, r: int) -> int:
+    """(I, a) pairs of the last-r-bids abstraction counted from the compiled game's keys directly."""
+    actions = {}
+    for key, player, n in zip(map(str, game.infoset_keys), game.infoset_player.tolist(),
+                              game.infoset_num_actions.tolist()):
+        own, bids = key.split("|")
+        actions.setdefault((player, own, tuple(bids.split()[-r:])), n)
+    return sum(actions.values())
+
+
+@pytest.mark.parametrize("r", [1, 2, 4, 7, 12])
+def test_bluff_last_bids_sizes(r):
+    game = rcfr.load_game("liars_dice")
+    abstraction = make_abstraction(game, "bluff_last_bids", r=r)
+    forced = bool((game.infoset_num_actions == 1).any())  # a compiled game may collapse forced moves
+    assert abstraction.num_sequences == _last_bids_count(game, r) == bluff_counters(1, 1, r, forced=forced)
+    if r == 12:  # every bid remembered: the full game
+        assert abstraction.num_infosets == game.num_infosets
+
+
+def test_bluff_counters_match_table_5_1():
+    table = {1: 12_600, 2: 97_608, 3: 543_900, 4: 2_329_068, 6: 22_518_468, 8: 108_323_418, 10: 295_534_218}
+    assert {r: bluff_counters(2, 2, r) for r in table} == table
+    assert bluff_counters(2, 2) == 704_643_030 == 21 * (2 ** 25 - 2)
+    assert bluff_counters(1, 1) == 6 * (2 ** 13 - 2)
+    # collapsing forced moves drops the 2^(n-1) sequences ending in the highest bid, per roll
+    assert bluff_counters(1, 1, forced=False) == 6 * (2 ** 13 - 2) - 6 * 2 ** 11
+    assert bluff_counters(2, 2, 1, forced=False) == 12_600 - 2 * 21
+
+
+def test_errors_name_the_field():
+    with pytest.raises(ValueError, match="'liars_dice'"):
+        make_abstraction(rcfr.load_game("dieroll"), "bluff_last_bids")
+    with pytest.raises(ValueError, match="r \\(bids remembered\\)"):
+        make_abstraction(rcfr.load_game("liars_dice"), "bluff_last_bids", r=0)
+    with pytest.raises(ValueError, match="'skew'"):
+        DieRollPoker(skew=-1)
+
+
+def _play(rules, moves):
+    s = rules.initial_state()
+    for m in moves:
+        s = rules.next_state(s, m)
+    return s
+
+
+def test_skew_pays_player_0_on_an_even_second_die():
+    plain, skewed = DieRollPoker(), DieRollPoker(skew=0.5)
+    assert plain.description() == DieRollPoker(skew=0).description()  # same cache key and fingerprint
+    # dice: P0 1, P1 1; check-check; P0 second die d, P1 2; check-check: pot 2, showdown
+    for die, bonus in [(1, 1.0), (0, 0.0)]:  # index 1 is a 2 (even), index 0 a 1
+        moves = [0, 0, 0, 0, die, 1, 0, 0]
+        assert skewed.utility(_play(skewed, moves)) == plain.utility(_play(plain, moves)) + bonus
+    folded = [0, 0, 1, 0]  # P0 bets, P1 folds: no showdown, no bonus
+    assert skewed.utility(_play(skewed, folded)) == plain.utility(_play(plain, folded))
+
+
+def test_vanilla_cfr_on_drp_ir_runs_in_the_full_game():
+    game = rcfr.load_game("dieroll", skew=0.2)
+    solver = abstract_solver("cfr", game, make_abstraction(game, "drp_ir")).run(5)
+    for averaging in ("full", "abstract"):
+        assert rcfr.exploitability(game, average_policy(solver, averaging)) > 0
