@@ -3,11 +3,16 @@ independent counts, the closed-form Bluff count, Skew-DRP's payoff."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 import rcfr
-from rcfr.abstraction import abstract_solver, average_policy, bluff_counters, make_abstraction
+from rcfr.abstraction import FullRegret, abstract_solver, average_policy, bluff_counters, make_abstraction
 from rcfr.games.dice import DieRollPoker
+from rcfr.policy import Policy
+
+from brute import policy_rows, walk_value
 
 # DRP betting round (one bet, one raise): decisions "" (2 actions), c (2), cr (3), crr (2), r (3), rr (2):
 # 14 (I, a) pairs per private state; 5 sequences continue to round 2 (cc, crc, crrc, rc, rrc).
@@ -93,3 +98,24 @@ def test_vanilla_cfr_on_drp_ir_runs_in_the_full_game():
     solver = abstract_solver("cfr", game, make_abstraction(game, "drp_ir")).run(5)
     for averaging in ("full", "abstract"):
         assert rcfr.exploitability(game, average_policy(solver, averaging)) > 0
+
+
+def test_full_regret_matches_brute_force_over_pure_strategies():
+    game = rcfr.load_game("kuhn")
+    profiles = [Policy.random(game, seed=s) for s in range(3)]
+    tracker = FullRegret(game)
+    for policy in profiles:
+        tracker.add(policy)
+    rows = [policy_rows(p) for p in profiles]
+    for player, sign in ((0, 1.0), (1, -1.0)):
+        mine = [str(k) for k, p in zip(game.infoset_keys, game.infoset_player) if p == player]
+        best = -float("inf")
+        for pure in itertools.product(*[range(len(rows[0][k])) for k in mine]):
+            total = 0.0
+            for r in rows:
+                trial = dict(r, **{k: [float(b == a) for b in range(len(r[k]))] for k, a in zip(mine, pure)})
+                total += sign * walk_value(game.rules, trial)
+            best = max(best, total / len(rows))
+        played = sum(sign * walk_value(game.rules, r) for r in rows) / len(rows)
+        assert tracker.average_regrets()[player] == pytest.approx(best - played, abs=1e-12)
+    assert tracker.positive_sum() == pytest.approx(sum(max(r, 0) for r in tracker.average_regrets()))

@@ -20,7 +20,7 @@ from . import card
 from .action import ACTION_ABSTRACTIONS, NoLimitWagers, parse_wagers, read_wager, translate
 from .base import Abstraction, identity
 from .card import HandStrength, hand_strength
-from .recall import RECALL_ABSTRACTIONS, bluff_counters
+from .recall import RECALL_ABSTRACTIONS, FullRegret, bluff_counters
 from .store import AbstractRegrets, abstract_solver, average_policy, card_abstraction_solvers, tie
 
 register_game("nlocp_wagers", NoLimitWagers)
@@ -63,7 +63,7 @@ def solve_action_abstraction(game: Game, wagers: str, iterations: int, solver: s
     return translate(game, abstract, make_solver(solver, abstract).run(iterations).average_policy())
 
 
-__all__ = ["ACTION_ABSTRACTIONS", "AbstractRegrets", "Abstraction", "CARD_ABSTRACTIONS", "HandStrength",
+__all__ = ["ACTION_ABSTRACTIONS", "AbstractRegrets", "Abstraction", "CARD_ABSTRACTIONS", "FullRegret", "HandStrength",
            "NoLimitWagers", "RECALL_ABSTRACTIONS", "abstract_solver", "action_abstraction", "average_policy",
            "bluff_counters",
            "card_abstraction_solvers", "hand_strength",
