@@ -73,6 +73,13 @@ def test_errors_name_the_field():
         make_abstraction(rcfr.load_game("liars_dice"), "bluff_last_bids", r=0)
     with pytest.raises(ValueError, match="'skew'"):
         DieRollPoker(skew=-1)
+    with pytest.raises(ValueError, match="r \\(bids remembered\\)"):
+        bluff_counters(2, 2, 0)
+    tracker = FullRegret(rcfr.load_game("kuhn"))
+    with pytest.raises(ValueError, match="no profiles yet"):
+        tracker.average_regrets()
+    with pytest.raises(ValueError, match="FullRegret measures kuhn"):
+        tracker.add(Policy.uniform(rcfr.load_game("leduc")))
 
 
 def _play(rules, moves):
@@ -93,11 +100,14 @@ def test_skew_pays_player_0_on_an_even_second_die():
     assert skewed.utility(_play(skewed, folded)) == plain.utility(_play(plain, folded))
 
 
-def test_vanilla_cfr_on_drp_ir_runs_in_the_full_game():
-    game = rcfr.load_game("dieroll", skew=0.2)
-    solver = abstract_solver("cfr", game, make_abstraction(game, "drp_ir")).run(5)
-    for averaging in ("full", "abstract"):
-        assert rcfr.exploitability(game, average_policy(solver, averaging)) > 0
+@pytest.mark.parametrize("name, options, identical", [("drp_ir", {}, True), ("bluff_last_bids", {"r": 4}, False)])
+def test_full_and_abstract_averaging_as_in_fig_5_3(name, options, identical):
+    """Thesis Fig 5.3: identical exploitability on DRP-IR, small differences on Bluff(1,1) r = 4."""
+    game = rcfr.load_game("dieroll" if name == "drp_ir" else "liars_dice")
+    solver = abstract_solver("cfr", game, make_abstraction(game, name, **options)).run(10)
+    full, abstract = (rcfr.exploitability(game, average_policy(solver, a)) for a in ("full", "abstract"))
+    assert not (average_policy(solver, "full").probs == average_policy(solver, "abstract").probs).all()
+    assert abs(full - abstract) < 1e-12 if identical else 1e-6 < abs(full - abstract) < 1e-2
 
 
 def test_full_regret_matches_brute_force_over_pure_strategies():

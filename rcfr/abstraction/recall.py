@@ -18,8 +18,8 @@ import numpy as np
 
 from ..evaluation import _best_response, _plans
 from ..games.dice import FACE_NAMES, Bluff, DieRollPoker
-from ..tree import Game
 from ..policy import Policy
+from ..tree import Game
 from .base import Abstraction
 
 
@@ -59,6 +59,8 @@ def bluff_counters(dice1: int, dice2: int, r: int | None = None, forced: bool = 
     With n bids, a set of bids before the last r is any subset of the bids below the first remembered one,
     so a remembered suffix starting at bid s is reached with both parities (players to move) when s > 0.
     A set whose last bid is b has n - b actions (the n - 1 - b higher bids and "bluff")."""
+    if r is not None and (isinstance(r, bool) or not isinstance(r, int) or r < 1):
+        raise ValueError(f"r (bids remembered) must be an integer >= 1 or None (every bid), got {r!r}")
     n = (dice1 + dice2) * len(FACE_NAMES)
     rolls = [comb(d + len(FACE_NAMES) - 1, d) for d in (dice1, dice2)]  # multisets of each player's dice
     r = n if r is None else r
@@ -94,6 +96,10 @@ class FullRegret:
         self.plans = [np.zeros(v.num_sequences) for v in game.views]
 
     def add(self, policy: Policy) -> None:
+        """Count `policy` as the next profile σ^t."""
+        if policy.game is not self.game:
+            raise ValueError(f"FullRegret measures {self.game.rules.description()}; the policy is of "
+                             f"{policy.game.rules.description()}")
         plans = _plans(self.game, policy)
         self.value += float(plans[0] @ self.game.views[0].terminal_values(plans[1]))
         for total, plan in zip(self.plans, plans):
@@ -101,6 +107,9 @@ class FullRegret:
         self.t += 1
 
     def average_regrets(self) -> tuple[float, float]:
+        """(R_1^T / T, R_2^T / T), unclipped."""
+        if not self.t:
+            raise ValueError("FullRegret has no profiles yet: call add(policy) once per iteration first")
         own = (self.value / self.t, -self.value / self.t)
         return tuple(_best_response(self.game, p, self.plans[1 - p] / self.t)[0] - own[p] for p in (0, 1))
 
