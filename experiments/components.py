@@ -24,15 +24,15 @@ FEATURES: dict[str, list[str]] = _parameters(FEATURE_REGISTRY, skip=1)  # extrac
 
 
 def _abstractions() -> dict[str, list[str]]:
-    from rcfr.abstraction import CARD_ABSTRACTIONS
+    from rcfr.abstraction import INFOSET_ABSTRACTIONS
 
     table = {"none": [], "card": ["partition"], "action": ["wagers"]}
-    for name, factory in CARD_ABSTRACTIONS.items():  # ranks, ehs, ehs2 (identity is "none")
+    for name, factory in INFOSET_ABSTRACTIONS.items():  # ranks, ehs, ehs2 (identity is "none")
         if name != "identity":
             table[name] = keyword_names(factory)[1:]
     return table
 
 
 #: ``card``: a rank partition such as "J.QK"; ``action``: no-limit wagers such as "HP"; the others
-#: are `rcfr.abstraction.CARD_ABSTRACTIONS` with their keyword parameters
+#: are `rcfr.abstraction.INFOSET_ABSTRACTIONS` with their keyword parameters
 ABSTRACTIONS: dict[str, list[str]] = _abstractions()

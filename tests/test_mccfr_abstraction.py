@@ -130,7 +130,7 @@ def test_drp_ir_size_and_full_versus_abstract_averaging(leduc):
     854: the same offset of 6 on both (the thesis counts 6 more), and the same 67% reduction. Fig 5.3:
     with vanilla CFR, full and abstract averaging give identical exploitability on DRP-IR."""
     dice = rcfr.load_game("dieroll")
-    abstraction = make_abstraction(dice, "drp-ir")
+    abstraction = make_abstraction(dice, "drp_ir")
     assert (dice.num_sequences, abstraction.num_sequences) == (2604, 854)
     solver = abstract_solver("cfr", dice, abstraction).run(30)
     full, tied = (rcfr.exploitability(dice, average_policy(solver, space)) for space in ("full", "abstract"))
@@ -139,4 +139,4 @@ def test_drp_ir_size_and_full_versus_abstract_averaging(leduc):
     uniform = rcfr.exploitability(dice, rcfr.Policy.uniform(dice))
     assert sampled.size() == 854 and rcfr.exploitability(dice, sampled.average_policy()) < 0.5 * uniform
     with pytest.raises(ValueError, match="dieroll"):
-        make_abstraction(leduc, "drp-ir")
+        make_abstraction(leduc, "drp_ir")

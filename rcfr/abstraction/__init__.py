@@ -19,8 +19,8 @@ from ..tree import Game, load_compiled
 from . import card
 from .action import ACTION_ABSTRACTIONS, NoLimitWagers, parse_wagers, read_wager, translate
 from .base import Abstraction, identity
-from ..games.hand_strength import HandStrength, hand_strength
-from .recall import RECALL_ABSTRACTIONS
+from .card import HandStrength, hand_strength
+from .recall import RECALL_ABSTRACTIONS, FullRegret, bluff_counters
 from .store import AbstractRegrets, abstract_solver, average_policy, card_abstraction_solvers, tie
 
 register_game("nlocp_wagers", NoLimitWagers)
@@ -30,24 +30,24 @@ def _ehs2(game: Game, buckets=3, method: str = "kmeans", recall: str = "perfect"
     return card.ehs(game, buckets=buckets, metric="ehs2", method=method, recall=recall, seed=seed)
 
 
-CARD_ABSTRACTIONS = {"identity": identity, "ranks": card.ranks, "ehs": card.ehs, "ehs2": _ehs2}
+#: Information-set abstractions by name: card abstractions (card.py) and the imperfect-recall
+#: abstractions of the dice games (recall.py).
+INFOSET_ABSTRACTIONS = {"identity": identity, "ranks": card.ranks, "ehs": card.ehs, "ehs2": _ehs2,
+                        **RECALL_ABSTRACTIONS}
 
 
 def make_abstraction(game: Game, name: str, **options) -> Abstraction:
-    """Card abstraction `name` of `game`: one of `CARD_ABSTRACTIONS` ("ehs"/"ehs2" take buckets,
-    method, recall, seed; "ehs" also metric), a rank partition such as "J.QK", or an imperfect-recall
-    abstraction of `RECALL_ABSTRACTIONS` ("drp-ir")."""
-    if name in RECALL_ABSTRACTIONS:
-        return build("abstraction", RECALL_ABSTRACTIONS, name, game, **options)
-    if name in CARD_ABSTRACTIONS:
-        return build("card abstraction", CARD_ABSTRACTIONS, name, game, **options)
+    """Information-set abstraction `name` of `game`: one of `INFOSET_ABSTRACTIONS` ("ehs"/"ehs2" take buckets,
+    method, recall, seed; "ehs" also metric; "drp_ir" and "bluff_last_bids" (r=) for the dice games) or a rank partition such as "J.QK"."""
+    if name in INFOSET_ABSTRACTIONS:
+        return build("abstraction", INFOSET_ABSTRACTIONS, name, game, **options)
     ranks = getattr(getattr(game.rules, "deck", None), "rank_chars", None)
     if isinstance(name, str) and ranks and set(name) <= set(ranks) | {"."}:
         return build("card abstraction", {name: card.partition}, name, game, name, **options)
     if not ranks:
         raise ValueError(f"card abstraction {name!r}: card abstractions need a poker game of rcfr.games.poker, "
                          f"not {game.name!r} (only 'identity' works on every game)")
-    raise ValueError(f"unknown card abstraction {name!r}; allowed: {', '.join(CARD_ABSTRACTIONS)}, or a "
+    raise ValueError(f"unknown card abstraction {name!r}; allowed: {', '.join(INFOSET_ABSTRACTIONS)}, or a "
                      f"partition of the ranks {ranks!r} such as {'.'.join(ranks)!r}")
 
 
@@ -65,9 +65,9 @@ def solve_action_abstraction(game: Game, wagers: str, iterations: int, solver: s
     return translate(game, abstract, make_solver(solver, abstract).run(iterations).average_policy())
 
 
-__all__ = ["ACTION_ABSTRACTIONS", "AbstractRegrets", "Abstraction", "CARD_ABSTRACTIONS", "HandStrength",
-           "RECALL_ABSTRACTIONS",
-           "NoLimitWagers", "abstract_solver", "action_abstraction", "average_policy",
+__all__ = ["ACTION_ABSTRACTIONS", "AbstractRegrets", "Abstraction", "INFOSET_ABSTRACTIONS", "FullRegret", "HandStrength",
+           "NoLimitWagers", "RECALL_ABSTRACTIONS", "abstract_solver", "action_abstraction", "average_policy",
+           "bluff_counters",
            "card_abstraction_solvers", "hand_strength",
            "identity", "make_abstraction", "parse_wagers", "read_wager", "solve_action_abstraction", "tie",
            "translate"]

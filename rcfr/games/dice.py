@@ -112,15 +112,22 @@ class DieRollPoker(LimitPoker):
     round with bets of `bets[1]`. Betting as in `LimitPoker`: player 0 acts first in each round, one
     bet and at most `max_raises` raises per round. At a showdown the higher sum of one's own dice
     wins, equal sums split. Keys read ``own dice|betting``, e.g. ``35|rc/r``.
+
+    Skew-DRP(δ) (Lanctot 2013, §5.3) is ``skew=δ``: at a showdown player 0 also receives δ times the pot
+    from player 1 when player 0's second die is even (0, the default, is plain DRP).
     """
 
     name = "dieroll"
 
-    def __init__(self, faces: int = 6, ante: int = 1, bets: tuple = (2, 4), max_raises: int = 1):
+    def __init__(self, faces: int = 6, ante: int = 1, bets: tuple = (2, 4), max_raises: int = 1,
+                 skew: float = 0.0):
         self.faces = _check_int("faces", faces, 2, 9)
         self.ante = _check_int("ante", ante, 1)
         self.bets = _check_bets(bets)
         self.max_raises = _check_int("max_raises", max_raises, 0)
+        if isinstance(skew, bool) or not isinstance(skew, (int, float)) or not 0 <= skew < float("inf"):
+            raise ValueError(f"game parameter 'skew' must be a finite number >= 0, got {skew!r}")
+        self.skew = float(skew)
         self.big_blind = float(self.ante)
 
     # LimitPoker's fast path assumes a deck of cards
@@ -133,6 +140,13 @@ class DieRollPoker(LimitPoker):
 
         table = public_tree(self).table
         return 1 + self.faces + sum(self.faces ** (2 + int(b)) for b in table[:, BOARDS])
+
+    def params(self) -> dict:
+        """Plain DRP (skew 0) keeps the description, cache key and fingerprint it had before `skew`."""
+        params = super().params()
+        if not self.skew:
+            del params["skew"]
+        return params
 
     def _dice_needed(self, s: LimitState) -> int:
         return 2 * max(1, len(s.rounds) + (1 if s.rounds and self._round_over(s.rounds[-1]) else 0))
@@ -160,7 +174,8 @@ class DieRollPoker(LimitPoker):
         if s.folded >= 0:
             return super().utility(s)
         totals = [sum(s.cards[p::2]) for p in (0, 1)]
-        return float((totals[0] > totals[1]) - (totals[0] < totals[1])) * s.contrib[0]
+        bonus = self.skew * 2 * s.contrib[0] if s.cards[2] % 2 == 1 else 0.0  # die value cards[2] + 1 is even
+        return float((totals[0] > totals[1]) - (totals[0] < totals[1])) * s.contrib[0] + bonus
 
     def infoset_key(self, s: LimitState) -> str:
         p = len(s.rounds[-1]) % 2 if s.rounds else 0
