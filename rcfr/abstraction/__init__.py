@@ -19,7 +19,7 @@ from ..tree import Game, load_compiled
 from . import card
 from .action import ACTION_ABSTRACTIONS, NoLimitWagers, parse_wagers, read_wager, translate
 from .base import Abstraction, identity
-from .card import HandStrength, hand_strength
+from ..games.hand_strength import HandStrength, hand_strength
 from .recall import RECALL_ABSTRACTIONS, FullRegret, bluff_counters
 from .store import AbstractRegrets, abstract_solver, average_policy, card_abstraction_solvers, tie
 
