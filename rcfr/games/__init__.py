@@ -8,7 +8,9 @@ from ..registry import build
 from .base import CHANCE, TERMINAL, GameRules
 from .dice import Bluff, DieRollPoker
 from .goofspiel import Goofspiel
+from .latent import LatentTicTacToe
 from .poker import Kuhn, Leduc, LimitPoker, NoLimitOneCardPoker, OneCardPoker
+from .pursuit import PrincessAndMonster
 
 GAMES: dict[str, type[GameRules]] = {
     "kuhn": Kuhn,
@@ -18,6 +20,8 @@ GAMES: dict[str, type[GameRules]] = {
     "liars_dice": Bluff,
     "goofspiel": Goofspiel,
     "dieroll": DieRollPoker,
+    "pam": PrincessAndMonster,
+    "latent_ttt": LatentTicTacToe,
 }
 
 
@@ -36,5 +40,5 @@ def make_rules(name: str, **params) -> GameRules:
     return build("game", GAMES, name, **params)
 
 
-__all__ = ["CHANCE", "TERMINAL", "GAMES", "Bluff", "DieRollPoker", "GameRules", "Goofspiel", "Kuhn", "Leduc",
-           "LimitPoker", "NoLimitOneCardPoker", "OneCardPoker", "make_rules", "register_game"]
+__all__ = ["CHANCE", "TERMINAL", "GAMES", "Bluff", "DieRollPoker", "GameRules", "Goofspiel", "Kuhn",
+           "LatentTicTacToe", "Leduc", "LimitPoker", "NoLimitOneCardPoker", "OneCardPoker", "PrincessAndMonster", "make_rules", "register_game"]
