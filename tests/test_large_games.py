@@ -165,3 +165,27 @@ def test_latent_ttt_small_instance_solves():
     game = rcfr.load_game("latent_ttt", opening=(4, 0, 8, 2))
     policy = rcfr.make_solver("cfr+", game).run(200).average_policy()
     assert rcfr.evaluate(game, policy).exploitability < 0.02
+
+
+@pytest.mark.parametrize("order, points", [("descending", (3, 2, 1)), ("ascending", (1, 2, 3))])
+def test_goofspiel_points_order(order, points):
+    rules = rcfr.make_rules("goofspiel", cards=3, returns="points", points_order=order)
+    assert rules.points == points
+    s = rules.initial_state()
+    for a in (0, 2, 1, 1, 0, 0):  # bids (1 vs 3), (3 vs 2), (2 vs 1): player 1 wins turn 1, player 0 turns 2, 3
+        s = rules.next_state(s, a)
+    assert rules.player(s) == TERMINAL
+    assert rules.utility(s) == points[1] + points[2] - points[0]
+
+
+def test_goofspiel_random_points_order_follows_the_seed():
+    orders = {rcfr.make_rules("goofspiel", cards=5, points_order="random", seed=seed).points for seed in range(6)}
+    assert len(orders) > 1 and all(sorted(o) == [1, 2, 3, 4, 5] for o in orders)
+    again = rcfr.make_rules("goofspiel", cards=5, points_order="random", seed=3)
+    assert again.points == rcfr.make_rules("goofspiel", cards=5, points_order="random", seed=3).points
+    a = rcfr.load_game("goofspiel", cards=3, returns="points", points_order="ascending", cache=False)
+    d = rcfr.load_game("goofspiel", cards=3, returns="points", cache=False)
+    assert a.num_infosets == d.num_infosets and not np.array_equal(a.utility, d.utility)
+    assert a.fingerprint != d.fingerprint
+    with pytest.raises(ValueError, match="points_order"):
+        rcfr.make_rules("goofspiel", points_order="shuffled")
