@@ -7,7 +7,10 @@
   and % of game, iterations, final exploitability (chips, mbb/g), solve seconds, status;
 * ``exploitability_vs_size.{png,svg}``  final exploitability against representation size (% of
   game), linear and log axes (the layout of Morrill 2016, Fig. 4.1 / 4.3), one curve per label;
-* ``convergence.{png,svg}``  exploitability against iterations and against solve seconds.
+* ``convergence.{png,svg}``  exploitability against iterations and against solve seconds;
+* ``exploitability_vs_nodes.{png,svg}`` (runs that count nodes touched) exploitability against nodes
+  touched, log-log, one panel per game, the mean over seeds with 95% confidence intervals (Lanctot 2013,
+  Fig. 4.5); ``results.md`` then adds the final means per game and label.
 
 Runs of several seeds with the same label and size are averaged in the plots; the size plot shows
 complete runs only (an interrupted run is in the table, with its status, and in the convergence plot).
@@ -31,7 +34,7 @@ from rcfr.files import atomic_write
 COLUMNS = ["label", "game", "solver", "regressor", "features", "abstraction", "seed", "status", "iteration",
            "representation_size", "representation_pct", "exploitability", "exploitability_mbb", "seconds",
            "run"]
-PLOT_NAMES = ("exploitability_vs_size", "convergence")
+PLOT_NAMES = ("exploitability_vs_size", "convergence", "exploitability_vs_nodes")
 MARKERS = "osD^v<>ph*X"
 LINESTYLES = ("-", "--", ":")
 
@@ -85,6 +88,74 @@ def markdown(rows: list[dict]) -> str:
                  _fmt(r["seconds"], 3), r["status"]]
         lines.append("| " + " | ".join(map(str, cells)) + " |")
     return "\n".join(lines) + "\n"
+
+
+def mean_ci(values) -> tuple[float, float]:
+    """Mean and the half-width of its 95% confidence interval (Student t; 0 for a single value)."""
+    from scipy import stats
+
+    values = np.asarray(values, dtype=float)
+    if len(values) < 2:
+        return float(values.mean()), 0.0
+    return float(values.mean()), float(stats.t.ppf(0.975, len(values) - 1) * values.std(ddof=1) / np.sqrt(len(values)))
+
+
+def node_curves(rows: list[dict], curves: dict[str, list[dict]]) -> dict[tuple[str, str], list[tuple]]:
+    """(game, label) -> per evaluation k: (mean nodes touched, mean exploitability, CI half-width, seeds),
+    over the runs (seeds) of that label whose metrics count nodes touched; evaluation k of every seed
+    is the same node mark, so seeds are aligned by index, up to the shortest run."""
+    runs = defaultdict(list)
+    for r in rows:
+        curve = [c for c in curves.get(r["run"], []) if c.get("nodes_touched") is not None]
+        if curve:
+            runs[(r["game"], r["label"])].append(curve)
+    table = {}
+    for key, group in sorted(runs.items()):
+        points = []
+        for k in range(min(len(c) for c in group)):
+            mean, half = mean_ci([c[k]["exploitability"] for c in group])
+            points.append((float(np.mean([c[k]["nodes_touched"] for c in group])), mean, half, len(group)))
+        table[key] = points
+    return table
+
+
+def node_markdown(table: dict[tuple[str, str], list[tuple]]) -> str:
+    head = ["game", "label", "seeds", "nodes touched", "exploitability (chips)", "95% CI"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for (game, label), points in table.items():
+        nodes, mean, half, seeds = points[-1]
+        lines.append(f"| {game} | {label} | {seeds} | {nodes:.3g} | {mean:.4g} | ±{half:.2g} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot_nodes(directory: Path, table: dict[tuple[str, str], list[tuple]]) -> list[Path]:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    games = sorted({g for g, _ in table})
+    cols = min(3, len(games))
+    rows = (len(games) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 4 * rows), squeeze=False)
+    labels = sorted({label for _, label in table})
+    for ax, game in zip(axes.flat, games):
+        for label, points in ((lab, p) for (g, lab), p in table.items() if g == game):
+            i = labels.index(label)
+            x, y, half = (np.array([p[j] for p in points]) for j in range(3))
+            ax.errorbar(x, y, yerr=np.minimum(half, 0.999 * y), marker=MARKERS[i % len(MARKERS)], markersize=3,
+                        capsize=2, color=plt.cm.tab10(i % 10), label=label)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("nodes touched")
+        ax.set_ylabel("exploitability (chips)")
+        ax.set_title(game, fontsize=9)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    for ax in list(axes.flat)[len(games):]:
+        ax.set_visible(False)
+    files = _save_figure(fig, directory, "exploitability_vs_nodes")
+    plt.close(fig)
+    return files
 
 
 def _save_figure(fig, directory: Path, name: str) -> list[Path]:
@@ -175,17 +246,23 @@ def aggregate(directory: str | Path, *, plots: bool = True) -> Aggregate | None:
     writer.writeheader()
     writer.writerows(rows)
     atomic_write(directory / "results.csv", lambda f: f.write(text.getvalue().encode()))
-    table = markdown(rows)
+    by_nodes = node_curves(rows, curves)
+    table = markdown(rows) + (f"\nMean over seeds at the last evaluation:\n\n{node_markdown(by_nodes)}"
+                              if by_nodes else "")
     atomic_write(directory / "results.md", lambda f: f.write(table.encode()))
     files = [directory / "results.csv", directory / "results.md"]
     if plots:
         files += plot(directory, rows, curves)
+        if by_nodes:
+            files += plot_nodes(directory, by_nodes)
     return Aggregate(directory, rows, curves, files)
 
 
 def report(result: Aggregate) -> str:
     plots = [str(p) for p in result.files if p.suffix == ".png"]
-    return (f"\n{markdown(result.rows)}\n{len(result.rows)} runs in {result.directory}\n"
+    by_nodes = node_curves(result.rows, result.curves)
+    extra = f"\n{node_markdown(by_nodes)}" if by_nodes else ""
+    return (f"\n{markdown(result.rows)}{extra}\n{len(result.rows)} runs in {result.directory}\n"
             f"table: {result.directory / 'results.csv'}\nplots: {', '.join(plots)}\n")
 
 

@@ -47,6 +47,7 @@ class RunConfig:
     iterations: int = 1000
     seed: int = 0
     eval_points: int = 20  # log-spaced evaluation iterations (the last iteration is always evaluated)
+    max_nodes_touched: int = 0  # > 0: stop at this many nodes touched, evaluating at log-spaced node counts
     checkpoint_every: int = 0  # also checkpoint every N iterations (0: only at evaluations and at the end)
     checkpoint_seconds: float = 60.0  # ... and whenever this much wall time passed since the last one
     resume: bool = True  # continue from checkpoint.npz in the run directory when its config matches
@@ -106,6 +107,7 @@ def validate(cfg) -> ExperimentConfig:
     _check_int("run.iterations", run.iterations, 1)
     _check_int("run.seed", run.seed, 0)
     _check_int("run.eval_points", run.eval_points, 1)
+    _check_int("run.max_nodes_touched", run.max_nodes_touched, 0)
     _check_int("run.checkpoint_every", run.checkpoint_every, 0)
     if not isinstance(run.checkpoint_seconds, (int, float)) or run.checkpoint_seconds < 0:
         raise ConfigError(f"run.checkpoint_seconds must be a number >= 0, got {run.checkpoint_seconds!r}")
