@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from .base import TERMINAL, GameRules
@@ -35,7 +36,9 @@ class LatentTicTacToe(GameRules):
     name = "latent_ttt"
 
     def __init__(self, opening: tuple = ()):
-        ok = (isinstance(opening, (tuple, list)) and len(set(opening)) == len(opening)
+        if isinstance(opening, Sequence) and not isinstance(opening, (str, bytes)):
+            opening = tuple(opening)
+        ok = (isinstance(opening, tuple) and len(set(opening)) == len(opening)
               and all(isinstance(q, int) and not isinstance(q, bool) and 0 <= q < 9 for q in opening))
         if not ok:
             raise ValueError(f"game parameter 'opening' must be a sequence of distinct squares 0-8, got {opening!r}")
