@@ -5,15 +5,23 @@ children of a node are contiguous. Information sets are numbered player 0's firs
 each in order of first encounter, which is a topological order of each player's sequence tree.
 A sequence (information set, action) has the global id ``infoset_first_seq[I] + a``; a player's
 sequences are contiguous. Every solver, sampler and evaluator works on these arrays.
+
+A node with exactly one child (a forced move: one legal action, or one chance outcome) is not kept:
+its child takes its place. Readable names (information-set keys, action and chance-outcome names)
+are not stored: they are replayed from the rules along a history's path when first asked for.
+Games with a fast path (`GameRules.fast`, see `rcfr.compiler`) compile in numba; the others through
+the rule methods, into identical arrays.
 """
 
 from __future__ import annotations
 
 import hashlib
 import inspect
+import json
 import os
+import sys
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
@@ -24,14 +32,20 @@ from . import kernels
 from .files import atomic_write
 from .games.base import CHANCE, TERMINAL, GameRules
 
-FORMAT_VERSION = 1
-#: Enumeration stops with a ValueError past this many histories (override with RCFR_MAX_HISTORIES
-#: or the `max_histories` argument): a tree that large would not fit in memory or finish compiling.
-MAX_HISTORIES = 5_000_000
+FORMAT_VERSION = 2
+#: Measured peak bytes per history while compiling, by path; the default history limit is the
+#: available memory divided by these (see docs/large_games.md).
+COMPILE_BYTES = {"fast": 120, "python": 600}
+#: Bytes per history of a compiled game and its sequence-form views, as measured.
+RESIDENT_BYTES = 60
 
 _HISTORY_ARRAYS = ("player", "parent", "action", "depth", "chance_prob", "infoset", "utility",
                    "first_child", "num_children")
-_INFOSET_ARRAYS = ("infoset_player", "infoset_first_seq", "infoset_num_actions", "infoset_parent_seq")
+_INFOSET_ARRAYS = ("infoset_player", "infoset_first_seq", "infoset_num_actions", "infoset_parent_seq",
+                   "infoset_history")
+#: dtypes of the history arrays; `action` is int16 when every node has fewer than 32768 children.
+_DTYPES = dict(player=np.int8, parent=np.int32, action=np.int32, depth=np.int16, chance_prob=np.float64,
+               infoset=np.int32, utility=np.float64, first_child=np.int32, num_children=np.int32)
 
 
 @dataclass(frozen=True)
@@ -97,8 +111,8 @@ class Game:
     # per history
     player: np.ndarray  # int8: 0, 1, CHANCE or TERMINAL
     parent: np.ndarray  # int32, -1 at the root
-    action: np.ndarray  # int32: index of the action (or chance outcome) leading here, -1 at the root
-    depth: np.ndarray  # int32
+    action: np.ndarray  # int16 (int32 past 32767 children): index of the action or outcome leading here, -1 at the root
+    depth: np.ndarray  # int16
     chance_prob: np.ndarray  # float64: probability of the chance outcome leading here, else 1
     infoset: np.ndarray  # int32: information set at decision histories, else -1
     utility: np.ndarray  # float64: player 0's payoff at terminals, else 0
@@ -109,10 +123,7 @@ class Game:
     infoset_first_seq: np.ndarray  # int32
     infoset_num_actions: np.ndarray  # int32
     infoset_parent_seq: np.ndarray  # int32: the player's last sequence before the set, -1 = empty
-    infoset_keys: np.ndarray  # str
-    # per sequence
-    action_names: np.ndarray  # str
-    chance_outcome_names: np.ndarray = field(repr=False)  # str, per history: the outcome leading here
+    infoset_history: np.ndarray  # int64: the set's first history (breadth-first), where names are replayed
 
     # ---- identity and sizes -----------------------------------------------------------------
     @property
@@ -146,10 +157,10 @@ class Game:
     def num_infosets(self) -> int:
         return len(self.infoset_player)
 
-    @property
+    @cached_property
     def num_sequences(self) -> int:
         """Number of (information set, action) pairs, empty sequences excluded."""
-        return len(self.action_names)
+        return int(self.infoset_num_actions.sum())
 
     @property
     def infosets_per_player(self) -> tuple[int, int]:
@@ -164,6 +175,10 @@ class Game:
                 "infosets": self.num_infosets, "infosets_per_player": self.infosets_per_player,
                 "sequences": self.num_sequences, "sequences_per_player": self.sequences_per_player}
 
+    def nbytes(self) -> int:
+        """Bytes held by the stored arrays (memory-mapped ones included)."""
+        return sum(a.nbytes for a in self.arrays().values())
+
     # ---- derived views -----------------------------------------------------------------------
     @cached_property
     def sequence_infoset(self) -> np.ndarray:
@@ -171,42 +186,36 @@ class Game:
         return np.repeat(np.arange(self.num_infosets, dtype=np.int32), self.infoset_num_actions)
 
     @cached_property
-    def infoset_index(self) -> dict[str, int]:
-        return {str(k): i for i, k in enumerate(self.infoset_keys)}
-
-    @cached_property
     def history_sequences(self) -> np.ndarray:
         """(histories, 2) int32: each player's last global sequence on the way to a history (-1 = empty)."""
-        seqs = np.full((self.num_histories, 2), -1, dtype=np.int32)
-        for level in _levels(self.depth)[1:]:
-            parents = self.parent[level]
-            seqs[level] = seqs[parents]
-            acting = self.player[parents]
-            mover = acting >= 0
-            rows = level[mover]
-            seqs[rows, acting[mover]] = (self.infoset_first_seq[self.infoset[parents[mover]]]
-                                         + self.action[rows])
-        return seqs
+        return _history_sequences(self)
 
     @cached_property
     def chance_reach(self) -> np.ndarray:
         """Probability that chance's own moves lead to each history."""
-        reach = np.ones(self.num_histories)
-        for level in _levels(self.depth)[1:]:
-            reach[level] = reach[self.parent[level]] * self.chance_prob[level]
-        return reach
+        return _chance_reach(self)
 
     @cached_property
     def views(self) -> tuple[PlayerView, PlayerView]:
         """Both players' sequence forms."""
         terminals = np.flatnonzero(self.player == TERMINAL)
-        seqs = self.history_sequences[terminals]
+        seqs = self.__dict__.get("history_sequences")
+        seqs = (_history_sequences(self) if seqs is None else seqs)[terminals]
+        reach = self.__dict__.get("chance_reach")
+        reach = (_chance_reach(self) if reach is None else reach)[terminals]
         offsets = [0, int(self.sequences_per_player[0])]
         local = [np.where(seqs[:, p] < 0, 0, seqs[:, p] - offsets[p] + 1) for p in (0, 1)]
+        del seqs
         sizes = [1 + n for n in self.sequences_per_player]
-        values = self.chance_reach[terminals] * self.utility[terminals]
+        values = reach * self.utility[terminals]
+        del reach, terminals
         payoff0 = sp.csr_matrix((values, (local[0], local[1])), shape=(sizes[0], sizes[1]))  # sums duplicates
-        payoffs = (payoff0, sp.csr_matrix(-payoff0.T))
+        del values, local
+        payoff0.indptr, payoff0.indices = _narrow(payoff0.indptr), _narrow(payoff0.indices)
+        payoff1 = payoff0.T.tocsr()
+        payoff1.data *= -1.0
+        payoff1.indptr, payoff1.indices = _narrow(payoff1.indptr), _narrow(payoff1.indices)
+        payoffs = (payoff0, payoff1)
         views = []
         infoset_offset = 0
         for p in (0, 1):
@@ -221,27 +230,108 @@ class Game:
             infoset_offset += len(mine)
         return tuple(views)
 
-    # ---- readable names ----------------------------------------------------------------------
+    # ---- readable names, replayed from the rules on demand ---------------------------------------
+    def states(self, histories) -> dict[int, object]:
+        """The rule states of these histories (and of their ancestors), replayed from the root."""
+        need = set()
+        for h in np.asarray(histories, dtype=np.int64).ravel().tolist():
+            while h >= 0 and h not in need:
+                need.add(h)
+                h = int(self.parent[h])
+        found: dict[int, object] = {}
+        for h in sorted(need):
+            up = int(self.parent[h])
+            state = self.rules.initial_state() if up < 0 else self.rules.next_state(found[up], int(self.action[h]))
+            found[h] = settle(self.rules, state)[0]
+        return found
+
+    def state(self, history: int):
+        """The rule state of one history."""
+        return self.states([history])[int(history)]
+
+    def infoset_key(self, infoset: int) -> str:
+        """Readable key of one information set, without materializing all keys."""
+        keys = self.__dict__.get("infoset_keys")
+        if keys is not None:
+            return str(keys[infoset])
+        return str(self.rules.infoset_key(self.state(int(self.infoset_history[infoset]))))
+
+    def infoset_id(self, key: str) -> int:
+        """The information set with this readable key (builds `infoset_index` on first use)."""
+        try:
+            return self.infoset_index[str(key)]
+        except KeyError:
+            raise KeyError(f"{self.name}: no information set {key!r}") from None
+
     def actions_of(self, infoset: int) -> list[str]:
-        first = self.infoset_first_seq[infoset]
-        return [str(a) for a in self.action_names[first:first + self.infoset_num_actions[infoset]]]
+        names = self.__dict__.get("action_names")
+        if names is not None:
+            first = self.infoset_first_seq[infoset]
+            return [str(a) for a in names[first:first + self.infoset_num_actions[infoset]]]
+        return [str(a) for a in self.rules.actions(self.state(int(self.infoset_history[infoset])))]
+
+    @cached_property
+    def infoset_keys(self) -> np.ndarray:
+        """Readable key of every information set (materialized on first use)."""
+        found = self.states(self.infoset_history)
+        return np.array([str(self.rules.infoset_key(found[int(h)])) for h in self.infoset_history], dtype=str)
+
+    @cached_property
+    def infoset_index(self) -> dict[str, int]:
+        return {str(k): i for i, k in enumerate(self.infoset_keys)}
+
+    @cached_property
+    def action_names(self) -> np.ndarray:
+        """Name of every global sequence's action (materialized on first use)."""
+        found = self.states(self.infoset_history)
+        return np.array([str(a) for h in self.infoset_history for a in self.rules.actions(found[int(h)])],
+                        dtype=str)
+
+    def chance_outcome_name(self, history: int) -> str:
+        """Name of the chance outcome leading to `history` ('' if a player's action led there)."""
+        up = int(self.parent[history])
+        if up < 0 or self.player[up] != CHANCE:
+            return ""
+        return str(self.rules.chance_outcomes(self.state(up))[int(self.action[history])][0])
+
+    @cached_property
+    def chance_outcome_names(self) -> np.ndarray:
+        """Per history, the chance outcome leading to it, else '' (materialized on first use)."""
+        chance = np.flatnonzero(self.player == CHANCE)
+        found = self.states(chance)
+        names = np.zeros(self.num_histories, dtype=object)
+        names[:] = ""
+        for h in chance.tolist():
+            first = int(self.first_child[h])
+            outcomes = self.rules.chance_outcomes(found[h])
+            names[first:first + len(outcomes)] = [str(n) for n, _ in outcomes]
+        return names.astype(str)
 
     def history_string(self, history: int) -> str:
-        """Readable path from the root: chance outcomes and action names joined by spaces."""
-        parts = []
+        """Readable path from the root: chance outcomes and action names joined by spaces (forced
+        moves, which are not histories, are left out)."""
+        path = []
         while self.parent[history] >= 0:
-            up = self.parent[history]
-            if self.player[up] == CHANCE:
-                parts.append(str(self.chance_outcome_names[history]))
+            path.append(int(history))
+            history = int(self.parent[history])
+        found = self.states(path) if path else {}
+        parts = []
+        for h in reversed(path):
+            state, a = found[int(self.parent[h])], int(self.action[h])
+            if self.player[self.parent[h]] == CHANCE:
+                parts.append(str(self.rules.chance_outcomes(state)[a][0]))
             else:
-                parts.append(str(self.action_names[self.infoset_first_seq[self.infoset[up]] + self.action[history]]))
-            history = up
-        return " ".join(reversed(parts))
+                parts.append(str(self.rules.actions(state)[a]))
+        return " ".join(parts)
 
     # ---- persistence -------------------------------------------------------------------------
     def arrays(self) -> dict[str, np.ndarray]:
-        names = _HISTORY_ARRAYS + _INFOSET_ARRAYS + ("infoset_keys", "action_names", "chance_outcome_names")
-        return {n: getattr(self, n) for n in names}
+        return {n: getattr(self, n) for n in _HISTORY_ARRAYS + _INFOSET_ARRAYS}
+
+
+def _narrow(index: np.ndarray) -> np.ndarray:
+    """int32 copy of a sparse index array when its values fit (scipy defaults to int64 when large)."""
+    return index.astype(np.int32) if index.size == 0 or index.max() < 2**31 - 1 else index
 
 
 def _levels(depth: np.ndarray) -> list[np.ndarray]:
@@ -250,12 +340,62 @@ def _levels(depth: np.ndarray) -> list[np.ndarray]:
     return np.split(np.arange(len(depth)), bounds)
 
 
-def max_histories(limit: int | None = None) -> int:
-    """The enumeration limit: `limit` if given, else ``$RCFR_MAX_HISTORIES``, else `MAX_HISTORIES`."""
+def _history_sequences(game: Game) -> np.ndarray:
+    seqs = np.full((game.num_histories, 2), -1, dtype=np.int32)
+    for level in _levels(game.depth)[1:]:
+        parents = game.parent[level]
+        seqs[level] = seqs[parents]
+        acting = game.player[parents]
+        mover = acting >= 0
+        rows = level[mover]
+        seqs[rows, acting[mover]] = (game.infoset_first_seq[game.infoset[parents[mover]]]
+                                     + game.action[rows])
+    return seqs
+
+
+def _chance_reach(game: Game) -> np.ndarray:
+    reach = np.ones(game.num_histories)
+    for level in _levels(game.depth)[1:]:
+        reach[level] = reach[game.parent[level]] * game.chance_prob[level]
+    return reach
+
+
+def settle(rules: GameRules, state) -> tuple[object, int]:
+    """Skip forced moves: while `state` has exactly one action or chance outcome, take it.
+    Returns the state reached and its player."""
+    while True:
+        who = rules.player(state)
+        if who == CHANCE:
+            count = len(rules.chance_outcomes(state))
+        elif who in (0, 1):
+            count = len(rules.actions(state))
+        else:
+            return state, who
+        if count != 1:
+            return state, who
+        state = rules.next_state(state, 0)
+
+
+# ---- size before work ----------------------------------------------------------------------------
+def available_memory() -> int:
+    """Bytes of memory available to a new allocation (MemAvailable of /proc/meminfo; 8 GiB if unknown)."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 8 << 30
+
+
+def max_histories(limit: int | None = None, bytes_per_history: int = COMPILE_BYTES["fast"]) -> int:
+    """The enumeration limit: `limit` if given, else ``$RCFR_MAX_HISTORIES``, else as many histories
+    as the available memory holds while compiling at `bytes_per_history`."""
     if limit is None:
         text = os.environ.get("RCFR_MAX_HISTORIES", "").strip()
         if not text:
-            return MAX_HISTORIES
+            return max(1, available_memory() // bytes_per_history)
         try:
             limit = int(text)
         except ValueError:
@@ -265,35 +405,43 @@ def max_histories(limit: int | None = None) -> int:
     return int(limit)
 
 
-def _enumerate(rules: GameRules, limit: int | None = None) -> dict[str, np.ndarray]:
-    """Breadth-first enumeration of the rules into history arrays and first-encounter infosets.
+def _too_large(rules: GameRules, histories: int, limit: int, bytes_per_history: int, exact: bool) -> ValueError:
+    size = f"{histories:,} histories (estimated)" if exact else f"more than {histories:,} histories"
+    return ValueError(
+        f"{rules.description()} has more than {limit:,} histories, too many to compile: {size}, about "
+        f"{histories * bytes_per_history / 2**30:.2f} GiB to compile and "
+        f"{histories * RESIDENT_BYTES / 2**30:.2f} GiB to hold, with "
+        f"{available_memory() / 2**30:.1f} GiB available; choose smaller game parameters (or raise "
+        "the limit with RCFR_MAX_HISTORIES or max_histories=)")
 
-    Stops once more than `max_histories(limit)` histories have been generated, so a game too large
-    to compile fails in seconds with a message instead of exhausting memory."""
-    limit = max_histories(limit)
-    player, parent, action, depth, prob, infoset, utility, outcome = [], [], [], [], [], [], [], []
+
+def _enumerate(rules: GameRules, limit: int) -> dict:
+    """Breadth-first enumeration of the rules into history arrays and first-encounter infosets,
+    forced moves collapsed. Stops once more than `limit` histories have been generated, so a game
+    too large to compile fails in seconds with a message instead of exhausting memory."""
+    player, parent, action, depth, prob, infoset, utility = [], [], [], [], [], [], []
     first_child, num_children = [], []
     keys: dict[str, int] = {}
     infoset_player: list[int] = []
     infoset_actions: list[list[str]] = []
-    queue = deque([(rules.initial_state(), -1, -1, 0, 1.0, "")])
+    infoset_history: list[int] = []
+    queue = deque([(rules.initial_state(), -1, -1, 0, 1.0)])
     count = 1
     while queue:
-        state, up, act, d, p_edge, name = queue.popleft()
+        state, up, act, d, p_edge = queue.popleft()
+        state, who = settle(rules, state)
         me = len(player)
-        who = rules.player(state)
-        player.append(who); parent.append(up); action.append(act); depth.append(d)
-        prob.append(p_edge); outcome.append(name)
-        children: list[tuple[str, float]] = []
+        player.append(who); parent.append(up); action.append(act); depth.append(d); prob.append(p_edge)
+        children: list[float] = []
         if who == TERMINAL:
             utility.append(float(rules.utility(state))); infoset.append(-1)
         elif who == CHANCE:
             utility.append(0.0); infoset.append(-1)
-            children = [(str(n), float(q)) for n, q in rules.chance_outcomes(state)]
-            total = sum(q for _, q in children)
-            if not children or abs(total - 1.0) > 1e-9 or min(q for _, q in children) < 0:
+            outcomes = [(str(n), float(q)) for n, q in rules.chance_outcomes(state)]
+            children = [q for _, q in outcomes]
+            if not children or abs(sum(children) - 1.0) > 1e-9 or min(children) < 0:
                 raise ValueError(f"{rules.name}: chance outcomes at {state!r} must be a distribution, "
-                                 f"got {children!r}")
+                                 f"got {outcomes!r}")
         elif who in (0, 1):
             utility.append(0.0)
             key = str(rules.infoset_key(state))
@@ -304,56 +452,77 @@ def _enumerate(rules: GameRules, limit: int | None = None) -> dict[str, np.ndarr
                 keys[key] = len(infoset_player)
                 infoset_player.append(who)
                 infoset_actions.append(names)
+                infoset_history.append(me)
             i = keys[key]
             if infoset_player[i] != who or infoset_actions[i] != names:
                 raise ValueError(f"{rules.name}: information set {key!r} mixes states with different "
                                  f"players or actions ({infoset_actions[i]} vs {names})")
             infoset.append(i)
-            children = [(n, 1.0) for n in names]
+            children = [1.0] * len(names)
         else:
             raise ValueError(f"{rules.name}: player() returned {who!r}; expected 0, 1, CHANCE or TERMINAL")
         first_child.append(count if children else -1)
         num_children.append(len(children))
-        for a, (n, q) in enumerate(children):
-            queue.append((rules.next_state(state, a), me, a, d + 1, q if who == CHANCE else 1.0,
-                          n if who == CHANCE else ""))
+        for a, q in enumerate(children):
+            queue.append((rules.next_state(state, a), me, a, d + 1, q))
         count += len(children)
         if count > limit:
-            raise ValueError(f"{rules.description()} has more than {limit:,} histories, too many to compile; "
-                             "choose smaller game parameters (or raise the limit with RCFR_MAX_HISTORIES "
-                             "or max_histories=)")
-    return dict(player=np.array(player, np.int8), parent=np.array(parent, np.int32),
-                action=np.array(action, np.int32), depth=np.array(depth, np.int32),
-                chance_prob=np.array(prob, np.float64), infoset=np.array(infoset, np.int32),
-                utility=np.array(utility, np.float64), first_child=np.array(first_child, np.int32),
-                num_children=np.array(num_children, np.int32),
-                chance_outcome_names=np.array(outcome, dtype=str),
-                keys=list(keys), infoset_player=np.array(infoset_player, np.int8),
-                infoset_actions=infoset_actions)
+            raise _too_large(rules, count, limit, COMPILE_BYTES["python"], exact=False)
+    arrays = dict(player=player, parent=parent, action=action, depth=depth, chance_prob=prob, infoset=infoset,
+                  utility=utility, first_child=first_child, num_children=num_children)
+    arrays = {k: np.array(v, _DTYPES[k]) for k, v in arrays.items()}
+    return dict(arrays=arrays, infoset_player=np.array(infoset_player, np.int8),
+                infoset_size=np.array([len(a) for a in infoset_actions], np.int64),
+                infoset_history=np.array(infoset_history, np.int64), keys=list(keys),
+                action_names=infoset_actions)
 
 
-def compile_game(rules: GameRules, max_histories: int | None = None) -> Game:
+def _enumerate_fast(rules: GameRules, fast, limit: int) -> dict:
+    from . import compiler  # compiled on first use, not at import
+    total, decisions, _, widest = compiler.count_fast(fast, limit)
+    if total > limit:
+        raise _too_large(rules, total, limit, COMPILE_BYTES["fast"], exact=False)
+    arrays = {k: np.empty(total, _DTYPES[k]) for k in _HISTORY_ARRAYS}
+    if widest < 2**15:
+        arrays["action"] = np.empty(total, np.int16)
+    raw = compiler.enumerate_fast(fast, total, decisions, arrays)
+    return dict(arrays=arrays, **raw)
+
+
+def compile_game(rules: GameRules, max_histories: int | None = None, fast: bool = True) -> Game:
     """Enumerate `rules` into a `Game` and check that both players have perfect recall.
 
-    `max_histories` bounds the tree size (default `MAX_HISTORIES`, or ``$RCFR_MAX_HISTORIES``)."""
-    raw = _enumerate(rules, max_histories)
+    Uses the rules' fast path when they have one (``fast=False`` forces the rule methods).
+    `max_histories` bounds the tree size (default: what the available memory holds, or
+    ``$RCFR_MAX_HISTORIES``); a game whose `estimate_histories` exceeds it fails before any work."""
+    path = "fast" if fast and type(rules).fast is not GameRules.fast else "python"
+    limit = globals()["max_histories"](max_histories, COMPILE_BYTES[path])
+    estimate = rules.estimate_histories()
+    if estimate is not None and estimate > limit:
+        raise _too_large(rules, int(estimate), limit, COMPILE_BYTES[path], exact=True)
+    spec = rules.fast() if path == "fast" else None
+    raw = _enumerate_fast(rules, spec, limit) if spec is not None else _enumerate(rules, limit)
+    arrays = raw["arrays"]
+    if arrays["action"].dtype != np.int16 and int(arrays["num_children"].max()) < 2**15:
+        arrays["action"] = arrays["action"].astype(np.int16)
+    if int(arrays["depth"][-1]) >= 2**15 - 1:
+        raise ValueError(f"{rules.description()} is deeper than {2**15 - 1} moves")
     # Renumber information sets: player 0's first, each player's in first-encounter order.
     order = np.argsort(raw["infoset_player"], kind="stable")
-    renumber = np.empty_like(order)
-    renumber[order] = np.arange(len(order))
-    infoset = np.where(raw["infoset"] >= 0, renumber[np.maximum(raw["infoset"], 0)], -1).astype(np.int32)
-    actions = [raw["infoset_actions"][i] for i in order]
-    num_actions = np.array([len(a) for a in actions], np.int32)
+    renumber = np.empty(len(order), np.int32)
+    renumber[order] = np.arange(len(order), dtype=np.int32)
+    infoset = arrays["infoset"]
+    decisions = infoset >= 0
+    infoset[decisions] = renumber[infoset[decisions]]
+    del decisions
+    num_actions = raw["infoset_size"][order].astype(np.int32)
     first_seq = (np.cumsum(num_actions) - num_actions).astype(np.int32)
-    game = Game(rules=rules, player=raw["player"], parent=raw["parent"], action=raw["action"],
-                depth=raw["depth"], chance_prob=raw["chance_prob"], infoset=infoset,
-                utility=raw["utility"], first_child=raw["first_child"], num_children=raw["num_children"],
-                infoset_player=raw["infoset_player"][order], infoset_first_seq=first_seq,
-                infoset_num_actions=num_actions,
-                infoset_parent_seq=np.full(len(order), -1, np.int32),
-                infoset_keys=np.array([raw["keys"][i] for i in order], dtype=str),
-                action_names=np.array([a for names in actions for a in names], dtype=str),
-                chance_outcome_names=raw["chance_outcome_names"])
+    game = Game(rules=rules, **arrays, infoset_player=raw["infoset_player"][order], infoset_first_seq=first_seq,
+                infoset_num_actions=num_actions, infoset_parent_seq=np.full(len(order), -1, np.int32),
+                infoset_history=raw["infoset_history"][order])
+    if "keys" in raw:  # the rule methods gave the names already
+        game.__dict__["infoset_keys"] = np.array([raw["keys"][i] for i in order], dtype=str)
+        game.__dict__["action_names"] = np.array([a for i in order for a in raw["action_names"][i]], dtype=str)
     _attach_parent_sequences(game)
     return game
 
@@ -362,12 +531,12 @@ def _attach_parent_sequences(game: Game) -> None:
     """Fill `infoset_parent_seq`, failing if some player forgets its own earlier actions."""
     decisions = np.flatnonzero(game.player >= 0)
     sets = game.infoset[decisions]
-    own = game.history_sequences[decisions, game.player[decisions]]
+    own = _history_sequences(game)[decisions, game.player[decisions]]
     parent_seq = game.infoset_parent_seq
     parent_seq[sets] = own
     broken = np.flatnonzero(parent_seq[sets] != own)
     if broken.size:
-        key = game.infoset_keys[sets[broken[0]]]
+        key = game.infoset_key(int(sets[broken[0]]))
         raise ValueError(f"{game.rules.name}: information set {key!r} is reached after different own "
                          "actions (imperfect recall); use an abstraction over a perfect-recall game instead")
     if np.any(parent_seq >= game.infoset_first_seq):
@@ -387,20 +556,39 @@ def cache_dir() -> Path | None:
     return (Path(base) if base else Path.home() / ".cache") / "rcfr"
 
 
-def rules_fingerprint(cls: type) -> str:
-    """Hash of the source of the modules defining `cls` and its bases up to `GameRules` (whole modules,
-    so that helpers such as a deck's showdown count too): editing the rules invalidates their cached
-    trees. A class whose source is unavailable (defined in a REPL or by exec) contributes its name only."""
-    digest = hashlib.sha256()
-    seen = set()
+def _source_modules(cls: type) -> list:
+    """Modules whose source defines the rules of `cls`: those of its classes up to `GameRules`, and
+    the modules of the same package they take functions or classes from (a game's fast path)."""
+    modules = []
     for klass in cls.__mro__:
         if klass is GameRules or klass is object:
             break
+        module = inspect.getmodule(klass)
+        if module is None or module.__name__ == "__main__":
+            modules.append(klass)
+            continue
+        modules.append(module)
+        package = module.__name__.rpartition(".")[0]
+        for value in vars(module).values():
+            home = getattr(value, "__module__", None)
+            if (package and isinstance(home, str) and home != module.__name__ and home.startswith(package + ".")
+                    and (inspect.isfunction(value) or inspect.isclass(value))):
+                modules.append(sys.modules.get(home, value))
+    return modules
+
+
+def rules_fingerprint(cls: type) -> str:
+    """Hash of the source of the modules defining `cls` and its bases up to `GameRules` (whole modules,
+    so that helpers such as a deck's showdown count too, and the sibling modules they import from, such
+    as a fast path): editing the rules invalidates their cached trees. A class whose source is
+    unavailable (defined in a REPL or by exec) contributes its name only."""
+    digest = hashlib.sha256()
+    seen = set()
+    for item in _source_modules(cls):
         try:
-            module = inspect.getmodule(klass)
-            source = inspect.getsource(module if module is not None and module.__name__ != "__main__" else klass)
+            source = inspect.getsource(item)
         except (OSError, TypeError):
-            source = f"<no source: {klass.__module__}.{klass.__qualname__}>"
+            source = f"<no source: {getattr(item, '__module__', '')}.{getattr(item, '__qualname__', item)}>"
         if source not in seen:
             seen.add(source)
             digest.update(source.encode())
@@ -414,26 +602,82 @@ def game_fingerprint(rules: GameRules) -> str:
     return hashlib.sha256(ident.encode()).hexdigest()[:16]
 
 
+# The cache file: MAGIC, the header's length (8 bytes, little-endian), a JSON header (format version,
+# fingerprint, and each array's dtype, shape and offset), then the raw arrays, each 64-byte aligned,
+# so that they are memory-mapped rather than read.
+MAGIC = b"RCFRGAME"
+_ALIGN = 64
+
+
 def _cache_path(rules: GameRules, directory: Path) -> Path:
-    return directory / f"{rules.name}-{game_fingerprint(rules)}.npz"
+    return directory / f"{rules.name}-{game_fingerprint(rules)}.game"
 
 
-def load_compiled(rules: GameRules, cache: bool = True) -> Game:
+def save_game(game: Game, path: Path) -> None:
+    """Write the game's arrays with its fingerprint, atomically."""
+    arrays = game.arrays()
+    entries, offset = [], 0
+    for name, a in arrays.items():
+        entries.append([name, a.dtype.str, list(a.shape), offset])
+        offset += -(-a.nbytes // _ALIGN) * _ALIGN
+    header = json.dumps({"format": FORMAT_VERSION, "fingerprint": game.fingerprint,
+                         "game": game.rules.description(), "arrays": entries}).encode()
+    start = -(-(len(MAGIC) + 8 + len(header)) // _ALIGN) * _ALIGN
+
+    def write(f):
+        f.write(MAGIC + len(header).to_bytes(8, "little") + header)
+        f.write(b"\0" * (start - len(MAGIC) - 8 - len(header)))
+        for a in arrays.values():
+            data = np.ascontiguousarray(a)
+            f.write(memoryview(data).cast("B") if data.nbytes else b"")
+            f.write(b"\0" * (-data.nbytes % _ALIGN))
+
+    atomic_write(path, write)
+
+
+def open_game(rules: GameRules, path: Path) -> Game | None:
+    """The cached game at `path`, memory-mapped read-only, or None unless the file is complete and
+    carries this rules' fingerprint (a file copied under another game's name is refused)."""
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as f:
+            if f.read(len(MAGIC)) != MAGIC:
+                return None
+            length = int.from_bytes(f.read(8), "little")
+            if length > size:
+                return None
+            header = json.loads(f.read(length))
+        if header.get("format") != FORMAT_VERSION or header.get("fingerprint") != game_fingerprint(rules):
+            return None
+        start = -(-(len(MAGIC) + 8 + length) // _ALIGN) * _ALIGN
+        arrays = {}
+        for name, dtype, shape, offset in header["arrays"]:
+            dtype = np.dtype(dtype)
+            count = int(np.prod(shape))
+            if start + offset + count * dtype.itemsize > size:
+                return None
+            arrays[name] = (np.asarray(np.memmap(path, dtype=dtype, mode="r", offset=start + offset, shape=tuple(shape)))
+                            if count else np.empty(shape, dtype))
+        if set(arrays) != set(_HISTORY_ARRAYS + _INFOSET_ARRAYS):
+            return None
+        return Game(rules=rules, **arrays)
+    except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError):
+        return None  # a damaged entry is rebuilt
+
+
+def load_compiled(rules: GameRules, cache: bool = True, max_histories: int | None = None) -> Game:
     """Compile `rules`, reusing the on-disk cache when allowed."""
     directory = cache_dir() if cache else None
     if directory is None:
-        return compile_game(rules)
+        return compile_game(rules, max_histories)
     path = _cache_path(rules, directory)
     if path.exists():
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                return Game(rules=rules, **{k: data[k] for k in data.files})
-        except Exception:  # noqa: BLE001  (BadZipFile, EOFError, OSError, ValueError, KeyError, ...)
-            pass  # a stale, truncated or damaged cache entry is rebuilt below
-    game = compile_game(rules)
+        game = open_game(rules, path)
+        if game is not None:
+            return game
+    game = compile_game(rules, max_histories)
     try:
-        atomic_write(path, lambda f: np.savez(f, **game.arrays()))
+        save_game(game, path)
     except OSError:
         pass  # a read-only cache is not an error: the game is simply not cached
     return game
-

@@ -63,7 +63,7 @@ def test_editing_a_rules_class_invalidates_its_cached_tree(tmp_path, monkeypatch
         source.write_text(RULES_SOURCE.format(payoff=3))  # same class text, module and description
         module = importlib.reload(module)
         assert load_compiled(module.OneShot()).utility.max() == 3.0
-        assert len(list((tmp_path / "cache").glob("oneshot-*.npz"))) == 2
+        assert len(list((tmp_path / "cache").glob("oneshot-*.game"))) == 2
     finally:
         sys.modules.pop("corefix_oneshot_rules", None)
 
@@ -73,14 +73,14 @@ def test_rules_without_source_still_cache(tmp_path, monkeypatch):
     namespace: dict = {}
     exec(RULES_SOURCE.format(payoff=2), namespace)  # no source file: inspect.getsource fails
     first = load_compiled(namespace["OneShot"]())
-    assert len(list(tmp_path.glob("oneshot-*.npz"))) == 1
+    assert len(list(tmp_path.glob("oneshot-*.game"))) == 1
     assert np.array_equal(load_compiled(namespace["OneShot"]()).utility, first.utility)
 
 
 def test_truncated_cache_entry_is_rebuilt(tmp_path, monkeypatch):
     monkeypatch.setenv("RCFR_CACHE", str(tmp_path))
     expected = rcfr.load_game("kuhn").utility
-    path = next(tmp_path.glob("kuhn-*.npz"))
+    path = next(tmp_path.glob("kuhn-*.game"))
     data = path.read_bytes()
     for cut in (len(data) // 2, 40, 0):
         path.write_bytes(data[:cut])

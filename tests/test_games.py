@@ -109,23 +109,23 @@ def test_parameterized_leduc_compiles():
 def test_cache_roundtrip(tmp_path, monkeypatch):
     monkeypatch.setenv("RCFR_CACHE", str(tmp_path))
     first = rcfr.load_game("kuhn")
-    files = list(tmp_path.glob("kuhn-*.npz"))
+    files = list(tmp_path.glob("kuhn-*.game"))
     assert len(files) == 1
     again = rcfr.load_game("kuhn")
     for name, array in first.arrays().items():
         assert np.array_equal(array, getattr(again, name)), name
     monkeypatch.setenv("RCFR_CACHE", "off")
     rcfr.load_game("ocp", cards=4)
-    assert not list(tmp_path.glob("ocp-*.npz"))
+    assert not list(tmp_path.glob("ocp-*.game"))
     monkeypatch.setenv("RCFR_CACHE", str(tmp_path))
     rcfr.load_game("ocp", cards=4, cache=False)
-    assert not list(tmp_path.glob("ocp-*.npz"))
+    assert not list(tmp_path.glob("ocp-*.game"))
 
 
 def test_damaged_cache_is_rebuilt(tmp_path, monkeypatch):
     monkeypatch.setenv("RCFR_CACHE", str(tmp_path))
     rcfr.load_game("kuhn")
-    path = next(tmp_path.glob("kuhn-*.npz"))
+    path = next(tmp_path.glob("kuhn-*.game"))
     path.write_bytes(b"not a zip file")
     assert rcfr.load_game("kuhn").num_histories == 58
 

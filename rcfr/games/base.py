@@ -53,6 +53,17 @@ class GameRules:
         """Readable key of the acting player's information set."""
         raise NotImplementedError
 
+    # -- optional: size and the fast path -------------------------------------------------
+    def estimate_histories(self) -> int | None:
+        """The number of histories once compiled (forced moves collapsed), or an upper bound, computed
+        without enumerating; None if unknown. Lets a request too large to compile fail at once."""
+        return None
+
+    def fast(self):
+        """An `rcfr.compiler.FastGame` describing the same game with numba functions over integer
+        states, or None to compile through the methods above (see docs/compiler.md)."""
+        return None
+
     # -- identity --------------------------------------------------------------------------
     def params(self) -> dict[str, Any]:
         """Constructor parameters, used for the cache key and to describe the game."""

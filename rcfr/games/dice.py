@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from itertools import combinations_with_replacement
-from math import factorial
+from math import comb, factorial
 from typing import NamedTuple
 
 from .base import CHANCE, TERMINAL, GameRules
@@ -50,6 +50,13 @@ class Bluff(GameRules):
         if len(s.dice) < 2:
             return CHANCE
         return len(s.bids) % 2
+
+    def estimate_histories(self) -> int:
+        """Exact: the two rolls, then per pair of rolls the empty bidding, every increasing bid sequence
+        and its call, less the decisions after the top bid (where the call is forced)."""
+        rolls = [comb(len(FACE_NAMES) + d - 1, d) for d in (self.dice1, self.dice2)]
+        sequences = 2 ** self.num_bids - 1
+        return 1 + rolls[0] + rolls[0] * rolls[1] * (1 + 2 * sequences - 2 ** (self.num_bids - 1))
 
     def _bids_left(self, s: BluffState) -> range:
         return range(s.bids[-1] + 1 if s.bids else 0, self.num_bids)
@@ -115,6 +122,10 @@ class DieRollPoker(LimitPoker):
         self.bets = _check_bets(bets)
         self.max_raises = _check_int("max_raises", max_raises, 0)
         self.big_blind = float(self.ante)
+
+    # LimitPoker's fast path and size formula assume a deck of cards; dice have neither yet.
+    fast = GameRules.fast
+    estimate_histories = GameRules.estimate_histories
 
     def _dice_needed(self, s: LimitState) -> int:
         return 2 * max(1, len(s.rounds) + (1 if s.rounds and self._round_over(s.rounds[-1]) else 0))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from math import factorial
 from typing import NamedTuple
 
 import numpy as np
@@ -68,6 +69,14 @@ class Goofspiel(GameRules):
                 points[0 if a > b else 1] += self.points[turn]
         diff = points[0] - points[1]
         return float(diff) if self.returns == "points" else float((diff > 0) - (diff < 0))
+
+    def estimate_histories(self) -> int:
+        """Exact: (N!/r!)^2 turns begin with r cards in each hand, each with player 0's node and r of
+        player 1's; the last turn (r = 1) is forced for both, so its nodes are the terminals."""
+        n, total = self.cards, factorial(self.cards) ** 2
+        for r in range(n, 1, -1):
+            total += (factorial(n) // factorial(r)) ** 2 * (1 + r)
+        return total
 
     def infoset_key(self, s: GoofspielState) -> str:
         p = self.player(s)

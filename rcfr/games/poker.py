@@ -20,6 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .base import CHANCE, TERMINAL, GameRules
+from .poker_fast import poker_fast, public_tree
 
 RANK_CHARS = "23456789TJQKA"
 SUIT_CHARS = "shdc"
@@ -164,6 +165,12 @@ class LimitPoker(GameRules):
         board = "".join(self.deck.name(c) for c in s.cards[2:])
         return f"{self.deck.name(s.cards[p])}|{board}|{'/'.join(s.rounds)}"
 
+    def fast(self):
+        return poker_fast(self, self.deck)
+
+    def estimate_histories(self) -> int:
+        return public_tree(self).histories(self.deck.size)
+
 
 class Kuhn(LimitPoker):
     """Kuhn poker: cards J < Q < K, ante 1, one betting round with a single bet of 1 and no raise."""
@@ -278,3 +285,39 @@ class NoLimitOneCardPoker(GameRules):
 
     def infoset_key(self, s: NoLimitState) -> str:
         return f"{self.deck.name(s.cards[len(s.history) % 2])}||{''.join(s.history)}"
+
+    def fast(self):
+        return poker_fast(self, self.deck)
+
+    def estimate_histories(self) -> int:
+        return _deals(self.cards) + _ordered(self.cards, 2) * _betting_nodes(self.stack, self.ante)
+
+
+def _ordered(n: int, k: int) -> int:
+    """Ordered ways to deal k of n cards."""
+    return int(np.prod(np.arange(n - k + 1, n + 1, dtype=object))) if k else 1
+
+
+def _deals(cards: int) -> int:
+    """Histories before the betting: the root deal, and the second deal unless it is forced."""
+    return 1 + (cards if cards - 1 > 1 else 0)
+
+
+def _betting_nodes(stack: int, ante: int) -> int:
+    """Nodes of the no-limit betting tree (decisions and terminals), by a memoized recursion on
+    (acting player's total, opponent's total, last increment, first action taken)."""
+    from functools import lru_cache
+
+    @lru_cache(maxsize=None)
+    def size(me: int, other: int, increment: int, started: bool) -> int:
+        high = max(me, other)
+        count = 1
+        if other > me:
+            count += 1  # fold
+        # call or check: ends the round unless it is the opening check
+        count += 1 if (started or other > me) else size(other, me, increment, True)
+        if high < stack:
+            for total in range(min(high + max(increment, 1), stack), stack + 1):
+                count += size(other, total, max(increment, total - high), True)
+        return count
+    return size(ante, ante, 0, False)
