@@ -103,7 +103,8 @@ LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4
 
 def latent_counts(opening: tuple) -> tuple[int, int, int]:
     """(histories, terminals, information sets) of Latent Tic-Tac-Toe by a recursion over the board
-    and the pending moves; an information set is the move list without the opponent's pending move."""
+    and the pending moves; an information set is the move list without the opponent's pending move.
+    A decision with one empty square left is forced: neither a history nor an information set."""
     board0 = [0] * 9
     for i, q in enumerate(opening):
         board0[q] = i % 2 + 1
@@ -118,8 +119,10 @@ def latent_counts(opening: tuple) -> tuple[int, int, int]:
                 return 1, 1
         if 0 not in board:
             return 1, 1
-        infosets.add((player, moves[:-1]))
-        total, ends = 1, 0
+        forced = board.count(0) == 1
+        if not forced:
+            infosets.add((player, moves[:-1]))
+        total, ends = 0 if forced else 1, 0
         for q in range(9):
             if board[q] == 0:
                 nxt = list(pending)
