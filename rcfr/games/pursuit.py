@@ -7,6 +7,7 @@ from typing import NamedTuple
 from ..registry import check_choice
 from .base import CHANCE, TERMINAL, GameRules
 from .poker import _check_int
+from .pursuit_fast import pursuit_fast
 
 
 def grid_graph(rows: int = 3, cols: int = 3) -> tuple[tuple[int, ...], ...]:
@@ -103,6 +104,28 @@ class PrincessAndMonster(GameRules):
             return -float(self.horizon)
         t = (self._moves_made(s) - 1) // 2  # the move that caught was move number 2t or 2t + 1 (from 0)
         return float(self.horizon - t + 1)
+
+    def fast(self):
+        return pursuit_fast(self)
+
+    def estimate_histories(self) -> int:
+        """Exact, by a recursion over (monster node, princess node, moves made); no move is forced."""
+        memo: dict[tuple[int, int, int], int] = {}
+
+        def below(m: int, p: int, made: int) -> int:
+            if (made and m == p) or made == self.moves:
+                return 1
+            key = (m, p, made)
+            if key not in memo:
+                here = (m, p)[made % 2]
+                memo[key] = 1 + sum(below(n, p, made + 1) if made % 2 == 0 else below(m, n, made + 1)
+                                    for n in self.options(here))
+            return memo[key]
+
+        start = self.initial_state()
+        if start.paths[1]:
+            return below(start.paths[0][0], start.paths[1][0], 0)
+        return 1 + self.nodes + sum(below(m, p, 0) for m in range(self.nodes) for p in range(self.nodes))
 
     def infoset_key(self, s: PursuitState) -> str:
         p = self.player(s)
