@@ -13,6 +13,9 @@ FAST = [
     ("pam", {"horizon": 1}),
     ("pam", {"horizon": 2, "graph": "circle"}),
     ("pam", {"horizon": 3, "starts": "opposite"}),
+    ("latent_ttt", {"opening": (4, 0, 8)}),
+    ("latent_ttt", {"opening": (0, 1, 4, 8)}),
+    ("latent_ttt", {"opening": (4, 0, 8, 2)}),
 ]
 
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from .base import TERMINAL, GameRules
+from .latent_fast import latent_fast
 
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 
@@ -76,6 +77,9 @@ class LatentTicTacToe(GameRules):
 
     def utility(self, s: LatentState) -> float:
         return 0.0 if s.winner < 0 else (1.0 if s.winner == 0 else -1.0)
+
+    def fast(self):
+        return latent_fast(self)
 
     def infoset_key(self, s: LatentState) -> str:
         p = self.player(s)
