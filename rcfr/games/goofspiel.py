@@ -9,6 +9,7 @@ import numpy as np
 
 from ..registry import check_choice
 from .base import TERMINAL, GameRules
+from .goofspiel_fast import goofspiel_fast
 from .poker import _check_int
 
 
@@ -69,6 +70,9 @@ class Goofspiel(GameRules):
                 points[0 if a > b else 1] += self.points[turn]
         diff = points[0] - points[1]
         return float(diff) if self.returns == "points" else float((diff > 0) - (diff < 0))
+
+    def fast(self):
+        return goofspiel_fast(self)
 
     def estimate_histories(self) -> int:
         """Exact: (N!/r!)^2 turns begin with r cards in each hand, each with player 0's node and r of
