@@ -7,7 +7,7 @@ from math import comb, factorial
 from typing import NamedTuple
 
 from .base import CHANCE, TERMINAL, GameRules
-from .dice_fast import bluff_fast
+from .dice_fast import bluff_fast, dieroll_fast, dieroll_histories
 from .poker import LimitPoker, LimitState, _check_bets, _check_int
 
 FACE_NAMES = "12345*"  # Bluff: faces 1-5 and the wild star, the highest face
@@ -127,9 +127,11 @@ class DieRollPoker(LimitPoker):
         self.max_raises = _check_int("max_raises", max_raises, 0)
         self.big_blind = float(self.ante)
 
-    # LimitPoker's fast path and size formula assume a deck of cards; dice have neither yet.
-    fast = GameRules.fast
-    estimate_histories = GameRules.estimate_histories
+    def fast(self):
+        return dieroll_fast(self)
+
+    def estimate_histories(self) -> int:
+        return dieroll_histories(self)
 
     def _dice_needed(self, s: LimitState) -> int:
         return 2 * max(1, len(s.rounds) + (1 if s.rounds and self._round_over(s.rounds[-1]) else 0))
