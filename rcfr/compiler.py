@@ -76,16 +76,17 @@ def _fill_signature(action):
     return nb.int64(_FN["initial"], _FN["player"], _FN["num_children"], _FN["child"], _FN["utility"],
                     _FN["infoset_code"], DATA, nb.int64, nb.int64, nb.int8[::1], nb.int32[::1], action[::1],
                     nb.int16[::1], nb.float64[::1], nb.int32[::1], nb.float64[::1], nb.int32[::1], nb.int32[::1],
-                    nb.int32[::1], nb.int8[::1], nb.int64[::1], nb.int64[::1])
+                    nb.int32[::1], nb.int8[::1], nb.int64[::1], nb.int64[::1], nb.int64[::1])
 
 
 @njit([_fill_signature(nb.int16), _fill_signature(nb.int32)], cache=True)
 def _fill(initial, player, num_children, child, utility, infoset_code, data, width, code_space,
           who_out, parent, action, depth, prob, infoset, util, first_child, nchildren,
-          dense, set_player, set_size, set_history):
+          dense, set_player, set_size, set_history, error):
     """Second pass: write every history's arrays; information sets get raw ids in order of first
-    encounter. Returns the number of sets, or -(h + 1) if history h disagrees with its set's
-    player or number of actions."""
+    encounter. Returns the number of sets, or -1 with ``error = (kind, history)``: kind 1, a code
+    outside [0, code_space); kind 2, a history that disagrees with its set's player or number of
+    actions."""
     tmp = np.empty(width, np.int64)
     level = np.empty((1, width), np.int64)
     initial(data, level[0])
@@ -119,6 +120,9 @@ def _fill(initial, player, num_children, child, utility, infoset_code, data, wid
             m += c
             if who >= 0:
                 code = infoset_code(data, s)
+                if code < 0 or code >= code_space:
+                    error[0], error[1] = 1, h
+                    return -1
                 if use_dense:
                     raw = dense[code]
                     if raw < 0:
@@ -136,7 +140,8 @@ def _fill(initial, player, num_children, child, utility, infoset_code, data, wid
                     set_history[raw] = h
                     sets += 1
                 elif set_player[raw] != who or set_size[raw] != c:
-                    return -(h + 1)
+                    error[0], error[1] = 2, h
+                    return -1
                 infoset[h] = raw
         if m == 0:
             break
@@ -185,13 +190,15 @@ def enumerate_fast(fast: FastGame, total: int, decisions: int, arrays: dict[str,
     set_size = np.empty(decisions, np.int64)
     set_history = np.empty(decisions, np.int64)
     a = arrays
+    error = np.zeros(2, np.int64)
     sets = _fill(fast.initial, fast.player, fast.num_children, fast.child, fast.utility, fast.infoset_code,
                  fast.data, fast.width, fast.code_space, a["player"], a["parent"], a["action"], a["depth"],
                  a["chance_prob"], a["infoset"], a["utility"], a["first_child"], a["num_children"],
-                 dense, set_player, set_size, set_history)
+                 dense, set_player, set_size, set_history, error)
     del dense
     if sets < 0:
-        raise ValueError(f"history {-sets - 1} disagrees with its information set's player or number of "
-                         "actions: the game's infoset_code is wrong")
+        problem = ("has an information-set code outside [0, code_space)" if error[0] == 1 else
+                   "disagrees with its information set's player or number of actions")
+        raise ValueError(f"history {error[1]} {problem}: the game's infoset_code is wrong")
     return dict(infoset_player=set_player[:sets].copy(), infoset_size=set_size[:sets].copy(),
                 infoset_history=set_history[:sets].copy())

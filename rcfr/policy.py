@@ -8,6 +8,9 @@ JSON format (``Policy.to_dict`` / ``Policy.save``)::
 
 Every information set of the game must appear once, with every legal action, non-negative
 probabilities summing to one (within 1e-6). Loading never renormalizes: a wrong row is an error.
+
+Binary format (a path ending in ``.npz``; for large games, where JSON would take gigabytes): the
+flat probabilities in global sequence order with the game's fingerprint, checked on loading.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .files import write_json
+from .files import atomic_write, write_json
 from .tree import Game
 
 FORMAT = "rcfr.policy"
@@ -83,8 +86,13 @@ class Policy:
                 "infosets": {str(key): self[str(key)] for key in game.infoset_keys}}
 
     def save(self, path: str | os.PathLike) -> None:
-        """Write the JSON format atomically."""
-        write_json(path, self.to_dict())
+        """Write atomically: the binary format if `path` ends in ``.npz``, else JSON."""
+        if Path(path).suffix == ".npz":
+            game = self.game
+            atomic_write(path, lambda f: np.savez(f, format=FORMAT, version=VERSION, game=game.rules.description(),
+                                                  fingerprint=game.fingerprint, probs=self.probs))
+        else:
+            write_json(path, self.to_dict())
 
     @classmethod
     def from_dict(cls, game: Game, data: dict) -> "Policy":
@@ -115,11 +123,29 @@ class Policy:
 
     @classmethod
     def load(cls, game: Game, path: str | os.PathLike) -> "Policy":
+        if Path(path).suffix == ".npz":
+            return cls._load_binary(game, path)
         try:
             data = json.loads(Path(path).read_text())
         except json.JSONDecodeError as err:
             raise PolicyError(f"{path}: not valid JSON ({err})") from None
         return cls.from_dict(game, data)
+
+
+    @classmethod
+    def _load_binary(cls, game: Game, path: str | os.PathLike) -> "Policy":
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                fields = {k: data[k] for k in ("format", "version", "game", "fingerprint", "probs")}
+        except (OSError, ValueError, KeyError, EOFError) as err:
+            raise PolicyError(f"{path}: not a binary rcfr policy ({err})") from None
+        if str(fields["format"]) != FORMAT or int(fields["version"]) != VERSION:
+            raise PolicyError(f"{path}: format {str(fields['format'])!r} version {int(fields['version'])}, "
+                              f"expected {FORMAT!r} version {VERSION}")
+        if str(fields["fingerprint"]) != game.fingerprint:
+            raise PolicyError(f"{path}: policy is for game {str(fields['game'])!r} (fingerprint "
+                              f"{str(fields['fingerprint'])}), not {game.rules.description()!r} ({game.fingerprint})")
+        return cls(game, fields["probs"])
 
 
 def _check_rows(game: Game, probs: np.ndarray) -> None:
@@ -129,14 +155,14 @@ def _check_rows(game: Game, probs: np.ndarray) -> None:
     if bad.any():
         j = int(np.argmax(bad))
         i = int(game.sequence_infoset[j])
-        key, action = str(game.infoset_keys[i]), str(game.action_names[j])
+        key, action = game.infoset_key(i), game.actions_of(i)[j - int(game.infoset_first_seq[i])]
         raise PolicyError(f"information set {key!r}, action {action!r}: "
                           f"probability {float(probs[j])!r} is not a finite non-negative number")
     sums = np.bincount(game.sequence_infoset, probs, minlength=game.num_infosets)
     off = np.abs(sums - 1.0) > ROW_TOLERANCE
     if off.any():
         i = int(np.argmax(off))
-        key = str(game.infoset_keys[i])
+        key = game.infoset_key(i)
         raise PolicyError(f"information set {key!r}: probabilities sum to {float(sums[i])!r}, not 1 "
                           f"({int(off.sum())} of {game.num_infosets} rows are off by more than {ROW_TOLERANCE})")
 

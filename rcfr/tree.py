@@ -405,6 +405,9 @@ def max_histories(limit: int | None = None, bytes_per_history: int = COMPILE_BYT
     return int(limit)
 
 
+history_limit = max_histories  # for functions whose `max_histories` argument hides the name
+
+
 def _too_large(rules: GameRules, histories: int, limit: int, bytes_per_history: int, exact: bool) -> ValueError:
     size = f"{histories:,} histories (estimated)" if exact else f"more than {histories:,} histories"
     return ValueError(
@@ -470,6 +473,7 @@ def _enumerate(rules: GameRules, limit: int) -> dict:
             raise _too_large(rules, count, limit, COMPILE_BYTES["python"], exact=False)
     arrays = dict(player=player, parent=parent, action=action, depth=depth, chance_prob=prob, infoset=infoset,
                   utility=utility, first_child=first_child, num_children=num_children)
+    _check_depth(rules, depth[-1])
     arrays = {k: np.array(v, _DTYPES[k]) for k, v in arrays.items()}
     return dict(arrays=arrays, infoset_player=np.array(infoset_player, np.int8),
                 infoset_size=np.array([len(a) for a in infoset_actions], np.int64),
@@ -477,11 +481,17 @@ def _enumerate(rules: GameRules, limit: int) -> dict:
                 action_names=infoset_actions)
 
 
+def _check_depth(rules: GameRules, depth: int) -> None:
+    if depth >= 2**15:
+        raise ValueError(f"{rules.description()} is {depth} moves deep; compiled games allow {2**15 - 1}")
+
+
 def _enumerate_fast(rules: GameRules, fast, limit: int) -> dict:
     from . import compiler  # compiled on first use, not at import
-    total, decisions, _, widest = compiler.count_fast(fast, limit)
+    total, decisions, levels, widest = compiler.count_fast(fast, limit)
     if total > limit:
         raise _too_large(rules, total, limit, COMPILE_BYTES["fast"], exact=False)
+    _check_depth(rules, len(levels) - 1)
     arrays = {k: np.empty(total, _DTYPES[k]) for k in _HISTORY_ARRAYS}
     if widest < 2**15:
         arrays["action"] = np.empty(total, np.int16)
@@ -496,7 +506,7 @@ def compile_game(rules: GameRules, max_histories: int | None = None, fast: bool 
     `max_histories` bounds the tree size (default: what the available memory holds, or
     ``$RCFR_MAX_HISTORIES``); a game whose `estimate_histories` exceeds it fails before any work."""
     path = "fast" if fast and type(rules).fast is not GameRules.fast else "python"
-    limit = globals()["max_histories"](max_histories, COMPILE_BYTES[path])
+    limit = history_limit(max_histories, COMPILE_BYTES[path])
     estimate = rules.estimate_histories()
     if estimate is not None and estimate > limit:
         raise _too_large(rules, int(estimate), limit, COMPILE_BYTES[path], exact=True)
@@ -505,8 +515,6 @@ def compile_game(rules: GameRules, max_histories: int | None = None, fast: bool 
     arrays = raw["arrays"]
     if arrays["action"].dtype != np.int16 and int(arrays["num_children"].max()) < 2**15:
         arrays["action"] = arrays["action"].astype(np.int16)
-    if int(arrays["depth"][-1]) >= 2**15 - 1:
-        raise ValueError(f"{rules.description()} is deeper than {2**15 - 1} moves")
     # Renumber information sets: player 0's first, each player's in first-encounter order.
     order = np.argsort(raw["infoset_player"], kind="stable")
     renumber = np.empty(len(order), np.int32)

@@ -59,11 +59,18 @@ def _one_set(data, s):
     return 0
 
 
-def test_wrong_infoset_code_is_an_error():
+@fast_function("infoset_code")
+def _out_of_range(data, s):
+    return 1 << 40
+
+
+@pytest.mark.parametrize("code, message", [(_one_set, "disagrees with its information set"),
+                                           (_out_of_range, r"code outside \[0, code_space\)")])
+def test_wrong_infoset_code_is_an_error(code, message):
     rules = rcfr.make_rules("kuhn")
-    broken = rules.fast()._replace(infoset_code=_one_set)  # one information set for both players
+    broken = rules.fast()._replace(infoset_code=code)
     rules.fast = lambda: broken
-    with pytest.raises(ValueError, match="infoset_code is wrong"):
+    with pytest.raises(ValueError, match=message + ".*infoset_code is wrong"):
         tree.compile_game(rules)
 
 
@@ -165,6 +172,7 @@ def test_default_limit_follows_available_memory(monkeypatch):
 
 
 @pytest.mark.parametrize("name, params", [("goofspiel", {"cards": 4}), ("liars_dice", {}),
+                                          ("dieroll", {"faces": 3, "bets": (1, 2, 3)}),
                                           ("nlocp", {"cards": 5, "stack": 9, "ante": 2})])
 def test_estimates_are_exact(name, params):
     rules = rcfr.make_rules(name, **params)
@@ -192,3 +200,13 @@ def test_cached_arrays_are_memory_mapped_and_read_only(tmp_path, monkeypatch):
     assert isinstance(again.player.base, np.memmap) and not again.utility.flags.writeable
     assert_same_game(first, again)
     assert rcfr.exploitability(again, Policy.uniform(again)) == pytest.approx(2.3736, abs=1e-4)
+
+
+def test_binary_policy_carries_the_fingerprint(tmp_path):
+    leduc, merged = rcfr.load_game("leduc"), rcfr.load_game("leduc", merge_suits=True)
+    policy = Policy.random(leduc, seed=1)
+    policy.save(tmp_path / "p.npz")
+    assert np.array_equal(Policy.load(leduc, tmp_path / "p.npz").probs, policy.probs)
+    Policy.random(merged, seed=1).save(tmp_path / "other.npz")
+    with pytest.raises(rcfr.PolicyError, match="policy is for game 'leduc.*merge_suits=True"):
+        Policy.load(leduc, tmp_path / "other.npz")

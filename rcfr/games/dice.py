@@ -7,7 +7,7 @@ from math import comb, factorial
 from typing import NamedTuple
 
 from .base import CHANCE, TERMINAL, GameRules
-from .dice_fast import bluff_fast, dieroll_fast, dieroll_histories
+from .dice_fast import bluff_fast, dieroll_fast
 from .poker import LimitPoker, LimitState, _check_bets, _check_int
 
 FACE_NAMES = "12345*"  # Bluff: faces 1-5 and the wild star, the highest face
@@ -131,7 +131,12 @@ class DieRollPoker(LimitPoker):
         return dieroll_fast(self)
 
     def estimate_histories(self) -> int:
-        return dieroll_histories(self)
+        """Exact: each node of the public tree (betting, and the rolls between rounds) occurs once per
+        sequence of dice rolled by then; before it, the two first rolls."""
+        from .poker_fast import BOARDS, public_tree
+
+        table = public_tree(self).table
+        return 1 + self.faces + sum(self.faces ** (2 + int(b)) for b in table[:, BOARDS])
 
     def _dice_needed(self, s: LimitState) -> int:
         return 2 * max(1, len(s.rounds) + (1 if s.rounds and self._round_over(s.rounds[-1]) else 0))

@@ -118,12 +118,6 @@ def dieroll_fast(rules) -> FastGame:
                     utility=_drp_utility, infoset_code=_drp_infoset_code)
 
 
-def dieroll_histories(rules) -> int:
-    """Exact: each public node occurs once per sequence of dice rolled by then (no move is forced)."""
-    t = public_tree(rules).table
-    return 1 + rules.faces + sum(rules.faces ** (2 + int(boards)) for boards in t[:, BOARDS])
-
-
 @njit(cache=True, inline="always")
 def _row(ints, node, column):
     return ints[DRP_HEADER + node * COLUMNS + column]

@@ -49,6 +49,8 @@ class _Cards:
     def __init__(self, ranks: int, suits: int, show_suits: bool):
         self.ranks, self.suits, self.show_suits = ranks, suits, show_suits and suits > 1
         self.rank_chars = RANK_CHARS[-ranks:] if ranks == len(RANK_CHARS) else RANK_CHARS[-ranks - 1:-1]
+        if ranks > len(RANK_CHARS):  # large one-card decks: ranks are named 1 (lowest) to N
+            self.rank_chars = [str(r + 1) for r in range(ranks)]
 
     @property
     def size(self) -> int:
@@ -94,10 +96,12 @@ class LimitPoker(GameRules):
     """
 
     name = "limit_poker"
+    #: the largest deck of ranks (13 have one-character names; OneCardPoker allows more)
+    max_ranks = len(RANK_CHARS)
 
     def __init__(self, ranks: int = 3, suits: int = 2, ante: int = 1, bets: tuple = (2, 4),
                  max_raises: int = 1, merge_suits: bool = False):
-        self.ranks = _check_int("ranks", ranks, 2, len(RANK_CHARS))
+        self.ranks = _check_int("ranks", ranks, 2, self.max_ranks)
         self.suits = _check_int("suits", suits, 1, len(SUIT_CHARS))
         self.ante = _check_int("ante", ante, 1)
         self.bets = _check_bets(bets)
@@ -182,12 +186,14 @@ class Kuhn(LimitPoker):
 
 
 class OneCardPoker(LimitPoker):
-    """One-card poker OCP(N): Kuhn betting (ante 1, one bet of 1, no raise) on an N-card deck."""
+    """One-card poker OCP(N): Kuhn betting (ante 1, one bet of 1, no raise) on an N-card deck (up to
+    1000 cards; past 13, cards are named by rank, 1 to N)."""
 
     name = "ocp"
+    max_ranks = 1000
 
     def __init__(self, cards: int = 3):
-        super().__init__(ranks=_check_int("cards", cards, 2, len(RANK_CHARS)), suits=1, ante=1,
+        super().__init__(ranks=_check_int("cards", cards, 2, self.max_ranks), suits=1, ante=1,
                          bets=(1,), max_raises=0)
         self.cards = cards
 
