@@ -29,7 +29,12 @@ def sweep_jobs(config: DictConfig) -> list[list[str]]:
 
 class ValidateSweep(Callback):
     """Compose, validate and build each job's solver before any job runs, so that a bad value — even
-    one only a constructor can find — stops the whole sweep before any work."""
+    one only a constructor can find — stops the whole sweep before any work. ``build_solvers: false``
+    (presets over games of 1e8 histories, where building every job's solver is as costly as a run)
+    validates the configs only; each job still builds its own solver before it starts."""
+
+    def __init__(self, build_solvers: bool = True):
+        self.build_solvers = build_solvers
 
     def on_multirun_start(self, config: DictConfig, **kwargs) -> None:
         if config.hydra.sweeper.get("_target_") != BASIC_SWEEPER:
@@ -43,7 +48,8 @@ class ValidateSweep(Callback):
         for job in jobs:
             try:
                 spec = validate(compose(config_name=config.hydra.job.config_name, overrides=job))
-                build.make_setup(spec, build.make_game(spec))
+                if self.build_solvers:
+                    build.make_setup(spec, build.make_game(spec))
             except ConfigError as err:
                 raise SystemExit(f"config error in sweep job {' '.join(job)}: {err}") from None
 

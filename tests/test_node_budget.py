@@ -89,6 +89,7 @@ def test_fig45_full_preset_names_valid_games_and_the_quick_ones_arms():
         game = OmegaConf.load(f"{CONFIG_DIR}/game/{option}.yaml")
         make_rules(game.name, **game.params)
     assert full.run.max_nodes_touched > quick.run.max_nodes_touched
+    assert full.hydra.callbacks.validate.build_solvers is False and full.hydra.launcher.n_jobs == 1
 
 
 @pytest.mark.parametrize("preset, games", [("lanctot_fig45_quick", 5)])
