@@ -101,9 +101,10 @@ def mean_ci(values) -> tuple[float, float]:
 
 
 def node_curves(rows: list[dict], curves: dict[str, list[dict]]) -> dict[tuple[str, str], list[tuple]]:
-    """(game, label) -> per evaluation k: (mean nodes touched, mean exploitability, CI half-width, seeds),
-    over the runs (seeds) of that label whose metrics count nodes touched; evaluation k of every seed
-    is the same node mark, so seeds are aligned by index, up to the shortest run."""
+    """(game, label) -> per point: (nodes touched, mean exploitability, CI half-width, seeds) over the
+    runs (seeds) of that label whose metrics count nodes touched. Seeds evaluate at slightly different
+    node counts, so each curve is interpolated (log-log) at the first seed's evaluation points that
+    every seed covers, and at the end of the shortest."""
     runs = defaultdict(list)
     for r in rows:
         curve = [c for c in curves.get(r["run"], []) if c.get("nodes_touched") is not None]
@@ -111,11 +112,12 @@ def node_curves(rows: list[dict], curves: dict[str, list[dict]]) -> dict[tuple[s
             runs[(r["game"], r["label"])].append(curve)
     table = {}
     for key, group in sorted(runs.items()):
-        points = []
-        for k in range(min(len(c) for c in group)):
-            mean, half = mean_ci([c[k]["exploitability"] for c in group])
-            points.append((float(np.mean([c[k]["nodes_touched"] for c in group])), mean, half, len(group)))
-        table[key] = points
+        xs = [np.log([c["nodes_touched"] for c in curve]) for curve in group]
+        ys = [np.log([c["exploitability"] for c in curve]) for curve in group]
+        low, high = max(x[0] for x in xs), min(x[-1] for x in xs)
+        grid = [g for g in xs[0] if low <= g < high] + [high]
+        table[key] = [(float(np.exp(g)), *mean_ci([np.exp(np.interp(g, x, y)) for x, y in zip(xs, ys)]), len(group))
+                      for g in grid]
     return table
 
 
@@ -124,6 +126,7 @@ def node_markdown(table: dict[tuple[str, str], list[tuple]]) -> str:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for (game, label), points in table.items():
         nodes, mean, half, seeds = points[-1]
+        half = 0.0 if half <= 1e-9 * mean else half  # interpolation round-off between identical seeds
         lines.append(f"| {game} | {label} | {seeds} | {nodes:.3g} | {mean:.4g} | ±{half:.2g} |")
     return "\n".join(lines) + "\n"
 
@@ -153,6 +156,7 @@ def plot_nodes(directory: Path, table: dict[tuple[str, str], list[tuple]]) -> li
         ax.legend(fontsize=7)
     for ax in list(axes.flat)[len(games):]:
         ax.set_visible(False)
+    fig.tight_layout()
     files = _save_figure(fig, directory, "exploitability_vs_nodes")
     plt.close(fig)
     return files

@@ -68,8 +68,13 @@ def test_aggregate_averages_seeds_by_evaluation(tmp_path):
     table = node_curves(result.rows, result.curves)
     (key, points), = table.items()
     assert key == ("kuhn", "os-mccfr") and all(p[3] == 3 for p in points)
-    last = [rows_of(tmp_path / str(s))[-1] for s in (0, 1, 2)]
-    assert points[-1][1] == pytest.approx(np.mean([r["exploitability"] for r in last]))
+    curves = [rows_of(tmp_path / str(s)) for s in (0, 1, 2)]
+    end = min(c[-1]["nodes_touched"] for c in curves)
+    assert points[-1][0] == pytest.approx(end)
+    at = [np.exp(np.interp(np.log(points[-1][0]), np.log([r["nodes_touched"] for r in c]),
+                           np.log([r["exploitability"] for r in c]))) for c in curves]
+    assert points[-1][1] == pytest.approx(np.mean(at))
+    assert points[0][0] >= max(c[0]["nodes_touched"] for c in curves)
     assert points[-1][2] > 0  # seeds differ
     assert tmp_path / "exploitability_vs_nodes.png" in plot_nodes(tmp_path, table)
     assert "Mean over seeds" in (tmp_path / "results.md").read_text()
