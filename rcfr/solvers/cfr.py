@@ -18,7 +18,7 @@ import numpy as np
 from .. import kernels
 from ..policy import Policy
 from ..registry import check_choice
-from ..tree import Game
+from ..tree import Game, _history_sequences
 from .base import IterativeSolver
 from .stores import RegretStore, RegretTable
 
@@ -124,10 +124,12 @@ def _children_below(game: Game) -> tuple[np.ndarray, np.ndarray]:
     """For each updating player p, the number of non-root histories whose parent lies below each of the
     opponent's local sequences (the opponent's last sequence on the way to the parent)."""
     parents = game.parent[1:]
+    table = game.__dict__.get("history_sequences")  # not cached here: 8 bytes per history
+    table = _history_sequences(game) if table is None else table
     counts = []
     for p in (0, 1):
         view = game.views[1 - p]
-        seq = game.history_sequences[parents, 1 - p]
+        seq = table[parents, 1 - p]
         local = np.where(seq < 0, 0, seq - view.offset + 1)
         counts.append(np.bincount(local, minlength=view.num_sequences).astype(np.float64))
     return counts[0], counts[1]
