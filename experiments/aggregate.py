@@ -8,7 +8,7 @@
 * ``exploitability_vs_size.{png,svg}``  final exploitability against representation size (% of
   game), linear and log axes (the layout of Morrill 2016, Fig. 4.1 / 4.3), one curve per label;
 * ``convergence.{png,svg}``  exploitability against iterations and against solve seconds;
-* ``exploitability_vs_nodes.{png,svg}`` (runs that count nodes touched) exploitability against nodes
+* ``exploitability_vs_nodes.{png,svg}`` (runs with a node budget) exploitability against nodes
   touched, log-log, one panel per game, the mean over seeds with 95% confidence intervals (Lanctot 2013,
   Fig. 4.5); ``results.md`` then adds the final means per game and label.
 
@@ -33,7 +33,7 @@ from rcfr.files import atomic_write
 
 COLUMNS = ["label", "game", "solver", "regressor", "features", "abstraction", "seed", "status", "iteration",
            "representation_size", "representation_pct", "exploitability", "exploitability_mbb", "seconds",
-           "run"]
+           "max_nodes_touched", "run"]
 PLOT_NAMES = ("exploitability_vs_size", "convergence", "exploitability_vs_nodes")
 MARKERS = "osD^v<>ph*X"
 LINESTYLES = ("-", "--", ":")
@@ -102,11 +102,13 @@ def mean_ci(values) -> tuple[float, float]:
 
 def node_curves(rows: list[dict], curves: dict[str, list[dict]]) -> dict[tuple[str, str], list[tuple]]:
     """(game, label) -> per point: (nodes touched, mean exploitability, CI half-width, seeds) over the
-    runs (seeds) of that label whose metrics count nodes touched. Seeds evaluate at slightly different
+    runs (seeds) of that label that ran on a node budget (``run.max_nodes_touched``). Seeds evaluate at slightly different
     node counts, so each curve is interpolated (log-log) at the first seed's evaluation points that
     every seed covers, and at the end of the shortest."""
     runs = defaultdict(list)
     for r in rows:
+        if not r.get("max_nodes_touched"):
+            continue
         curve = [c for c in curves.get(r["run"], []) if c.get("nodes_touched") is not None]
         if curve:
             runs[(r["game"], r["label"])].append(curve)
