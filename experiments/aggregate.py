@@ -14,6 +14,9 @@
   95% confidence bars where there are several seeds; complete runs only;
 * ``convergence.{png,svg}``  exploitability against iterations and against solve seconds
   (compilation excluded), one curve per configuration (mean over seeds, 95% band).
+* ``exploitability_vs_nodes.{png,svg}`` (runs with a node budget) exploitability against nodes
+  touched, log-log, one panel per game, the mean over seeds with 95% confidence intervals (Lanctot 2013,
+  Fig. 4.5); ``results.md`` then adds the final means per game and label.
 """
 
 from __future__ import annotations
@@ -33,14 +36,14 @@ from rcfr.files import atomic_write
 
 COLUMNS = ["label", "game", "solver", "regressor", "features", "abstraction", "seed", "status", "iteration",
            "representation_size", "representation_pct", "exploitability", "exploitability_mbb", "seconds",
-           "compile_seconds", "config_hash", "run"]
+           "compile_seconds", "config_hash", "max_nodes_touched", "run"]
 #: per-configuration columns: the numbers are means over the pooled seeds, ``*_ci95`` half-widths
 GROUP_COLUMNS = ["label", "game", "solver", "regressor", "features", "abstraction", "seeds", "status", "iteration",
                  "representation_size", "representation_pct", "exploitability", "exploitability_ci95",
                  "exploitability_mbb", "exploitability_mbb_ci95", "seconds", "compile_seconds", "runs"]
 POOLED = ["representation_size", "representation_pct", "exploitability", "exploitability_mbb", "seconds",
           "compile_seconds"]
-PLOT_NAMES = ("exploitability_vs_size", "convergence")
+PLOT_NAMES = ("exploitability_vs_size", "convergence", "exploitability_vs_nodes")
 MARKERS = "osD^v<>ph*X"
 LINESTYLES = ("-", "--", ":")
 
@@ -134,6 +137,74 @@ def _write_csv(path: Path, columns: list[str], rows: list[dict]) -> None:
     writer.writeheader()
     writer.writerows(rows)
     atomic_write(path, lambda f: f.write(text.getvalue().encode()))
+
+
+def _mean_and_ci(values) -> tuple[float, float]:
+    """Mean and 95% CI half-width (0 for a single value)."""
+    return float(np.mean(values)), ci95(values) or 0.0
+
+
+def node_curves(rows: list[dict], curves: dict[str, list[dict]]) -> dict[tuple[str, str], list[tuple]]:
+    """(game, label) -> per point: (nodes touched, mean exploitability, CI half-width, seeds) over the
+    runs (seeds) of that label that ran on a node budget (``run.max_nodes_touched``). Seeds evaluate at slightly different
+    node counts, so each curve is interpolated (log-log) at the first seed's evaluation points that
+    every seed covers, and at the end of the shortest."""
+    runs = defaultdict(list)
+    for r in rows:
+        if not r.get("max_nodes_touched"):
+            continue
+        curve = [c for c in curves.get(r["run"], []) if c.get("nodes_touched") is not None]
+        if curve:
+            runs[(r["game"], r["label"])].append(curve)
+    table = {}
+    for key, group in sorted(runs.items()):
+        xs = [np.log([c["nodes_touched"] for c in curve]) for curve in group]
+        ys = [np.log([c["exploitability"] for c in curve]) for curve in group]
+        low, high = max(x[0] for x in xs), min(x[-1] for x in xs)
+        grid = [g for g in xs[0] if low <= g < high] + [high]
+        table[key] = [(float(np.exp(g)), *_mean_and_ci([np.exp(np.interp(g, x, y)) for x, y in zip(xs, ys)]),
+                       len(group)) for g in grid]
+    return table
+
+
+def node_markdown(table: dict[tuple[str, str], list[tuple]]) -> str:
+    head = ["game", "label", "seeds", "nodes touched", "exploitability (chips)", "95% CI"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for (game, label), points in table.items():
+        nodes, mean, half, seeds = points[-1]
+        half = 0.0 if half <= 1e-9 * mean else half  # interpolation round-off between identical seeds
+        lines.append(f"| {game} | {label} | {seeds} | {nodes:.3g} | {mean:.4g} | ±{half:.2g} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot_nodes(directory: Path, table: dict[tuple[str, str], list[tuple]]) -> list[Path]:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    games = sorted({g for g, _ in table})
+    cols = min(3, len(games))
+    rows = (len(games) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 4 * rows), squeeze=False)
+    labels = sorted({label for _, label in table})
+    for ax, game in zip(axes.flat, games):
+        for label, points in ((lab, p) for (g, lab), p in table.items() if g == game):
+            i = labels.index(label)
+            x, y, half = (np.array([p[j] for p in points]) for j in range(3))
+            ax.errorbar(x, y, yerr=np.minimum(half, 0.999 * y), markersize=3, capsize=2, label=label, **_style(i))
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("nodes touched")
+        ax.set_ylabel("exploitability (chips)")
+        ax.set_title(game, fontsize=9)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    for ax in list(axes.flat)[len(games):]:
+        ax.set_visible(False)
+    fig.tight_layout()
+    files = _save_figure(fig, directory, "exploitability_vs_nodes")
+    plt.close(fig)
+    return files
 
 
 def _save_figure(fig, directory: Path, name: str) -> list[Path]:
@@ -251,16 +322,23 @@ def aggregate(directory: str | Path, *, plots: bool = True) -> Aggregate | None:
     _write_csv(directory / "runs.csv", COLUMNS, rows)
     _write_csv(directory / "results.csv", GROUP_COLUMNS, groups)
     table = markdown(groups)
+    by_nodes = node_curves(rows, curves)
+    if by_nodes:
+        table += f"\nMean over seeds at the last evaluation:\n\n{node_markdown(by_nodes)}"
     atomic_write(directory / "results.md", lambda f: f.write(table.encode()))
     files = [directory / "runs.csv", directory / "results.csv", directory / "results.md"]
     if plots:
         files += plot(directory, groups, curves)
+        if by_nodes:
+            files += plot_nodes(directory, by_nodes)
     return Aggregate(directory, rows, groups, curves, files)
 
 
 def report(result: Aggregate) -> str:
     plots = [str(p) for p in result.files if p.suffix == ".png"]
-    return (f"\n{markdown(result.groups)}\n{len(result.rows)} runs ({len(result.groups)} configurations) in "
+    by_nodes = node_curves(result.rows, result.curves)
+    extra = f"\n{node_markdown(by_nodes)}" if by_nodes else ""
+    return (f"\n{markdown(result.groups)}{extra}\n{len(result.rows)} runs ({len(result.groups)} configurations) in "
             f"{result.directory}\n"
             f"table: {result.directory / 'results.csv'}\nplots: {', '.join(plots)}\n")
 

@@ -63,8 +63,9 @@ def _task_config(config: DictConfig) -> DictConfig:
     return OmegaConf.masked_copy(config, [k for k in config if k != "hydra"])
 
 
-def _check(cfg: DictConfig, where: str = "", run_dir: str | None = None) -> None:
-    """Validate `cfg` and build its solver (constructors find the values validation cannot); with
+def _check(cfg: DictConfig, where: str = "", run_dir: str | None = None, build_solver: bool = True) -> None:
+    """Validate `cfg` and build its solver (constructors find the values validation cannot; skipped with
+    ``build_solver=False``, for presets over games so large that building is as costly as a run); with
     `run_dir`, also refuse a directory that holds another configuration's run."""
     from . import build
     from .runner import check_owner, identity
@@ -72,7 +73,8 @@ def _check(cfg: DictConfig, where: str = "", run_dir: str | None = None) -> None
 
     try:
         spec = validate(cfg)
-        build.make_setup(spec, build.make_game(spec))
+        if build_solver:
+            build.make_setup(spec, build.make_game(spec))
         if run_dir is not None:
             check_owner(Path(run_dir), identity(spec))
     except ConfigError as err:
@@ -83,7 +85,12 @@ class Validate(Callback):
     """Compose, validate and build each job's solver before any job runs (and, for a single run,
     before Hydra creates its directory or writes its own files into it), so that a bad value — even
     one only a constructor can find — or another configuration's directory stops the whole run or
-    sweep before any work and leaves no empty run folder behind."""
+    sweep before any work and leaves no empty run folder behind. ``build_solvers: false`` (presets
+    over games of 1e8 histories) validates a sweep's configs only; each job still builds its own
+    solver before it starts."""
+
+    def __init__(self, build_solvers: bool = True):
+        self.build_solvers = build_solvers
 
     def on_run_start(self, config: DictConfig, **kwargs) -> None:
         _check(_task_config(config), run_dir=config.hydra.run.dir)  # before Hydra writes .hydra/ there
@@ -98,7 +105,7 @@ class Validate(Callback):
 
         for job in sweep_jobs(config):
             _check(compose(config_name=config.hydra.job.config_name, overrides=job),
-                   f" in sweep job {' '.join(job)}")
+                   f" in sweep job {' '.join(job)}", build_solver=self.build_solvers)
 
 
 class AggregateMultirun(Callback):

@@ -4,7 +4,8 @@ Files (all written atomically, so a kill never leaves a torn file):
 
 * ``config.yaml``   the resolved configuration
 * ``metrics.csv``   one row per evaluation: iteration, solve seconds (evaluation excluded), wall
-                    seconds, exploitability in chips and mbb/g, value, representation size and % of game
+                    seconds, exploitability in chips and mbb/g, value, representation size and % of game,
+                    nodes touched (solvers that count them)
 * ``checkpoint.npz`` solver state + metrics so far; a new run in the same directory with the same
                     configuration continues from it, and reproduces an uninterrupted run bit for bit
 * ``policy.json``   the final average policy (`rcfr.Policy` format; ``policy.npz`` for large games)
@@ -47,9 +48,12 @@ from .schema import JSON_POLICY_LIMIT, ConfigError, ExperimentConfig, to_spec, v
 log = logging.getLogger("experiments")
 
 METRICS = ["iteration", "seconds", "wall_seconds", "exploitability", "exploitability_mbb", "value",
-           "representation_size", "representation_pct"]
+           "representation_size", "representation_pct", "nodes_touched"]
 #: run settings that may change between an interrupted run and its resumption
-_RESUMABLE_CHANGES = ("iterations", "eval_points", "checkpoint_every", "checkpoint_seconds", "resume", "progress")
+_RESUMABLE_CHANGES = ("iterations", "eval_points", "max_nodes_touched", "checkpoint_every", "checkpoint_seconds",
+                      "resume", "progress")
+#: with a node budget, evaluations are log-spaced in nodes touched from this many to the budget
+FIRST_NODE_MARK = 1000
 
 
 class Interrupted(KeyboardInterrupt):
@@ -64,6 +68,11 @@ def eval_schedule(iterations: int, points: int) -> list[int]:
     """About `points` log-spaced iterations from 1 to `iterations`, always including the last."""
     marks = np.unique(np.round(np.geomspace(1, iterations, max(min(points, iterations), 1))).astype(np.int64))
     return sorted(set(marks.tolist()) | {iterations})
+
+
+def node_schedule(budget: int, points: int) -> list[float]:
+    """About `points` log-spaced node counts from `FIRST_NODE_MARK` to `budget`, the budget included."""
+    return sorted(set(np.geomspace(min(FIRST_NODE_MARK, budget), budget, max(points, 1)).tolist()) | {float(budget)})
 
 
 def identity(spec: ExperimentConfig) -> str:
@@ -218,6 +227,10 @@ def run_experiment(cfg, run_dir: str | Path, *,
     spec = validate(cfg)
     game = build.make_game(spec)
     setup = build.make_setup(spec, game)  # constructors check the values validate cannot
+    solver = setup.solver
+    if spec.run.max_nodes_touched and not hasattr(solver, "nodes_touched"):
+        raise ConfigError(f"run.max_nodes_touched needs a solver that counts nodes touched; "
+                          f"{spec.solver.name!r} does not")
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     with _locked(run_dir):
@@ -248,7 +261,12 @@ def _run_locked(spec: ExperimentConfig, game, setup: build.Setup, run_dir: Path,
     if meta:
         log.info("resuming %s from iteration %d", run_dir, solver.iteration)
 
-    schedule = [i for i in eval_schedule(total, spec.run.eval_points) if i > solver.iteration]
+    budget = spec.run.max_nodes_touched
+    nodes = (lambda: solver.nodes_touched) if hasattr(solver, "nodes_touched") else (lambda: None)
+    if budget:  # evaluations follow the nodes touched; the run ends at the budget (or at run.iterations)
+        schedule, marks = [], [m for m in node_schedule(budget, spec.run.eval_points) if m > nodes()]
+    else:
+        schedule, marks = [i for i in eval_schedule(total, spec.run.eval_points) if i > solver.iteration], []
     if solver.iteration < total:
         compile_seconds += _warm_up(spec, game)
     started = time.perf_counter()
@@ -272,23 +290,31 @@ def _run_locked(spec: ExperimentConfig, game, setup: build.Setup, run_dir: Path,
                                       desc=label, disable=None if spec.run.progress is None
                                       else not spec.run.progress, leave=False) as bar:
         chunk = max(1, int(getattr(solver, "chunk", 1)))  # the solver's own batch (MCCFR: compiled loops)
-        while solver.iteration < total:
+        while solver.iteration < total and not (budget and nodes() >= budget):
             it = solver.iteration
             stop_at = min([total, it + chunk] + schedule[:1] + ([(it // every + 1) * every] if every else []))
+            if budget:  # aim at the next node mark from the nodes per iteration so far
+                stop_at = min(stop_at, it + (max(1, int(np.ceil((marks[0] - nodes()) * it / nodes())))
+                                             if it and nodes() else 1))
             t0 = time.perf_counter()
             solver.run(stop_at - it)
             solve_seconds += time.perf_counter() - t0
             bar.update(stop_at - it)
             it = solver.iteration
-            if schedule and it == schedule[0]:
-                schedule.pop(0)
+            due_by_nodes = budget and (nodes() >= marks[0] or it == total)
+            if (schedule and it == schedule[0]) or due_by_nodes:
+                if schedule:
+                    schedule.pop(0)
+                while marks and marks[0] <= nodes():
+                    marks.pop(0)
                 size = setup.size()
                 result = evaluate(game, setup.policy())
                 rows.append({"iteration": it, "seconds": solve_seconds, "wall_seconds": wall(),
                              "exploitability": result.exploitability,
                              "exploitability_mbb": result.exploitability_mbb, "value": result.value,
                              "representation_size": size,
-                             "representation_pct": None if size is None else 100.0 * size / game.num_sequences})
+                             "representation_pct": None if size is None else 100.0 * size / game.num_sequences,
+                             "nodes_touched": nodes()})
                 _write_metrics(run_dir / "metrics.csv", rows)
                 log.info("iteration %d: exploitability %.6g chips (%.4g mbb/g), %.3g s",
                          it, result.exploitability, result.exploitability_mbb, solve_seconds)
@@ -328,6 +354,7 @@ def _write_summary(run_dir: Path, spec: ExperimentConfig, label: str, game, rows
     final = rows[-1] if rows else {}
     summary = {
         "status": status, "label": label, "iteration": iteration, "iterations": spec.run.iterations,
+        "max_nodes_touched": spec.run.max_nodes_touched,
         "seed": spec.run.seed, "game": short_game_name(spec), "game_rules": game.rules.description(),
         "solver": spec.solver.name,
         "solver_options": spec.solver.options, "regressor": spec.regressor.name,

@@ -53,6 +53,7 @@ class RunConfig:
     iterations: int = 1000
     seed: int = 0
     eval_points: int = 20  # log-spaced evaluation iterations (the last iteration is always evaluated)
+    max_nodes_touched: int = 0  # > 0: stop at this many nodes touched, evaluating at log-spaced node counts
     checkpoint_every: int = 0  # also checkpoint every N iterations (0: only at evaluations and at the end)
     checkpoint_seconds: float = 60.0  # ... and whenever this much wall time passed since the last one
     resume: bool = True  # continue from checkpoint.npz in the run directory when its config matches
@@ -100,7 +101,8 @@ class ConfigError(ValueError):
 #: upper bounds of the run settings: the evaluation schedule is held in memory, iteration counts
 #: stay float64-exact in the log-spaced schedule, derived per-player seeds (2 * seed + player) must
 #: fit the 32-bit seeds of scikit-learn and LightGBM
-RUN_LIMITS = {"iterations": 10 ** 12, "seed": 2 ** 30 - 1, "eval_points": 10_000, "checkpoint_every": 10 ** 12}
+RUN_LIMITS = {"iterations": 10 ** 12, "seed": 2 ** 30 - 1, "eval_points": 10_000, "checkpoint_every": 10 ** 12,
+              "max_nodes_touched": 10 ** 15}
 
 
 def _check_int(field_name: str, value, low: int, high: int | None = None) -> int:
@@ -150,7 +152,8 @@ def validate(cfg) -> ExperimentConfig:
     except Exception as err:  # omegaconf's messages already carry the full key
         raise ConfigError(str(err)) from None
     run = spec.run
-    for name, low in (("iterations", 1), ("seed", 0), ("eval_points", 1), ("checkpoint_every", 0)):
+    for name, low in (("iterations", 1), ("seed", 0), ("eval_points", 1), ("checkpoint_every", 0),
+                      ("max_nodes_touched", 0)):
         _check_int(f"run.{name}", getattr(run, name), low, RUN_LIMITS[name])
     if run.policy_format not in POLICY_FORMATS:
         raise ConfigError(f"run.policy_format must be one of {', '.join(POLICY_FORMATS)}, got {run.policy_format!r}")

@@ -90,7 +90,7 @@ def test_nlocp_betting_rules():
 
 
 def test_load_game_errors_name_allowed_values():
-    with pytest.raises(ValueError, match="unknown game .holdem.; allowed: (.*, )?kuhn, leduc, (.*, )?nlocp"):
+    with pytest.raises(ValueError, match="unknown game .holdem.; allowed: (.*, )?kuhn, (.*, )?leduc, (.*, )?nlocp"):
         rcfr.load_game("holdem")
     with pytest.raises(ValueError, match="'stacks'.*allowed: cards, stack, ante"):
         rcfr.load_game("nlocp", stacks=20)

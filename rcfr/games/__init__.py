@@ -9,7 +9,9 @@ from .base import CHANCE, TERMINAL, GameRules
 from .dice import Bluff, DieRollPoker
 from .goofspiel import Goofspiel
 from .openspiel import OpenSpielRules
+from .latent import LatentTicTacToe
 from .poker import Kuhn, Leduc, LimitPoker, NoLimitOneCardPoker, OneCardPoker
+from .pursuit import PrincessAndMonster
 
 GAMES: dict[str, type[GameRules]] = {
     "kuhn": Kuhn,
@@ -20,6 +22,8 @@ GAMES: dict[str, type[GameRules]] = {
     "goofspiel": Goofspiel,
     "dieroll": DieRollPoker,
     "openspiel": OpenSpielRules,  # needs the optional extra rcfr[openspiel]
+    "pam": PrincessAndMonster,
+    "latent_ttt": LatentTicTacToe,
 }
 
 
@@ -43,5 +47,6 @@ def make_rules(name: str, /, **params) -> GameRules:
     return build("game", GAMES, name, **params)
 
 
-__all__ = ["CHANCE", "TERMINAL", "GAMES", "Bluff", "DieRollPoker", "GameRules", "Goofspiel", "Kuhn", "Leduc",
-           "LimitPoker", "NoLimitOneCardPoker", "OneCardPoker", "OpenSpielRules", "make_rules", "register_game"]
+__all__ = ["CHANCE", "TERMINAL", "GAMES", "Bluff", "DieRollPoker", "GameRules", "Goofspiel", "Kuhn",
+           "LatentTicTacToe", "Leduc", "LimitPoker", "NoLimitOneCardPoker", "OneCardPoker", "OpenSpielRules",
+           "PrincessAndMonster", "make_rules", "register_game"]

@@ -7,6 +7,7 @@ from math import comb, factorial
 from typing import NamedTuple
 
 from .base import CHANCE, TERMINAL, GameRules
+from .dice_fast import bluff_fast, dieroll_fast
 from .poker import LimitPoker, LimitState, _check_bets, _check_int
 
 FACE_NAMES = "12345*"  # Bluff: faces 1-5 and the wild star, the highest face
@@ -57,6 +58,9 @@ class Bluff(GameRules):
         rolls = [comb(len(FACE_NAMES) + d - 1, d) for d in (self.dice1, self.dice2)]
         sequences = 2 ** self.num_bids - 1
         return 1 + rolls[0] + rolls[0] * rolls[1] * (1 + 2 * sequences - 2 ** (self.num_bids - 1))
+
+    def fast(self):
+        return bluff_fast(self, len(FACE_NAMES))
 
     def _bids_left(self, s: BluffState) -> range:
         return range(s.bids[-1] + 1 if s.bids else 0, self.num_bids)
@@ -130,8 +134,8 @@ class DieRollPoker(LimitPoker):
         self.skew = float(skew)
         self.big_blind = float(self.ante)
 
-    # LimitPoker's fast path assumes a deck of cards
-    fast = GameRules.fast
+    def fast(self):
+        return dieroll_fast(self)
 
     def estimate_histories(self) -> int:
         """Exact: each node of the public tree (betting, and the rolls between rounds) occurs once per

@@ -5,8 +5,11 @@ from __future__ import annotations
 from math import factorial
 from typing import NamedTuple
 
+import numpy as np
+
 from ..registry import check_choice
 from .base import TERMINAL, GameRules
+from .goofspiel_fast import goofspiel_fast
 from .poker import _check_int
 
 
@@ -15,8 +18,11 @@ class GoofspielState(NamedTuple):
 
 
 class Goofspiel(GameRules):
-    """Goofspiel(N), imperfect-information form: each player holds cards 1..N; the point cards N, N-1,
-    ..., 1 are contested in that fixed order. Each turn both players bid a card at once (modelled as
+    """Goofspiel(N), imperfect-information form: each player holds cards 1..N; the point cards 1..N are
+    contested in a fixed order both players know: ``points_order="descending"`` (N, N-1, ..., 1: Lanctot's
+    thesis, the default), ``"ascending"``, or ``"random"``: one permutation drawn from ``seed`` when the
+    game is built (as in Kuchar 2020, where each game's seed fixes its point order; ``points_order``
+    names the order, ``self.points`` holds it). Each turn both players bid a card at once (modelled as
     player 0 then player 1, who does not see player 0's card); the higher bid wins the point card, a
     tie discards it. Players see only whether they won, lost or tied each bid, never the other's card.
     With ``returns="win_loss"`` (default) the payoff is +1/-1/0 by who has more points; with
@@ -25,10 +31,16 @@ class Goofspiel(GameRules):
 
     name = "goofspiel"
 
-    def __init__(self, cards: int = 5, returns: str = "win_loss"):
+    def __init__(self, cards: int = 5, returns: str = "win_loss", points_order: str = "descending", seed: int = 0):
         # (N!)^2 terminal histories: 25 million at N = 7, 1.6 billion at N = 8.
         self.cards = _check_int("cards", cards, 1, 7)
         self.returns = check_choice("returns", returns, ["win_loss", "points"])
+        self.points_order = check_choice("points_order", points_order, ["descending", "ascending", "random"])
+        self.seed = _check_int("seed", seed, 0)
+        if points_order == "random":
+            self.points = tuple(int(c) + 1 for c in np.random.default_rng(seed).permutation(cards))
+        else:
+            self.points = tuple(range(cards, 0, -1)) if points_order == "descending" else tuple(range(1, cards + 1))
 
     def initial_state(self):
         return GoofspielState(((), ()))
@@ -55,9 +67,12 @@ class Goofspiel(GameRules):
         points = [0, 0]
         for turn, (a, b) in enumerate(zip(*s.bids)):
             if a != b:
-                points[0 if a > b else 1] += self.cards - turn
+                points[0 if a > b else 1] += self.points[turn]
         diff = points[0] - points[1]
         return float(diff) if self.returns == "points" else float((diff > 0) - (diff < 0))
+
+    def fast(self):
+        return goofspiel_fast(self)
 
     def estimate_histories(self) -> int:
         """Exact: (N!/r!)^2 turns begin with r cards in each hand, each with player 0's node and r of

@@ -4,6 +4,11 @@ One iteration, for each player p (in turn for alternating updates, together for 
 the opponent's realization plan, one sparse product for the values of p's sequences, one bottom-up
 pass for counterfactual regrets, then the regret store turns the regrets into p's next strategy.
 The average policy is kept exactly, as a weighted sum of realization plans (weight t^power).
+
+``nodes_touched`` counts what a tree-walking CFR with pruning would visit (Lanctot 2013, section 2.2.2):
+each player's update is one walk from the root that stops below a history the opponent reaches with
+probability zero (the history itself is touched; chance never prunes, its outcomes all have positive
+probability). The count costs one dot product over the opponent's sequences per walk.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import numpy as np
 from .. import kernels
 from ..policy import Policy
 from ..registry import check_choice
-from ..tree import Game
+from ..tree import Game, _history_sequences
 from .base import IterativeSolver
 from .stores import RegretStore, RegretTable
 
@@ -50,12 +55,20 @@ class CFRSolver(IterativeSolver):
         # updates: player 0's is (sigma0^t, sigma1^t) but player 1's is (sigma0^{t+1}, sigma1^t), after
         # player 0's update, so the two need not sum to zero.
         self.last_values = [0.0, 0.0]
+        self.nodes_touched = 0
+        self._children_below = _children_below(game)
+
+    def _touched(self, player: int, opponent_plan: np.ndarray) -> int:
+        """Histories one pruned walk updating `player` visits: the root and each history whose parent
+        the opponent reaches with positive probability."""
+        return 1 + int(self._children_below[player] @ (opponent_plan > 0))
 
     # ---- iterations ----------------------------------------------------------------------------
     def _plan(self, player: int) -> np.ndarray:
         return self.views[player].plan(self.store.strategy(player), self._plans[player])
 
     def _regrets_of(self, player: int, opponent_plan: np.ndarray) -> np.ndarray:
+        self.nodes_touched += self._touched(player, opponent_plan)
         view = self.views[player]
         values = view.terminal_values(opponent_plan, self._values[player])
         self.last_values[player] = kernels.counterfactual_regrets(
@@ -88,10 +101,12 @@ class CFRSolver(IterativeSolver):
         state = {f"store.{k}": v for k, v in self.store.state_dict().items()}
         state.update({f"average_plan{p}": self.average_plans[p].copy() for p in (0, 1)})
         state["iteration"] = np.array(self.iteration)
+        state["nodes_touched"] = np.array(self.nodes_touched)
         return state
 
     def _load_state(self, state: dict[str, np.ndarray]) -> None:
         self.store.load_state_dict({k[6:]: v for k, v in state.items() if k.startswith("store.")})
+        self.nodes_touched = int(state["nodes_touched"])
         for p in (0, 1):
             self.average_plans[p][:] = state[f"average_plan{p}"]
         self.iteration = int(state["iteration"])
@@ -109,6 +124,21 @@ class CFRSolver(IterativeSolver):
     def average_policy(self) -> Policy:
         """The weighted average of all current policies so far (uniform before any iteration)."""
         return Policy.from_local(self.game, [v.normalize(plan) for v, plan in zip(self.views, self.average_plans)])
+
+
+def _children_below(game: Game) -> tuple[np.ndarray, np.ndarray]:
+    """For each updating player p, the number of non-root histories whose parent lies below each of the
+    opponent's local sequences (the opponent's last sequence on the way to the parent)."""
+    parents = game.parent[1:]
+    table = game.__dict__.get("history_sequences")  # not cached here: 8 bytes per history
+    table = _history_sequences(game) if table is None else table
+    counts = []
+    for p in (0, 1):
+        view = game.views[1 - p]
+        seq = table[parents, 1 - p]
+        local = np.where(seq < 0, 0, seq - view.offset + 1)
+        counts.append(np.bincount(local, minlength=view.num_sequences).astype(np.float64))
+    return counts[0], counts[1]
 
 
 class CFR(CFRSolver):
