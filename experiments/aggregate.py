@@ -139,7 +139,7 @@ def _write_csv(path: Path, columns: list[str], rows: list[dict]) -> None:
     atomic_write(path, lambda f: f.write(text.getvalue().encode()))
 
 
-def _mean_and_ci(values) -> tuple[float, float]:
+def mean_ci(values) -> tuple[float, float]:
     """Mean and 95% CI half-width (0 for a single value)."""
     return float(np.mean(values)), ci95(values) or 0.0
 
@@ -162,7 +162,7 @@ def node_curves(rows: list[dict], curves: dict[str, list[dict]]) -> dict[tuple[s
         ys = [np.log([c["exploitability"] for c in curve]) for curve in group]
         low, high = max(x[0] for x in xs), min(x[-1] for x in xs)
         grid = [g for g in xs[0] if low <= g < high] + [high]
-        table[key] = [(float(np.exp(g)), *_mean_and_ci([np.exp(np.interp(g, x, y)) for x, y in zip(xs, ys)]),
+        table[key] = [(float(np.exp(g)), *mean_ci([np.exp(np.interp(g, x, y)) for x, y in zip(xs, ys)]),
                        len(group)) for g in grid]
     return table
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
 import pytest
 
 import rcfr
@@ -129,3 +130,13 @@ def test_full_regret_matches_brute_force_over_pure_strategies():
         played = sum(sign * walk_value(game.rules, r) for r in rows) / len(rows)
         assert tracker.average_regrets()[player] == pytest.approx(best - played, abs=1e-12)
     assert tracker.positive_sum() == pytest.approx(sum(max(r, 0) for r in tracker.average_regrets()))
+
+
+def test_skewed_die_roll_poker_compiles_to_the_rule_paths_arrays():
+    """The compiled Skew-DRP pays the bonus exactly as the rules do (the fast encoder knows no skew)."""
+    from rcfr import tree
+
+    rules = rcfr.make_rules("dieroll", faces=3, skew=0.5)
+    compiled, by_rules = tree.compile_game(rules), tree.compile_game(rules, fast=False)
+    assert np.array_equal(compiled.utility, by_rules.utility)
+    assert not np.array_equal(compiled.utility, tree.compile_game(rcfr.make_rules("dieroll", faces=3)).utility)

@@ -135,7 +135,7 @@ class DieRollPoker(LimitPoker):
         self.big_blind = float(self.ante)
 
     def fast(self):
-        return dieroll_fast(self)
+        return dieroll_fast(self) if not self.skew else None  # the encoder pays no skew bonus: rule path
 
     def estimate_histories(self) -> int:
         """Exact: each node of the public tree (betting, and the rolls between rounds) occurs once per
@@ -178,7 +178,8 @@ class DieRollPoker(LimitPoker):
         if s.folded >= 0:
             return super().utility(s)
         totals = [sum(s.cards[p::2]) for p in (0, 1)]
-        bonus = self.skew * 2 * s.contrib[0] if s.cards[2] % 2 == 1 else 0.0  # die value cards[2] + 1 is even
+        second = s.cards[2] if len(s.cards) > 2 else None  # player 0's second die (none in a one-round game)
+        bonus = self.skew * 2 * s.contrib[0] if self.skew and second is not None and second % 2 == 1 else 0.0
         return float((totals[0] > totals[1]) - (totals[0] < totals[1])) * s.contrib[0] + bonus
 
     def infoset_key(self, s: LimitState) -> str:
