@@ -514,15 +514,27 @@ def _enumerate_fast(rules: GameRules, fast, limit: int) -> dict:
     return dict(arrays=arrays, **raw)
 
 
+RULE_METHODS = ("initial_state", "player", "actions", "chance_outcomes", "next_state", "utility", "infoset_key")
+
+
+def _speaks_for(rules: GameRules, method: str) -> bool:
+    """Whether the rules' `method` (a fast encoder or a size estimate) describes these rules: true unless a
+    class below the one defining it overrides a rule method. A user's subclass that changes, say, the
+    chance outcomes of a built-in game must not be compiled by the built-in encoder it cannot see."""
+    mro = type(rules).__mro__
+    owner = next(k for k in mro if method in vars(k))
+    return not any(name in vars(k) for k in mro[:mro.index(owner)] for name in RULE_METHODS)
+
+
 def compile_game(rules: GameRules, max_histories: int | None = None, fast: bool = True) -> Game:
     """Enumerate `rules` into a `Game` and check that both players have perfect recall.
 
     Uses the rules' fast path when they have one (``fast=False`` forces the rule methods).
     `max_histories` bounds the tree size (default: what the available memory holds, or
     ``$RCFR_MAX_HISTORIES``); a game whose `estimate_histories` exceeds it fails before any work."""
-    path = "fast" if fast and type(rules).fast is not GameRules.fast else "python"
+    path = "fast" if fast and type(rules).fast is not GameRules.fast and _speaks_for(rules, "fast") else "python"
     limit = history_limit(max_histories, COMPILE_BYTES[path])
-    estimate = rules.estimate_histories()
+    estimate = rules.estimate_histories() if _speaks_for(rules, "estimate_histories") else None
     if estimate is not None and estimate > limit:
         raise _too_large(rules, int(estimate), limit, COMPILE_BYTES[path], exact=True)
     spec = rules.fast() if path == "fast" else None

@@ -217,3 +217,21 @@ def test_binary_policy_carries_the_fingerprint(tmp_path):
     Policy.random(merged, seed=1).save(tmp_path / "other.npz")
     with pytest.raises(rcfr.PolicyError, match="belongs to the game leduc.*merge_suits=True"):
         Policy.load(leduc, tmp_path / "other.npz")
+
+
+def test_a_subclass_that_changes_a_rule_method_compiles_by_its_rules():
+    """The built-in fast encoder cannot see a subclass's overrides, so such a subclass takes the rule
+    path (here a Leduc whose payoffs are negated)."""
+    from rcfr.games import Leduc
+
+    class ReversedLeduc(Leduc):
+        def utility(self, state):
+            return -super().utility(state)
+
+    class RenamedLeduc(Leduc):  # changes no rule method: the fast encoder still speaks for it
+        pass
+
+    reversed_game = rcfr.compile_game(ReversedLeduc())
+    plain = rcfr.compile_game(Leduc())
+    assert np.array_equal(reversed_game.utility, -plain.utility)
+    assert tree._speaks_for(RenamedLeduc(), "fast") and not tree._speaks_for(ReversedLeduc(), "fast")
