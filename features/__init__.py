@@ -75,6 +75,10 @@ register_features("indicator", indicator.extract)
 register_features("generic", generic.extract)
 register_features("poker", poker.extract)
 
+from . import encoders, goofspiel  # noqa: E402
+
+encoders.register_encoder("goofspiel", goofspiel.make)
+
 __all__ = ["FEATURES", "Features", "feature_matrix", "register_features"]
 
 

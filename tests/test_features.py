@@ -88,7 +88,7 @@ def test_generic_features_see_own_card_but_not_the_opponents(leduc):
 
 
 def test_registry_errors_and_custom_extractors(kuhn):
-    with pytest.raises(ValueError, match="unknown features 'nope'; allowed: generic, indicator"):
+    with pytest.raises(ValueError, match="unknown features 'nope'; allowed: generic, goofspiel, indicator"):
         feature_matrix(kuhn, "nope")
     with pytest.raises(ValueError, match="unknown option.*'scale'.*features 'poker'"):
         feature_matrix(kuhn, "poker", scale=2)

@@ -1,0 +1,151 @@
+"""On-demand sequence features: feature rows computed in compiled code for just the sequences asked for.
+
+A dense `Features` matrix holds (sequences x features) floats: fine for Leduc, gigabytes for a game of
+1e7 sequences. An *encoder* instead computes one sequence's row from the game's fast state
+(`rcfr.games.fast.FastGame`) at any history of the sequence's information set, so a solver that visits
+a few thousand information sets per iteration pays for those rows only.
+
+An encoder is a `FeatureEncoder`: column names, its own ``data`` tuple ``(int64[::1], float64[::1])``
+and an ``encode(data, state, action, out)`` function compiled with ``@njit(cache=True)`` that writes the
+row of the sequence (information set of ``state``, local action index ``action``) into ``out``. It
+must use only what the acting player knows: every history of an information set gives the same row
+(`tests/test_encoders.py` checks this for every registered encoder). `sequence_rows` replays each
+requested information set's representative history from the root (forced moves collapsed, as the
+compiler does) and calls ``encode``; `encoded_features` applies it to every sequence, which is how an
+encoder's dense `Features` are made, so the two forms agree by construction.
+
+Register one with `register_encoder(name, make)`, ``make(game, **params) -> FeatureEncoder``: this
+also registers the dense features under the same name.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable, NamedTuple
+
+import numpy as np
+from numba import njit
+from numba import types as nb
+
+from rcfr.compiler import _settle
+from rcfr.games.fast import DATA, FUNCTION_TYPES, STATE
+from rcfr.registry import check_choice, keyword_names
+
+#: The signature of an encoder's ``encode`` function.
+ENCODE = nb.void(DATA, STATE, nb.int64, nb.float64[::1])
+
+
+class FeatureEncoder(NamedTuple):
+    """Column names, the encoder's data and its compiled ``encode(data, state, action, out)``."""
+
+    names: tuple[str, ...]
+    data: Any
+    encode: Any
+
+    @property
+    def num_features(self) -> int:
+        return len(self.names)
+
+
+def _rows_signature(action):
+    fn = FUNCTION_TYPES
+    return nb.void(fn["initial"], fn["player"], fn["num_children"], fn["child"], nb.FunctionType(ENCODE), DATA,
+                   DATA, nb.int64, nb.int32[::1], action[::1], nb.int64[::1], nb.int32[::1], nb.int64[::1],
+                   nb.float64[:, ::1])
+
+
+@njit([_rows_signature(nb.int16), _rows_signature(nb.int32)], cache=True)
+def _rows(initial, player, num_children, child, encode, game_data, encoder_data, width, parent, action,
+          infoset_history, infoset_first_seq, sequences, out):
+    """Row r of `out` gets the features of global sequence ``sequences[r]``; consecutive sequences of one
+    information set share one replay."""
+    state = np.empty(width, np.int64)
+    tmp = np.empty(width, np.int64)
+    path = np.empty(64, np.int64)
+    current = -1
+    for r in range(sequences.shape[0]):
+        s = sequences[r]
+        # the information set of s: the last set whose first sequence is <= s
+        lo, hi = 0, infoset_first_seq.shape[0] - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if infoset_first_seq[mid] <= s:
+                lo = mid
+            else:
+                hi = mid - 1
+        if lo != current:
+            current = lo
+            h = infoset_history[lo]
+            n = 0
+            while parent[h] >= 0:
+                if n == path.shape[0]:
+                    longer = np.empty(2 * n, np.int64)
+                    longer[:n] = path
+                    path = longer
+                path[n] = action[h]
+                n += 1
+                h = parent[h]
+            initial(game_data, state)
+            _settle(player, num_children, child, game_data, state, tmp)
+            for j in range(n - 1, -1, -1):
+                child(game_data, state, path[j], tmp)
+                state[:] = tmp
+                _settle(player, num_children, child, game_data, state, tmp)
+        out[r, :] = 0.0
+        encode(encoder_data, state, s - infoset_first_seq[lo], out[r])
+
+
+def sequence_rows(game, encoder: FeatureEncoder, sequences, out: np.ndarray | None = None) -> np.ndarray:
+    """The (len(sequences), num_features) rows of these global sequence ids (sorted ids are fastest)."""
+    fast = game.rules.fast()
+    if fast is None:
+        raise ValueError(f"{game.name} has no fast path (GameRules.fast), so no on-demand features; "
+                         f"use dense features")
+    sequences = np.ascontiguousarray(sequences, np.int64)
+    if sequences.size and (sequences.min() < 0 or sequences.max() >= game.num_sequences):
+        raise ValueError(f"sequence ids must lie in [0, {game.num_sequences}); got "
+                         f"[{sequences.min()}, {sequences.max()}]")
+    if out is None:
+        out = np.empty((sequences.size, encoder.num_features))
+    elif out.shape != (sequences.size, encoder.num_features) or out.dtype != np.float64:
+        raise ValueError(f"out must be float64 of shape {(sequences.size, encoder.num_features)}, got "
+                         f"{out.dtype} {out.shape}")
+    _rows(fast.initial, fast.player, fast.num_children, fast.child, encoder.encode, fast.data, encoder.data,
+          fast.width, np.ascontiguousarray(game.parent, np.int32), np.ascontiguousarray(game.action),
+          np.ascontiguousarray(game.infoset_history, np.int64), np.ascontiguousarray(game.infoset_first_seq, np.int32),
+          sequences, out)
+    return out
+
+
+def encoded_features(game, encoder: FeatureEncoder):
+    """The dense `Features` of every sequence, made by the encoder."""
+    from . import Features
+    return Features(sequence_rows(game, encoder, np.arange(game.num_sequences)), tuple(encoder.names))
+
+
+ENCODERS: dict[str, Callable] = {}
+
+
+def register_encoder(name: str, make: Callable) -> None:
+    """Make ``make_encoder(game, name, **params)`` call ``make(game, **params) -> FeatureEncoder``, and
+    register the dense features `name` computed through it."""
+    from . import register_features
+    if not callable(make):
+        raise TypeError(f"an encoder factory must be callable, got {make!r}")
+    ENCODERS[name] = make
+
+    def extract(game, **params):
+        return encoded_features(game, make(game, **params))
+
+    extract.__signature__ = inspect.signature(make)  # so feature_matrix checks the same options
+    register_features(name, extract)
+
+
+def make_encoder(game, name: str, **params) -> FeatureEncoder:
+    """The encoder `name` for `game`, with its options checked."""
+    make = ENCODERS[check_choice("encoder", name, sorted(ENCODERS))]
+    unknown = sorted(set(params) - set(keyword_names(make)[1:]))
+    if unknown:
+        raise ValueError(f"unknown option(s) {', '.join(map(repr, unknown))} for encoder {name!r}; "
+                         f"allowed: {', '.join(keyword_names(make)[1:]) or 'none'}")
+    return make(game, **params)
