@@ -100,14 +100,17 @@ def walk(tree, state, public, work, traverser, t, weight, averaging, from_regret
             k = kind[S]
             if k == TERMINAL:
                 v0, v1, r0, r1 = work.value0, work.value1, work.reach0, work.reach1
-                for s in range(public.first0[S], public.first0[S] + public.count0[S]):
-                    v0[s] = 0.0
-                for s in range(public.first1[S], public.first1[S] + public.count1[S]):
-                    v1[s] = 0.0
-                for z in range(public.term_first[S], public.term_first[S] + public.term_count[S]):
-                    s0, s1, u = public.term_slot0[z], public.term_slot1[z], public.term_value[z]
-                    v0[s0] += u * r1[s1]
-                    v1[s1] -= u * r0[s0]
+                z0, z1 = public.term_first[S], public.term_first[S] + public.term_count[S]
+                if traverser != 1:
+                    for s in range(public.first0[S], public.first0[S] + public.count0[S]):
+                        v0[s] = 0.0
+                    for z in range(z0, z1):
+                        v0[public.term_slot0[z]] += public.term_value[z] * r1[public.term_slot1[z]]
+                if traverser != 0:
+                    for s in range(public.first1[S], public.first1[S] + public.count1[S]):
+                        v1[s] = 0.0
+                    for z in range(z0, z1):
+                        v1[public.term_slot1[z]] -= public.term_value[z] * r0[public.term_slot0[z]]
                 continue
             top += 1
             stack[top] = -S - 1
