@@ -40,6 +40,7 @@ def make_solver(name: str, game: Game, **options) -> CFRSolver | MCCFRSolver | S
 
 __all__ = ["AverageStrategySampling", "CFR", "CFRPlus", "CFRSolver", "ChanceSamplingCFR", "DiscountedCFR",
            "ExternalSamplingMCCFR", "LinearCFR", "MCCFRSolver", "OutcomeSamplingMCCFR", "ProbingMCCFR",
-           "PublicChanceSamplingCFR", "PureCFR", "RCFR", "RCFRPlus", "RRM", "RegressionRegrets", "RegretStore", "RegretTable", "SOLVERS",
+           "PublicChanceSamplingCFR", "PureCFR", "RCFR", "RCFRPlus", "RRM", "RegressionRegrets", "RegretStore",
+           "RegretTable", "SOLVERS",
            "SampledRCFR", "SampledRCFRPlus", "SampledRegressionRegrets", "VarianceReducedMCCFR",
            "make_solver", "solve_matrix_game"]
