@@ -165,23 +165,24 @@ def _pairs_functional(keys: np.ndarray, values: np.ndarray) -> bool:
     """True if equal keys always come with equal values."""
     if len(keys) == 0:
         return True
+    keys, values = keys.astype(np.int64), values.astype(np.int64)
     return len(np.unique(keys * (int(values.max()) + 1) + values)) == len(np.unique(keys))
 
 
 def public_tree(game: Game) -> PublicTree:
     """Derive `game`'s public tree (see the module docstring); raises `NotPublicError` when the game
     has no public tree of the kind public chance sampling needs."""
-    player = np.asarray(game.player)
-    parent = np.asarray(game.parent, np.int64)
-    first_child, num_children = np.asarray(game.first_child, np.int64), np.asarray(game.num_children, np.int64)
-    infoset = np.asarray(game.infoset, np.int64)
+    player, parent, first_child, num_children, infoset, infoset_history = (
+        game.player, game.parent, game.first_child, game.num_children, game.infoset, game.infoset_history)
     H = len(player)
-    uf, bad = _public_groups(player, parent, first_child, num_children, infoset,
-                             np.asarray(game.infoset_history, np.int64))
+    uf, bad = _public_groups(player, parent, first_child, num_children, infoset, infoset_history)
     if bad >= 0:
         raise NotPublicError(f"pcs-cfr needs public actions: {game.name}'s history {bad} cannot be told apart "
                              f"from one with a different number of actions")
-    roots, group = np.unique(uf, return_inverse=True)  # groups numbered by their smallest history
+    is_root = uf == np.arange(H)  # a group is named by its smallest history; number them in that order
+    roots = np.flatnonzero(is_root)
+    group = (np.cumsum(is_root) - 1)[uf]
+    del uf, is_root
     G = len(roots)
     kind = player[roots]
     if np.any(player != kind[group]):
@@ -261,10 +262,12 @@ def public_tree(game: Game) -> PublicTree:
     hist = np.flatnonzero(in_public)
     slots, firsts, counts, ups, infosets = [], [], [], [], []
     for p in (0, 1):
-        label = _private_labels(parent, private_edge, player, infoset, np.asarray(game.infoset_history, np.int64), p)
+        label = _private_labels(parent, private_edge, player, infoset, infoset_history, p)
         keys, slot = np.unique(node[hist] * (H + 1) + label[hist], return_inverse=True)
-        full = np.full(H, -1, np.int64)
+        del label
+        full = np.full(H, -1, np.int32)
         full[hist] = slot
+        del slot
         count = np.bincount(keys // (H + 1), minlength=K).astype(np.int32)
         up = np.full(len(keys), -1, np.int64)
         below = hist[anc[hist] >= 0]
@@ -292,7 +295,7 @@ def public_tree(game: Game) -> PublicTree:
         first0=firsts[0], count0=counts[0], first1=firsts[1], count1=counts[1], up0=ups[0], up1=ups[1],
         infoset0=infosets[0], infoset1=infosets[1],
         term_first=(np.cumsum(term_count) - term_count).astype(np.int32), term_count=term_count,
-        term_slot0=slots[0][terminals].astype(np.int32), term_slot1=slots[1][terminals].astype(np.int32),
+        term_slot0=slots[0][terminals], term_slot1=slots[1][terminals],
         term_value=reach[terminals] * np.asarray(game.utility)[terminals])
 
 
