@@ -1,7 +1,8 @@
 """Public chance sampling against chance sampling and vanilla CFR: exploitability against CPU seconds and
 against nodes touched, on a common budget of solve time per run.
 
-    python benchmarks/bench_pcs.py --games leduc,liars_dice,leduc13 --seconds 20 --seeds 3
+    python benchmarks/bench_pcs.py --games leduc,liars_dice,leduc13 --seconds 20 --seeds 3 --json out.json
+    python benchmarks/bench_pcs.py --plot docs/figures/pcs.png out.json [more.json]   # plot saved runs
 
 Each run doubles its iteration count until `--seconds` of process CPU time (the solve only: compile and
 the public tree's derivation are timed apart; evaluation is not counted) and records exploitability
@@ -69,14 +70,47 @@ def summary(values):
     return f"{values.mean():.4f} ± {half:.4f}"
 
 
+def plot(results: dict, path: str) -> None:
+    """Exploitability against CPU seconds (top) and nodes touched (bottom), one column per game; sampled
+    solvers: the mean over seeds of each run's step function, on a common grid."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(2, len(results), figsize=(4.2 * len(results), 7), squeeze=False)
+    for col, (key, result) in enumerate(results.items()):
+        for row, (column, label) in enumerate(((0, "CPU seconds"), (1, "nodes touched"))):
+            ax = axes[row, col]
+            for name, runs in result["runs"].items():
+                runs = [np.array(r) for r in runs]
+                grid = np.geomspace(max(r[0, column] for r in runs), min(r[-1, column] for r in runs), 60)
+                values = np.mean([[at(r, column, x) for x in grid] for r in runs], axis=0)
+                ax.plot(grid, values, label=name)
+            ax.set(xscale="log", yscale="log", xlabel=label, ylabel="exploitability (chips)")
+            ax.grid(True, which="major", alpha=0.3)
+            if row == 0:
+                ax.set_title(result["game"].split(":")[0].replace("Game(", ""), fontsize=9)
+        axes[0, col].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("saved", nargs="*", help="with --plot: JSON files written by --json, plotted without running")
+    parser.add_argument("--plot", default=None, help="write a figure of the results here")
     parser.add_argument("--games", default="leduc,liars_dice,leduc13")
     parser.add_argument("--solvers", default="cfr,cscfr,pcs,pcs-enumerate")
     parser.add_argument("--seconds", type=float, default=20.0, help="CPU seconds of solving per run")
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--json", default=None, help="also write the results here")
     args = parser.parse_args(argv)
+    if args.saved:
+        import json
+        results = {}
+        for path in args.saved:
+            results.update(json.loads(Path(path).read_text()))
+        plot(results, args.plot)
+        return
     out = {}
     for key in args.games.split(","):
         game_name, params = GAMES[key]
@@ -117,6 +151,8 @@ def main(argv=None):
                     "runs": {label: [t.tolist() for t in traces] for label, traces in rows.items()}}
     if args.json:
         write_json(args.json, out)
+    if args.plot:
+        plot(out, args.plot)
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ def test_public_tree_of_leduc_and_bluff(leduc):
     assert set(bluff.count0) == {6} and set(bluff.count1) == {6}
 
 
-@pytest.mark.parametrize("name", ["kuhn", "leduc", "liars_dice"])
+@pytest.mark.parametrize("name", ["kuhn", "leduc", "liars_dice", "dieroll"])
 @pytest.mark.parametrize("updates", ["alternating", "simultaneous"])
 def test_enumerated_public_chance_is_vanilla_cfr(name, updates):
     game = rcfr.load_game(name)
