@@ -38,6 +38,8 @@ GAMES = {"leduc": ("leduc", {}), "liars_dice": ("liars_dice", {}), "leduc13": ("
 SOLVERS = {"cfr": ("cfr", {}), "cscfr": ("cscfr", {}), "pcs": ("pcs-cfr", {}),
            "pcs-enumerate": ("pcs-cfr", {"public_chance": "enumerate"})}
 DETERMINISTIC = ("cfr", "pcs-enumerate")
+TITLES = {"leduc": "Leduc", "liars_dice": "Bluff(1,1)", "leduc13": "Leduc, 13 ranks", "kuhn": "Kuhn",
+          "dieroll": "Die-Roll Poker"}
 
 
 def run_one(game, name, options, seconds, seed):
@@ -88,7 +90,7 @@ def plot(results: dict, path: str) -> None:
             ax.set(xscale="log", yscale="log", xlabel=label, ylabel="exploitability (chips)")
             ax.grid(True, which="major", alpha=0.3)
             if row == 0:
-                ax.set_title(result["game"].split(":")[0].replace("Game(", ""), fontsize=9)
+                ax.set_title(TITLES.get(key, key))
         axes[0, col].legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
