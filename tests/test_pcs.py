@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rcfr
 from rcfr import Policy, evaluate, make_solver
@@ -70,6 +72,22 @@ def test_bluff_has_nothing_to_sample():
     a = make_solver("pcs-cfr", game, seed=1).run(2)
     b = make_solver("pcs-cfr", game, public_chance="enumerate", seed=2).run(2)
     np.testing.assert_array_equal(a.buffers.regrets, b.buffers.regrets)
+
+
+@pytest.fixture(scope="module")
+def enumerators():
+    """One enumerating walk per game (the public tree derived once): its regrets are the exact ones."""
+    return {name: RegretSampler(rcfr.load_game(name), "public", public_chance="enumerate")
+            for name in ("leduc", "dieroll")}
+
+
+@settings(max_examples=15, deadline=None)
+@given(name=st.sampled_from(["leduc", "dieroll"]), seed=st.integers(0, 2 ** 31), traverser=st.sampled_from([0, 1]))
+def test_enumerated_walk_gives_the_exact_regrets_of_any_profile(enumerators, name, seed, traverser):
+    sampler = enumerators[name]
+    policy = Policy.random(sampler.game, seed=seed)
+    exact = exact_regrets(sampler.game, policy, traverser)
+    np.testing.assert_allclose(sampler.sample(policy, traverser, 1).mean, exact, rtol=0, atol=1e-12)
 
 
 def _unbiased(est, exact) -> bool:
