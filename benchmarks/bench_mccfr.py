@@ -41,6 +41,7 @@ CONFIGS = {
     "pure": ("pure-cfr", {}),
     "as": ("as-mccfr", {}),
     "probing": ("probing-mccfr", {}),
+    "pcs": ("pcs-cfr", {}),
 }
 
 
@@ -61,7 +62,7 @@ def main(argv=None):
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--max-iterations", type=float, default=1e6)
     parser.add_argument("--cs-max-iterations", type=float, default=1e5,
-                        help="chance sampling costs far more per iteration; its own cap")
+                        help="chance and public chance sampling cost far more per iteration; their own cap")
     parser.add_argument("--configs", default="es,es-rm+,es-lazy,os,os-simultaneous,os-optimistic,os-lazy,vr,cs",
                         help=f"comma-separated, from {', '.join(CONFIGS)}")
     parser.add_argument("--json", default=None, help="also write the results here")
@@ -71,7 +72,7 @@ def main(argv=None):
     rows = []
     for key in args.configs.split(","):
         name, options = CONFIGS[key]
-        cap = args.cs_max_iterations if name == "cscfr" else args.max_iterations
+        cap = args.cs_max_iterations if name in ("cscfr", "pcs-cfr") else args.max_iterations
         checkpoints = [int(10 ** k) for k in range(3, 7) if 10 ** k <= cap]
         make_solver(name, game, **options).run(10)  # compile before timing
         results = [run_one(game, name, options, checkpoints, seed) for seed in range(args.seeds)]

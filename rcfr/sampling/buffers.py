@@ -18,6 +18,8 @@ from . import kernels
 SAMPLERS = {"outcome": kernels.OUTCOME, "external": kernels.EXTERNAL, "chance": kernels.CHANCE_SAMPLING,
             "baseline": kernels.BASELINE, "pure": kernels.PURE, "average": kernels.AVERAGE_SAMPLING,
             "probing": kernels.PROBING}
+#: public chance sampling walks the public tree (`rcfr.sampling.pcs`), not the histories
+PUBLIC = "public"
 CACHING = ("external", "pure", "average", "probing")  # samplers that keep one sampled action per information set
 AVERAGE_MODES = {"stochastic": kernels.AVG_STOCHASTIC, "optimistic": kernels.AVG_OPTIMISTIC,
                  "lazy": kernels.AVG_LAZY}
@@ -83,8 +85,8 @@ class SamplerBuffers:
     PERSISTENT = ("regrets", "avg", "last", "counters", "rng", "baseline")  # what a checkpoint holds
 
     def __init__(self, game: Game, sampler: str, seed: int = 0, abstraction=None, average_space: str = "full"):
-        if sampler not in SAMPLERS:
-            raise ValueError(f"unknown sampler {sampler!r}; allowed: {', '.join(SAMPLERS)}")
+        if sampler not in SAMPLERS and sampler != PUBLIC:
+            raise ValueError(f"unknown sampler {sampler!r}; allowed: {', '.join([*SAMPLERS, PUBLIC])}")
         if average_space not in AVERAGE_SPACES:
             raise ValueError(f"unknown average_space {average_space!r}; allowed: {', '.join(AVERAGE_SPACES)}")
         self.game, self.sampler, self.average_space = game, sampler, average_space
@@ -104,10 +106,10 @@ class SamplerBuffers:
         depth = int(game.depth.max()) + 1
         trajectory = sampler in ("outcome", "baseline")
         rows = depth + 1 if trajectory else 0
-        tree_walk = H if not trajectory else 0
+        tree_walk = H if not trajectory and sampler != PUBLIC else 0
         self.scratch = kernels.Scratch(
             path=np.zeros(rows, kernels.PATH_DTYPE),
-            stack=np.zeros(tree_walk + depth + 2 if not trajectory else 0, np.int64),
+            stack=np.zeros(tree_walk + depth + 2 if tree_walk else 0, np.int64),
             value=np.zeros(tree_walk), reach=np.zeros((2, tree_walk)), chosen=np.zeros(tree_walk, np.int64),
             # external sampling: one sampled action per full information set (a trajectory of the full
             # game meets each at most once, so the sample stays unbiased under imperfect recall)

@@ -14,8 +14,9 @@ from .. import kernels as full
 from ..policy import Policy
 from ..registry import check_choice
 from ..tree import Game
-from . import kernels
-from .buffers import AVERAGE_MODES, SAMPLERS, SamplerBuffers
+from . import kernels, pcs
+from .buffers import AVERAGE_MODES, PUBLIC, SAMPLERS, SamplerBuffers
+from .public import public_tree
 
 
 @dataclass(frozen=True)
@@ -38,14 +39,16 @@ class RegretSampler:
     `sampler` is "outcome", "external", "chance", "baseline" (variance-reduced outcome sampling with
     the fixed per-history `baseline`, zeros by default), "pure" (pure CFR), "average" (average
     strategy sampling with floor `epsilon`, `tau`, `beta`, steered by the fixed average-strategy sums
-    `sampling_average`, global sequence ids) or "probing" (the same sampling, probes for the rest).
+    `sampling_average`, global sequence ids), "probing" (the same sampling, probes for the rest) or
+    "public" (public chance sampling, `rcfr.sampling.pcs`; ``public_chance="enumerate"`` walks every
+    public outcome, which gives the exact regrets; its average increment is the *traverser's* own).
     Each `sample` call runs its own traversals; within a call, traversal k counts as iteration k for
     the optimistic and lazy `average_mode`s.
     """
 
     def __init__(self, game: Game, sampler: str, *, seed: int = 0, epsilon: float = 0.6,
                  average_mode: str = "stochastic", baseline: np.ndarray | None = None, tau: float = 1.0,
-                 beta: float = 0.0, sampling_average: np.ndarray | None = None):
+                 beta: float = 0.0, sampling_average: np.ndarray | None = None, public_chance: str = "sample"):
         self.game = game
         self.buffers = SamplerBuffers(game, sampler, seed)
         self.sampler = sampler
@@ -54,8 +57,19 @@ class RegretSampler:
         self.epsilon = float(epsilon)
         mode = AVERAGE_MODES[check_choice("average_mode", average_mode, list(AVERAGE_MODES))]
         # a fixed profile: no regret updates, baselines held fixed (decay 0)
-        self.settings = kernels.Settings(sampler=SAMPLERS[sampler], alternating=True, epsilon=self.epsilon, decay=0.0,
-                                         tau=float(tau), beta=float(beta), power=0.0, averaging=mode, clip=False)
+        if sampler != PUBLIC:
+            self.settings = kernels.Settings(sampler=SAMPLERS[sampler], alternating=True, epsilon=self.epsilon,
+                                             decay=0.0, tau=float(tau), beta=float(beta), power=0.0, averaging=mode,
+                                             clip=False)
+        else:
+            if average_mode == "lazy":
+                raise ValueError("average_mode='lazy' is not available for public chance sampling; allowed: "
+                                 "'stochastic', 'optimistic'")
+            enumerate_ = check_choice("public_chance", public_chance, ["sample", "enumerate"]) == "enumerate"
+            self.public = public_tree(game)  # replaceable, e.g. by a deliberately biased copy in a test
+            self.work = pcs.make_work(self.public)
+            self.settings = pcs.Settings(alternating=True, sample=not enumerate_, power=0.0, averaging=mode,
+                                         clip=False)
         if baseline is not None:
             if sampler != "baseline" or np.shape(baseline) != self.buffers.baseline.shape:
                 raise ValueError(f"baseline needs sampler='baseline' and shape {self.buffers.baseline.shape}")
@@ -73,8 +87,9 @@ class RegretSampler:
         `traverser` is 0 or 1, or 2 for simultaneous updates (outcome and chance sampling). The mean
         is over all traversals, counting a sequence that was not visited as a zero sample.
         """
-        if traverser not in (0, 1, 2) or (traverser == 2 and self.sampler not in ("outcome", "chance", "baseline")):
-            raise ValueError(f"traverser must be 0 or 1 (or 2 for outcome, chance and baseline sampling), "
+        if traverser not in (0, 1, 2) or (traverser == 2 and self.sampler not in ("outcome", "chance", "baseline",
+                                                                                  PUBLIC)):
+            raise ValueError(f"traverser must be 0 or 1 (or 2 for outcome, chance, baseline and public sampling), "
                              f"got {traverser!r}")
         if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
             raise ValueError(f"samples must be a positive integer, got {samples!r}")
@@ -87,7 +102,11 @@ class RegretSampler:
         nodes = b.nodes_touched
         sums, squares = np.zeros(self.game.num_sequences), np.zeros(self.game.num_sequences)
         visits = np.zeros(self.game.num_sequences, np.int64)
-        kernels.estimate(b.tree, b.state, b.scratch, self.settings, traverser, samples, sums, squares, visits)
+        if self.sampler == PUBLIC:
+            pcs.estimate(b.tree, b.state, self.public, self.work, self.settings, traverser, samples, sums, squares,
+                         visits)
+        else:
+            kernels.estimate(b.tree, b.state, b.scratch, self.settings, traverser, samples, sums, squares, visits)
         mean = sums / samples
         variance = np.maximum(squares / samples - mean ** 2, 0.0)
         increment = (b.avg - self.sampling_average) / samples

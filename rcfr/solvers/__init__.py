@@ -6,7 +6,8 @@ from ..registry import build
 from ..tree import Game
 from .cfr import CFR, CFRPlus, CFRSolver, DiscountedCFR, LinearCFR
 from .mccfr import (AverageStrategySampling, ChanceSamplingCFR, ExternalSamplingMCCFR, MCCFRSolver,
-                    OutcomeSamplingMCCFR, ProbingMCCFR, PureCFR, VarianceReducedMCCFR)
+                    OutcomeSamplingMCCFR, ProbingMCCFR, PublicChanceSamplingCFR, PureCFR,
+                    VarianceReducedMCCFR)
 from .regression import RCFR, RCFRPlus, RegressionRegrets
 from .rrm import RRM, solve_matrix_game
 from .sampled_regression import SampledRCFR, SampledRCFRPlus, SampledRegressionRegrets
@@ -24,6 +25,7 @@ SOLVERS = {
     "pure-cfr": PureCFR,
     "as-mccfr": AverageStrategySampling,
     "probing-mccfr": ProbingMCCFR,
+    "pcs-cfr": PublicChanceSamplingCFR,
     "rcfr": RCFR,
     "rcfr+": RCFRPlus,
     "sampled-rcfr": SampledRCFR,
@@ -38,6 +40,7 @@ def make_solver(name: str, game: Game, **options) -> CFRSolver | MCCFRSolver | S
 
 __all__ = ["AverageStrategySampling", "CFR", "CFRPlus", "CFRSolver", "ChanceSamplingCFR", "DiscountedCFR",
            "ExternalSamplingMCCFR", "LinearCFR", "MCCFRSolver", "OutcomeSamplingMCCFR", "ProbingMCCFR",
-           "PureCFR", "RCFR", "RCFRPlus", "RRM", "RegressionRegrets", "RegretStore", "RegretTable", "SOLVERS",
+           "PublicChanceSamplingCFR", "PureCFR", "RCFR", "RCFRPlus", "RRM", "RegressionRegrets", "RegretStore",
+           "RegretTable", "SOLVERS",
            "SampledRCFR", "SampledRCFRPlus", "SampledRegressionRegrets", "VarianceReducedMCCFR",
            "make_solver", "solve_matrix_game"]

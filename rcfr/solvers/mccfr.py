@@ -15,12 +15,15 @@ inside compiled loops (`rcfr.sampling.kernels`); Python is entered once per `run
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ..policy import Policy
 from ..registry import check_choice
-from ..sampling import kernels
-from ..sampling.buffers import AVERAGE_MODES, AVERAGE_SPACES, SAMPLERS, SamplerBuffers
+from ..sampling import kernels, pcs
+from ..sampling.buffers import AVERAGE_MODES, AVERAGE_SPACES, PUBLIC, SAMPLERS, SamplerBuffers
+from ..sampling.public import public_tree
 from ..tree import Game
 from .base import IterativeSolver
 from .cfr import averaging_power
@@ -205,3 +208,41 @@ class ProbingMCCFR(AverageStrategySampling):
     probe trajectory instead of zero."""
 
     sampler = "probing"
+
+
+class PublicChanceSamplingCFR(MCCFRSolver):
+    """Public chance sampling (Johanson et al. 2012; Lanctot 2013, §4.8.2): one walk of the public tree per
+    player, one sampled outcome per public chance state (``public_chance="sample"``) or all of them
+    (``"enumerate"``: vanilla CFR, vectorised), carrying reaches and values per private chance outcome, so
+    that a walk updates every information set consistent with the public outcomes drawn.
+
+    The public tree is derived from the compiled game's information sets (`rcfr.sampling.public`) once, in
+    ``build_seconds``; games with hidden actions are refused. Averages are each player's own, recorded in
+    its walk before its regret update (vanilla CFR's convention)."""
+
+    sampler = PUBLIC
+    PUBLIC_CHANCE = ("sample", "enumerate")
+
+    def __init__(self, game: Game, *, public_chance: str = "sample", updates: str = "alternating",
+                 regret_matching: str = "rm", average_mode: str = "stochastic", averaging: str | float = "uniform",
+                 abstraction=None, average_space: str = "full", seed: int = 0):
+        self.public_chance = check_choice("public_chance", public_chance, list(self.PUBLIC_CHANCE))
+        self.updates = check_choice("updates", updates, ["alternating", "simultaneous"])
+        if average_mode == "lazy":
+            raise ValueError("average_mode='lazy' is not available for pcs-cfr (its walk has no per-sequence "
+                             "parent mass to push down); allowed: 'stochastic', 'optimistic'")
+        super().__init__(game, regret_matching=regret_matching, average_mode=average_mode, averaging=averaging,
+                         abstraction=abstraction, average_space=average_space, seed=seed)
+        start = time.perf_counter()
+        self.public = public_tree(game)
+        self.build_seconds = time.perf_counter() - start
+        self.work = pcs.make_work(self.public)
+
+    def settings(self) -> pcs.Settings:
+        return pcs.Settings(alternating=self.updates == "alternating", sample=self.public_chance == "sample",
+                            power=float(self.power), averaging=AVERAGE_MODES[self.average_mode], clip=bool(self.clip))
+
+    def _advance(self, iterations: int) -> None:
+        b = self.buffers
+        pcs.run(b.tree, b.state, self.public, self.work, self.settings(), self.iteration, iterations)
+        self.iteration += iterations
