@@ -42,12 +42,17 @@ FIELDS = ["game", "method", "solver", "sampler", "targets", "regressor", "seed",
           "size", "size_pct", "seconds", "exploitability"]
 
 
-def arms(regressors):
-    for solver, sampler, targets, regressor in itertools.product(("sampled-rcfr", "sampled-rcfr+"),
-                                                                  ("external", "outcome"),
-                                                                  ("stored", "bootstrap"), regressors):
-        yield dict(solver=solver, sampler=sampler, targets=targets, regressor=regressor)
-    for sampler in ("external", "outcome"):
+def regressor_spec(name: str):
+    """A name of REGRESSORS, or ``best_first-<leaves>`` for a best-first tree of that many leaves."""
+    if name.startswith("best_first-"):
+        return "best_first", {"max_leaves": int(name.split("-")[1])}
+    return REGRESSORS[name]
+
+
+def arms(solvers, samplers, targets, regressors):
+    for arm in itertools.product(solvers, samplers, targets, regressors):
+        yield dict(zip(("solver", "sampler", "targets", "regressor"), arm))
+    for sampler in samplers:
         yield dict(solver=f"{sampler[0]}s-mccfr", sampler=sampler, targets="", regressor="table")
 
 
@@ -76,7 +81,7 @@ def build(game, features, arm, seed):
     if arm["regressor"] == "table":
         solver = rcfr.make_solver(arm["solver"], game, seed=seed)
     else:
-        name, params = REGRESSORS[arm["regressor"]]
+        name, params = regressor_spec(arm["regressor"])
         solver = rcfr.make_solver(arm["solver"], game, sampler=arm["sampler"], targets=arm["targets"],
                                   regressor=make_regressor(name, **params), features=features,
                                   traversals=TRAVERSALS[arm["sampler"]], seed=seed)
@@ -105,7 +110,11 @@ def main():
     parser.add_argument("--features", default="goofspiel")
     parser.add_argument("--nodes", type=float, default=2e7, help="nodes touched per run")
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--regressors", nargs="+", default=list(REGRESSORS))
+    parser.add_argument("--regressors", nargs="+", default=list(REGRESSORS),
+                        help=f"{', '.join(REGRESSORS)} or best_first-<leaves>")
+    parser.add_argument("--solvers", nargs="+", default=["sampled-rcfr", "sampled-rcfr+"])
+    parser.add_argument("--samplers", nargs="+", default=["external", "outcome"])
+    parser.add_argument("--targets", nargs="+", default=["stored", "bootstrap"])
     parser.add_argument("--quick", action="store_true", help="1e6 nodes, 2 seeds, best-first trees only")
     parser.add_argument("--out", default="rcfr_sampler_study.csv")
     args = parser.parse_args()
@@ -116,7 +125,7 @@ def main():
     out = Path(args.out)
     rows = list(csv.DictReader(out.open())) if out.exists() else []
     done = {(r["game"], r["method"], int(r["seed"])) for r in rows}
-    for arm in arms(args.regressors):
+    for arm in arms(args.solvers, args.samplers, args.targets, args.regressors):
         for seed in range(args.seeds):
             method = method_name(arm)
             if (args.game, method, seed) in done:
