@@ -13,7 +13,7 @@ sampler's per-history tree-walk arrays), ``state`` (profile, average sums, regre
 per-infoset stamps), ``model`` (fitted arrays and the fit's cached sort orders), ``buffer`` (the
 reservoirs), ``rows`` (training rows of the last fit plus one prediction chunk), ``views`` (sequence-form
 payoff matrices, built by the tabular and dense solvers only); CPU seconds per iteration measured after a
-warm-up, and the share of it spent fitting and refreshing the profile cache. CPU seconds of a
+warm-up, and the shares of it spent fitting and refreshing the profile cache (the rest samples). CPU seconds of a
 single-threaded process: on a shared machine wall time is longer.
 """
 
@@ -60,42 +60,36 @@ def _model_bytes(model) -> int:
     return _nbytes(*[v for k, v in vars(model).items() if k != "_fitted_on"])
 
 
-def measure(spec: str, config: dict, iterations: int, warmup: int) -> dict:
+def measure(spec: str, config: dict, iterations: int, warmup: int, tiny: str) -> dict:
     """One solver on one game, in this process (called in a subprocess by `main`)."""
     import resource
 
     import rcfr
 
     name, params = parse(spec)
+    warm = rcfr.load_game(*parse(tiny)[:1], **parse(tiny)[1])  # numba loads its kernels before we measure
+    rcfr.make_solver(config["solver"], warm, **_options(config, warm)).run(3)
     game = rcfr.load_game(name, **params)
     loaded = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    options = dict(config["options"])
-    leaves = None
-    if "share" in config:
-        leaves = max(2, round(config["share"] * game.num_sequences))
-        options["regressor"] = {"name": "best_first", "max_leaves": leaves}
-        options["capacity"] = max(config["capacity_per_leaf"] * leaves, config["min_capacity"])
+    options = _options(config, game)
     solver = rcfr.make_solver(config["solver"], game, **options)
     lean = getattr(solver, "on_demand", None)
-    spent = {"fit": 0.0}
-    if lean is not None:  # time the refits (fit + profile refresh) apart from sampling
-        train = lean._train
-
-        def timed(player):
-            start = time.process_time()
-            train(player)
-            spent["fit"] += time.process_time() - start
-        lean._train = timed
+    spent = {"_train": 0.0, "_refresh": 0.0}
+    if lean is not None:  # time the refits (fit, then profile refresh) apart from sampling
+        for method in spent:
+            setattr(lean, method, _timed(getattr(lean, method), spent, method))
     solver.run(warmup)  # compiles, and faults the scratch pages in
-    spent["fit"] = 0.0
+    spent.update({"_train": 0.0, "_refresh": 0.0})
     start, nodes = time.process_time(), solver.nodes_touched
     solver.run(iterations)
     seconds = time.process_time() - start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    leaves = options["regressor"]["max_leaves"] if "regressor" in options else None
     row = {"game": spec, "solver": config["label"], "leaves": leaves, "share": config.get("share"),
            "capacity": options.get("capacity"), "peak_mib": peak / MIB, "solve_mib": (peak - loaded) / MIB,
-           "game_mib": game.nbytes() / MIB, "s_per_iteration": seconds / iterations,
-           "fit_share": spent["fit"] / seconds if seconds else 0.0,
+           "game_mib": game.nbytes() / MIB, "ms_per_iteration": 1000 * seconds / iterations,
+           "fit_share": (spent["_train"] - spent["_refresh"]) / seconds if lean is not None else None,
+           "refresh_share": spent["_refresh"] / seconds if lean is not None else None,
            "nodes_per_iteration": (solver.nodes_touched - nodes) / iterations, "size": solver.size()}
     buffers = lean.buffers if lean is not None else getattr(solver, "buffers", None) or solver.sampler.buffers
     row["scratch_mib"] = _nbytes(tuple(buffers.scratch)) / MIB
@@ -104,7 +98,9 @@ def measure(spec: str, config: dict, iterations: int, warmup: int) -> dict:
         state += [lean._sums, lean._listed, lean._listed_stamp]
         row["model_mib"] = sum(_model_bytes(m) for m in lean.regressors) / MIB
         row["buffer_mib"] = _nbytes([vars(r) for r in lean.reservoirs]) / MIB
-        row["rows_mib"] = (sum(int(f["count"][0]) for f in lean.fits) + lean.chunk) * lean.encoder.num_features * 8 / MIB
+        chunk = min(lean.chunk + max(int(sizes.max()) for _, sizes in lean.sets),  # whole sets per chunk
+                    max(int(sizes.sum()) for _, sizes in lean.sets))
+        row["rows_mib"] = (sum(int(f["count"][0]) for f in lean.fits) + chunk) * lean.encoder.num_features * 8 / MIB
         row["views_mib"] = 0.0
     else:
         row["views_mib"] = sum(_nbytes([vars(v.payoff), vars(v)]) for v in game.views) / MIB
@@ -121,8 +117,27 @@ def measure(spec: str, config: dict, iterations: int, warmup: int) -> dict:
     return row
 
 
-def configs(dense: bool, shares, sampler: str, refit_every: int, traversals: int):
-    lean = {"sampler": sampler, "features": "goofspiel", "targets": "reservoir", "traversals": traversals,
+def _timed(method, spent: dict, key: str):
+    def timed(*args):
+        start = time.process_time()
+        method(*args)
+        spent[key] += time.process_time() - start
+    return timed
+
+
+def _options(config: dict, game) -> dict:
+    """The solver's options; a model size given as a share of the game's sequences becomes best-first leaves
+    and a reservoir of `capacity_per_leaf` examples a leaf (at least `min_capacity`)."""
+    options = dict(config["options"])
+    if "share" in config:
+        leaves = max(2, round(config["share"] * game.num_sequences))
+        options["regressor"] = {"name": "best_first", "max_leaves": leaves}
+        options["capacity"] = max(config["capacity_per_leaf"] * leaves, config["min_capacity"])
+    return options
+
+
+def configs(dense: bool, shares, sampler: str, refit_every: int, traversals: int, features: str):
+    lean = {"sampler": sampler, "features": features, "targets": "reservoir", "traversals": traversals,
             "refit_every": refit_every, "features_on_demand": True}
     yield {"label": "es-mccfr", "solver": "es-mccfr", "options": {"seed": 0}}
     for share in shares:
@@ -137,7 +152,7 @@ def configs(dense: bool, shares, sampler: str, refit_every: int, traversals: int
 COLUMNS = [("solver", "{}"), ("share", "{}"), ("leaves", "{}"), ("capacity", "{}"), ("peak_mib", "{:,.0f}"),
            ("solve_mib", "{:,.0f}"), ("game_mib", "{:,.0f}"), ("scratch_mib", "{:,.0f}"), ("state_mib", "{:,.1f}"),
            ("model_mib", "{:,.1f}"), ("buffer_mib", "{:,.1f}"), ("rows_mib", "{:,.1f}"), ("views_mib", "{:,.0f}"),
-           ("s_per_iteration", "{:.4f}"), ("fit_share", "{:.2f}"), ("nodes_per_iteration", "{:,.0f}")]
+           ("ms_per_iteration", "{:.2f}"), ("fit_share", "{:.2f}"), ("refresh_share", "{:.2f}"), ("nodes_per_iteration", "{:,.0f}")]
 
 
 def main(argv=None):
@@ -146,6 +161,9 @@ def main(argv=None):
     parser.add_argument("--shares", nargs="+", type=float, default=[0.001, 0.01, 0.1],
                         help="best-first leaves as a share of the game's sequences")
     parser.add_argument("--sampler", default="external", choices=["external", "outcome"])
+    parser.add_argument("--features", default="goofspiel", help="an encoder of the game")
+    parser.add_argument("--tiny", default="goofspiel(cards=3)",
+                        help="a small game of the same features, run first so JIT memory is not measured")
     parser.add_argument("--traversals", type=int, default=1)
     parser.add_argument("--refit-every", type=int, default=100)
     parser.add_argument("--iterations", type=int, default=200, help="measured iterations (after the warm-up)")
@@ -155,16 +173,17 @@ def main(argv=None):
     parser.add_argument("--one", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one:
-        print(json.dumps(measure(args.game, json.loads(args.one), args.iterations, args.warmup)))
+        print(json.dumps(measure(args.game, json.loads(args.one), args.iterations, args.warmup, args.tiny)))
         return
     print(f"{args.game}: {args.sampler} sampling, {args.traversals} traversal(s) per iteration, refit every "
           f"{args.refit_every}, {args.iterations} iterations after {args.warmup} of warm-up")
     print("| " + " | ".join(c for c, _ in COLUMNS) + " |")
     print("|" + "---|" * len(COLUMNS))
     rows = []
-    for config in configs(args.dense, args.shares, args.sampler, args.refit_every, args.traversals):
+    for config in configs(args.dense, args.shares, args.sampler, args.refit_every, args.traversals, args.features):
         done = subprocess.run([sys.executable, __file__, "--one", json.dumps(config), "--game", args.game,
-                               "--iterations", str(args.iterations), "--warmup", str(args.warmup)],
+                               "--iterations", str(args.iterations), "--warmup", str(args.warmup),
+                               "--tiny", args.tiny],
                               capture_output=True, text=True)
         if done.returncode:
             print(f"| {config['label']} | failed: {done.stderr.strip().splitlines()[-1] if done.stderr else done.returncode} |")

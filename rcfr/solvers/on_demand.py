@@ -34,7 +34,7 @@ from .cfr import averaging_power
 from .predictions import checked_prediction
 from .targets import reservoir_targets
 
-CHUNK = 65_536  # sequences per prediction chunk when refreshing the profile
+CHUNK = 16_384  # sequences per prediction chunk when refreshing the profile
 
 
 @njit(cache=True)
@@ -202,11 +202,10 @@ class OnDemandSampling:
         self._refresh(player)
 
     def rows(self, sequences: np.ndarray) -> np.ndarray:
-        """Feature rows of global sequence ids, computed by the encoder (read-only, as dense rows are)."""
+        """Feature rows of global sequence ids, computed by the encoder (writable, so that no regressor keeps
+        work derived from them after the fit: see `rcfr.regressors.base.cache_key`)."""
         from features.encoders import sequence_rows
-        rows = sequence_rows(self.game, self.encoder, sequences)
-        rows.setflags(write=False)
-        return rows
+        return sequence_rows(self.game, self.encoder, sequences)
 
     def _refresh(self, player: int) -> None:
         """Regret matching on t x the player's predictions into the profile cache, whole information sets at a
