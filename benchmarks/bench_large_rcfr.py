@@ -13,7 +13,9 @@ sampler's per-history tree-walk arrays), ``state`` (profile, average sums, regre
 per-infoset stamps), ``model`` (fitted arrays and the fit's cached sort orders), ``buffer`` (the
 reservoirs), ``rows`` (training rows of the last fit plus one prediction chunk), ``views`` (sequence-form
 payoff matrices, built by the tabular and dense solvers only); CPU seconds per iteration measured after a
-warm-up, and the shares of it spent fitting and refreshing the profile cache (the rest samples). CPU seconds of a
+warm-up, and the shares of it spent fitting and refreshing the profile cache (the rest samples);
+histories visited and sampled regrets written (sequences, into the reservoirs) per iteration; CPU
+microseconds per sequence of a profile refresh (encoder replay + rows + predict + regret matching). CPU seconds of a
 single-threaded process: on a shared machine wall time is longer.
 """
 
@@ -74,12 +76,14 @@ def measure(spec: str, config: dict, iterations: int, warmup: int, tiny: str) ->
     options = _options(config, game)
     solver = rcfr.make_solver(config["solver"], game, **options)
     lean = getattr(solver, "on_demand", None)
-    spent = {"_train": 0.0, "_refresh": 0.0}
+    spent = {"_train": 0.0, "_refresh": 0.0, "refreshed": 0}
     if lean is not None:  # time the refits (fit, then profile refresh) apart from sampling
-        for method in spent:
-            setattr(lean, method, _timed(getattr(lean, method), spent, method))
+        sequences = [int(sizes.sum()) for _, sizes in lean.sets]
+        lean._train = _timed(lean._train, spent, "_train", [0, 0])
+        lean._refresh = _timed(lean._refresh, spent, "_refresh", sequences)
     solver.run(warmup)  # compiles, and faults the scratch pages in
-    spent.update({"_train": 0.0, "_refresh": 0.0})
+    spent.update({"_train": 0.0, "_refresh": 0.0, "refreshed": 0})
+    written = sum(r.seen for r in lean.reservoirs) if lean is not None else 0
     start, nodes = time.process_time(), solver.nodes_touched
     solver.run(iterations)
     seconds = time.process_time() - start
@@ -90,7 +94,9 @@ def measure(spec: str, config: dict, iterations: int, warmup: int, tiny: str) ->
            "game_mib": game.nbytes() / MIB, "ms_per_iteration": 1000 * seconds / iterations,
            "fit_share": (spent["_train"] - spent["_refresh"]) / seconds if lean is not None else None,
            "refresh_share": spent["_refresh"] / seconds if lean is not None else None,
-           "nodes_per_iteration": (solver.nodes_touched - nodes) / iterations, "size": solver.size()}
+           "nodes_per_iteration": (solver.nodes_touched - nodes) / iterations, "size": solver.size(),
+           "written_per_iteration": (sum(r.seen for r in lean.reservoirs) - written) / iterations if lean else None,
+           "refresh_us_per_sequence": None}
     buffers = lean.buffers if lean is not None else getattr(solver, "buffers", None) or solver.sampler.buffers
     row["scratch_mib"] = _nbytes(tuple(buffers.scratch)) / MIB
     state = [tuple(buffers.state)]
@@ -100,7 +106,8 @@ def measure(spec: str, config: dict, iterations: int, warmup: int, tiny: str) ->
         row["buffer_mib"] = _nbytes([vars(r) for r in lean.reservoirs]) / MIB
         chunk = min(lean.chunk + max(int(sizes.max()) for _, sizes in lean.sets),  # whole sets per chunk
                     max(int(sizes.sum()) for _, sizes in lean.sets))
-        row["rows_mib"] = (sum(int(f["count"][0]) for f in lean.fits) + chunk) * lean.encoder.num_features * 8 / MIB
+        row["rows_mib"] = max(max(int(f["count"][0]) for f in lean.fits), chunk) * lean.encoder.num_features * 8 / MIB
+        row["refresh_us_per_sequence"] = 1e6 * spent["_refresh"] / max(spent["refreshed"], 1)
         row["views_mib"] = 0.0
     else:
         row["views_mib"] = sum(_nbytes([vars(v.payoff), vars(v)]) for v in game.views) / MIB
@@ -117,11 +124,13 @@ def measure(spec: str, config: dict, iterations: int, warmup: int, tiny: str) ->
     return row
 
 
-def _timed(method, spent: dict, key: str):
-    def timed(*args):
+def _timed(method, spent: dict, key: str, sequences: list[int]):
+    """`method(player)`, its CPU seconds added to spent[key] and sequences[player] to spent["refreshed"]."""
+    def timed(player):
         start = time.process_time()
-        method(*args)
+        method(player)
         spent[key] += time.process_time() - start
+        spent["refreshed"] += sequences[player]
     return timed
 
 
@@ -151,8 +160,9 @@ def configs(dense: bool, shares, sampler: str, refit_every: int, traversals: int
 
 COLUMNS = [("solver", "{}"), ("share", "{}"), ("leaves", "{}"), ("capacity", "{}"), ("peak_mib", "{:,.0f}"),
            ("solve_mib", "{:,.0f}"), ("game_mib", "{:,.0f}"), ("scratch_mib", "{:,.0f}"), ("state_mib", "{:,.1f}"),
-           ("model_mib", "{:,.1f}"), ("buffer_mib", "{:,.1f}"), ("rows_mib", "{:,.1f}"), ("views_mib", "{:,.0f}"),
-           ("ms_per_iteration", "{:.2f}"), ("fit_share", "{:.2f}"), ("refresh_share", "{:.2f}"), ("nodes_per_iteration", "{:,.0f}")]
+           ("model_mib", "{:,.2f}"), ("buffer_mib", "{:,.1f}"), ("rows_mib", "{:,.1f}"), ("views_mib", "{:,.0f}"),
+           ("ms_per_iteration", "{:.2f}"), ("fit_share", "{:.2f}"), ("refresh_share", "{:.2f}"), ("nodes_per_iteration", "{:,.0f}"),
+           ("written_per_iteration", "{:,.0f}"), ("refresh_us_per_sequence", "{:.2f}")]
 
 
 def main(argv=None):

@@ -166,7 +166,7 @@ def test_non_finite_predictions_raise(goofspiel4):
     ("sampled-rcfr+", {}, "no regret_matching='rm\\+' variant"),
     ("sampled-rcfr", {"shared": True}, "shared must be False"),
     ("sampled-rcfr", {"weights": np.ones(348)}, "weights must be None"),
-    ("sampled-rcfr", {"features": "generic"}, "features named by an encoder; allowed: goofspiel"),
+    ("sampled-rcfr", {"features": "indicator"}, "features named by an encoder; allowed: .*goofspiel"),
     ("sampled-rcfr", {"sampler": "chance"}, "sampler"),
     ("sampled-rcfr", {"capacity": 0}, "capacity must be an integer >= 1"),
     ("sampled-rcfr", {"features_on_demand": "yes"}, "features_on_demand must be True or False"),
