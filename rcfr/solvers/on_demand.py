@@ -92,24 +92,13 @@ def _match(prediction, t, first, size, base, sigma):
                 sigma[s] = 1.0 / n
 
 
-@njit(cache=True)
-def _normalize(avg, first, size, out):
-    """Behavioural strategy of summed plans (uniform where an information set has none)."""
-    for i in range(first.shape[0]):
-        total = 0.0
-        for s in range(first[i], first[i] + size[i]):
-            total += avg[s]
-        for s in range(first[i], first[i] + size[i]):
-            out[s] = avg[s] / total if total > 0.0 else 1.0 / size[i]
-
-
 class OnDemandSampling:
     """The on-demand form of sampled RCFR (see the module docstring); `SampledRCFR` delegates to it."""
 
     def __init__(self, game: Game, *, sampler: str, regressor, features, targets: str, traversals: int,
                  refit_every: int, capacity: int, buffer_weighting, averaging, epsilon: float, shared: bool,
                  weights, seed: int, regret_matching: str, chunk: int = CHUNK):
-        from features.encoders import ENCODERS
+        from features.encoders import ENCODERS, make_encoder
         from ..regressors import make_regressor, seeded
         # every option is checked before anything per-sequence is allocated
         if regret_matching != "rm":
@@ -143,7 +132,6 @@ class OnDemandSampling:
         self.buffer_power, self.power = averaging_power(buffer_weighting), averaging_power(averaging)
         if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0.0 < epsilon <= 1.0:
             raise ValueError(f"epsilon must be a number in (0, 1], got {epsilon!r}")
-        from features.encoders import make_encoder
         self.encoder = make_encoder(game, name, **params)
         self.regressors = [seeded(make_regressor(regressor), 2 * seed + p) for p in (0, 1)]
         # the solver's own arrays
@@ -230,9 +218,11 @@ class OnDemandSampling:
         return Policy(self.game, self.buffers.sigma.copy())
 
     def average_policy(self) -> Policy:
-        out = np.empty(self.game.num_sequences)
-        _normalize(self.buffers.avg, self.first_seq, self.num_actions, out)
-        return Policy(self.game, out)
+        """The normalized average-strategy sums (uniform where an information set has none yet)."""
+        from .. import kernels as full
+        plan = np.concatenate(([0.0], self.buffers.avg))  # slot 0 is the kernel's empty sequence
+        out = full.normalize_plan(plan, self.first_seq + 1, self.num_actions, np.empty_like(plan))
+        return Policy(self.game, out[1:])
 
     def size(self) -> int | None:
         from ..regressors import size
