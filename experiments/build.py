@@ -88,7 +88,9 @@ def _options(spec: ExperimentConfig, game: Game) -> dict:
     options = dict(spec.solver.options)
     if "regressor" in accepted:
         options["regressor"] = make_component("regressor", spec.regressor.name, spec.regressor.params, game)
-    if "features" in accepted:
+    if "features" in accepted and options.get("features_on_demand"):  # the solver's encoder computes rows
+        options["features"] = {"name": spec.features.name, **spec.features.params}
+    elif "features" in accepted:
         options["features"] = make_component("features", spec.features.name, spec.features.params, game)
     if "seed" in accepted:
         options["seed"] = spec.run.seed

@@ -169,14 +169,16 @@ class BestFirstTree(RegressorMixin, BaseEstimator):
         self.min_samples_leaf = min_samples_leaf
 
     def _prepare(self, X):
-        """Non-constant columns, transposed, with their sort orders (remembered for read-only X)."""
+        """Non-constant columns, transposed, with their sort orders (remembered for read-only X only: for
+        any other X, keeping them would hold twice X's memory for nothing)."""
         cached = getattr(self, "_sorted", None)
         if cached is None or cached[0] is not X or X is None:
             columns = np.flatnonzero(np.ptp(X, axis=0) > 0) if len(X) else np.zeros(0, np.int64)
             # with no non-constant column, one constant row keeps the kernels' order[0] in bounds
             XT = np.ascontiguousarray(X[:, columns].T) if len(columns) else np.zeros((1, len(X)))
             order = np.ascontiguousarray(np.argsort(XT, axis=1, kind="stable"))
-            self._sorted = cached = (cache_key(X), XT, order, columns)
+            cached = (cache_key(X), XT, order, columns)
+            self._sorted = cached if cached[0] is not None else None
         return cached[1], cached[2], cached[3]
 
     def fit(self, X, y, sample_weight=None):
@@ -186,7 +188,9 @@ class BestFirstTree(RegressorMixin, BaseEstimator):
         feature, self.threshold_, self.left_, self.right_, self.value_, self._leaf_of = _grow(
             XT, np.ascontiguousarray(y), np.ascontiguousarray(w), order, budget, int(self.min_samples_leaf))
         self.feature_ = np.where(feature >= 0, columns[np.maximum(feature, 0)] if len(columns) else -1, -1)
-        self._fitted_on = self._sorted[0]
+        self._fitted_on = cache_key(X)
+        if self._fitted_on is None:
+            self._leaf_of = None
         return self
 
     def predict(self, X):

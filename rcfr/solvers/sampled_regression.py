@@ -11,7 +11,9 @@ data, either
 * ``targets="reservoir"``: a reservoir buffer of (sequence, sampled regret, iteration) examples of the
   visited sequences with iteration weights (Deep CFR);
 
-and the regressor of p is refit every `refit_every` iterations. The average policy sums the sampler's
+and the regressor of p is refit every `refit_every` iterations. With ``features_on_demand=True`` (reservoir
+targets, features named by an encoder) no feature matrix or per-sequence target is built: see
+`rcfr.solvers.on_demand`. The average policy sums the sampler's
 stochastically weighted average-strategy increments (weight t^power). All target, fit and regret
 matching logic is `RegressionRegrets`'; with indicator features, the `table` regressor, stored
 targets and one traversal per iteration this is tabular MCCFR with the same sampler and seed.
@@ -64,8 +66,21 @@ class SampledRCFR(IterativeSolver):
     def __init__(self, game: Game, *, sampler: str = "external", regressor="best_first", features="auto",
                  targets: str = "stored", traversals: int = 1, refit_every: int = 1, capacity: int = 100_000,
                  buffer_weighting: str | float = "linear", averaging: str | float = "uniform",
-                 epsilon: float = 0.6, shared: bool = False, weights=None, seed: int = 0):
-        self.game, self.views = game, game.views
+                 epsilon: float = 0.6, shared: bool = False, weights=None, features_on_demand: bool = False,
+                 seed: int = 0):
+        if not isinstance(features_on_demand, bool):
+            raise ValueError(f"features_on_demand must be True or False, got {features_on_demand!r}")
+        self.game, self.on_demand, self._store = game, None, None
+        if features_on_demand:
+            from .on_demand import OnDemandSampling
+            self.on_demand = OnDemandSampling(
+                game, sampler=sampler, regressor=regressor, features=features, targets=targets,
+                traversals=traversals, refit_every=refit_every, capacity=capacity, buffer_weighting=buffer_weighting,
+                averaging=averaging, epsilon=epsilon, shared=shared, weights=weights, seed=seed,
+                regret_matching=self.regret_matching)
+            self.iteration = 0
+            return
+        self.views = game.views
         self.sampler_name = check_choice("sampler", sampler, SAMPLERS)
         self.traversals = _check_count("traversals", traversals, 1)
         self.power = averaging_power(averaging)
@@ -95,6 +110,10 @@ class SampledRCFR(IterativeSolver):
         return slice(view.offset, view.offset + view.num_sequences - 1)
 
     def _advance(self, iterations: int) -> None:
+        if self.on_demand is not None:
+            self.on_demand.advance(iterations)
+            self.iteration = self.on_demand.iteration
+            return
         local = [np.zeros(v.num_sequences) for v in self.views]
         visited = [np.zeros(v.num_sequences, bool) for v in self.views]
         for _ in range(iterations):
@@ -112,24 +131,30 @@ class SampledRCFR(IterativeSolver):
     @property
     def nodes_touched(self) -> int:
         """Histories visited by the sampler so far."""
-        return self.sampler.buffers.nodes_touched
+        return (self.on_demand or self.sampler.buffers).nodes_touched
 
     # ---- policies ------------------------------------------------------------------------------
     def current_policy(self) -> Policy:
+        if self.on_demand is not None:
+            return self.on_demand.current_policy()
         return Policy.from_local(self.game, [self.store.strategy(p) for p in (0, 1)])
 
     def average_policy(self) -> Policy:
         """The normalized average-strategy sums (uniform where an information set has none yet)."""
+        if self.on_demand is not None:
+            return self.on_demand.average_policy()
         return Policy.from_local(self.game, [v.normalize(v.localize(self.average)) for v in self.views])
 
     # ---- size and checkpoints ------------------------------------------------------------------
     def size(self) -> int | None:
         """Representation size: the regressors' summed sizes (see `CFRSolver.size`)."""
-        return self.store.size()
+        return (self.on_demand or self.store).size()
 
     def _state(self) -> dict[str, np.ndarray]:
         """Iteration, average sums, sampler state (RNG included) and the store's targets; resuming is exact
         (regressors with warm starts or RNGs save their own state through the store)."""
+        if self.on_demand is not None:
+            return self.on_demand.state_dict()
         state = {f"store.{k}": v for k, v in self.store.state_dict().items()}
         state.update({f"sampler.{k}": v for k, v in self.sampler.buffers.state_dict().items()})
         state["average"] = self.average.copy()
@@ -137,6 +162,10 @@ class SampledRCFR(IterativeSolver):
         return state
 
     def _load_state(self, state: dict[str, np.ndarray]) -> None:
+        if self.on_demand is not None:
+            self.on_demand.load_state_dict(state)
+            self.iteration = self.on_demand.iteration
+            return
         self.sampler.buffers.load_state_dict({k[8:]: v for k, v in state.items() if k.startswith("sampler.")})
         self.store.load_state_dict({k[6:]: v for k, v in state.items() if k.startswith("store.")})
         self.average[:] = state["average"]
@@ -151,8 +180,9 @@ class SampledRCFRPlus(SampledRCFR):
     def __init__(self, game: Game, *, sampler: str = "external", regressor="best_first", features="auto",
                  targets: str = "stored", traversals: int = 1, refit_every: int = 1, capacity: int = 100_000,
                  buffer_weighting: str | float = "linear", averaging: str | float = "linear",
-                 epsilon: float = 0.6, shared: bool = False, weights=None, seed: int = 0):
+                 epsilon: float = 0.6, shared: bool = False, weights=None, features_on_demand: bool = False,
+                 seed: int = 0):
         super().__init__(game, sampler=sampler, regressor=regressor, features=features, targets=targets,
                          traversals=traversals, refit_every=refit_every, capacity=capacity,
                          buffer_weighting=buffer_weighting, averaging=averaging, epsilon=epsilon, shared=shared,
-                         weights=weights, seed=seed)
+                         weights=weights, features_on_demand=features_on_demand, seed=seed)

@@ -85,14 +85,9 @@ class ReservoirTargets(RegretTargets):
         self.buffer.add(items, regrets[items], t)
 
     def targets(self, t: int) -> np.ndarray:
-        sequence, regret, iteration = self.buffer.examples()
-        w = iteration.astype(np.float64) ** self.power
-        totals = np.bincount(sequence, w, minlength=len(self.value))
-        sums = np.bincount(sequence, w * regret, minlength=len(self.value))
-        np.divide(sums, totals, out=self.value, where=totals > 0)
-        self.value[totals <= 0] = 0.0
-        present = totals > 0
-        self.weights[:] = totals * (present.sum() / totals.sum()) if present.any() else 0.0
+        sequence, value, weight = reservoir_targets(*self.buffer.examples(), self.power)
+        self.value[:], self.weights[:] = 0.0, 0.0
+        self.value[sequence], self.weights[sequence] = value, weight
         self.t = t
         return self.value
 
@@ -106,3 +101,18 @@ class ReservoirTargets(RegretTargets):
         super().load_state_dict(state, prefix)
         self.weights[:] = state[f"{prefix}weights"]
         self.buffer.load_state_dict(state, f"{prefix}buffer.")
+
+
+def reservoir_targets(sequence: np.ndarray, regret: np.ndarray, iteration: np.ndarray,
+                      power: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(sequences, targets, weights) of a reservoir's examples (s, r, t) of weight t ** power: each distinct
+    sequence with a positive summed weight, its weighted mean r, and its summed weight normalized to mean 1.
+    Sized by the buffer, never by the game (on-demand sampled RCFR fits these rows only)."""
+    w = iteration.astype(np.float64) ** power
+    sequences, inverse = np.unique(sequence, return_inverse=True)
+    totals = np.bincount(inverse, w, minlength=len(sequences))
+    sums = np.bincount(inverse, w * regret, minlength=len(sequences))
+    present = totals > 0
+    sequences, totals, sums = sequences[present], totals[present], sums[present]
+    weights = totals * (len(totals) / totals.sum()) if len(totals) else totals
+    return sequences, sums / totals, weights

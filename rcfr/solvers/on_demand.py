@@ -1,0 +1,268 @@
+"""Sampled RCFR with features on demand: memory for the model and its training buffer, not a feature matrix.
+
+`SampledRCFR(..., features_on_demand=True)` runs the same algorithm as sampled RCFR with
+``targets="reservoir"`` (same sampler kernels, same random stream, same reservoir, same targets) but
+never builds a (sequences x features) matrix or any other per-sequence array for the learner:
+
+* each iteration, the sampler's traversals write sampled regrets of the information sets they visit;
+  those sequences (and their mean sampled regret) go straight into the player's bounded reservoir;
+* at a refit, the feature rows of the *distinct sequences in the reservoir* (at most ``capacity``) are
+  computed in compiled code by the encoder (`features.encoders.sequence_rows`) and the regressor is fit
+  on them with the reservoir's targets and weights (`targets.reservoir_targets`);
+* the current strategies the sampler reads are a profile cache (one float per sequence, the array the
+  kernels already read) refreshed after each refit by predicting in chunks of ``chunk`` sequences;
+* the average-strategy sums stay exact per sequence (exact exploitability needs them).
+
+So the learner holds the model, the reservoir (24 bytes an example) and one chunk of rows; what stays
+per sequence or per history is what every sampled solver on a compiled game holds (the game, the
+sampler's scratch, the profile and the average). docs/large_rcfr.md measures each part.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..policy import Policy
+from ..registry import check_choice
+from ..sampling import kernels
+from ..sampling.buffers import SAMPLERS, SamplerBuffers
+from ..sampling.reservoir import Reservoir
+from ..tree import Game
+from .base import _check_count
+from .cfr import averaging_power
+from .predictions import checked_prediction
+from .targets import reservoir_targets
+
+CHUNK = 16_384  # sequences per prediction chunk when refreshing the profile
+
+
+@njit(cache=True)
+def _sample(tree, state, scratch, settings, traverser, traversals, weight, sums, listed, listed_stamp, stamp):
+    """`traversals` traversals at the fixed profile ``state.sigma``; each traversal's sampled regrets are added
+    to `sums` (as `kernels.collect_regrets` does) and every information set written is listed once in
+    `listed`. Returns the sorted sequences of the listed sets and their mean sampled regrets; clears `sums`."""
+    first_seq, num_actions, delta = tree.first_seq, tree.num_actions, state.delta
+    count = 0
+    for k in range(traversals):
+        kernels.traverse(tree, state, scratch, settings, traverser, k + 1, weight, False)
+        for j in range(state.num_touched[0]):
+            J = state.touched[j]
+            if listed_stamp[J] != stamp:
+                listed_stamp[J] = stamp
+                listed[count] = J
+                count += 1
+            for s in range(first_seq[J], first_seq[J] + num_actions[J]):
+                sums[s] += delta[s]
+                delta[s] = 0.0
+        state.num_touched[0] = 0
+    sets = np.sort(listed[:count])
+    total = 0
+    for J in sets:
+        total += num_actions[J]
+    sequences = np.empty(total, np.int64)
+    values = np.empty(total)
+    i = 0
+    for J in sets:
+        for s in range(first_seq[J], first_seq[J] + num_actions[J]):
+            sequences[i] = s
+            values[i] = sums[s] / traversals
+            sums[s] = 0.0
+            i += 1
+    return sequences, values
+
+
+@njit(cache=True)
+def _match(prediction, t, first, size, base, sigma):
+    """Regret matching on t x prediction for the information sets (first[i], size[i]) whose sequences start
+    at global id `base` in `prediction`; written into sigma (global ids). The same arithmetic as
+    `rcfr.kernels.regret_matching` on the dense path's estimates."""
+    for i in range(first.shape[0]):
+        f, n = first[i], size[i]
+        total = 0.0
+        for s in range(f, f + n):
+            r = prediction[s - base] * t
+            if r > 0.0:
+                total += r
+        for s in range(f, f + n):
+            r = prediction[s - base] * t
+            if total > 0.0:
+                sigma[s] = r / total if r > 0.0 else 0.0
+            else:
+                sigma[s] = 1.0 / n
+
+
+class OnDemandSampling:
+    """The on-demand form of sampled RCFR (see the module docstring); `SampledRCFR` delegates to it."""
+
+    def __init__(self, game: Game, *, sampler: str, regressor, features, targets: str, traversals: int,
+                 refit_every: int, capacity: int, buffer_weighting, averaging, epsilon: float, shared: bool,
+                 weights, seed: int, regret_matching: str, chunk: int = CHUNK):
+        from features.encoders import ENCODERS, make_encoder
+        from ..regressors import make_regressor, seeded
+        # every option is checked before anything per-sequence is allocated
+        if regret_matching != "rm":
+            raise ValueError("features_on_demand=True needs targets='reservoir', which has no "
+                             "regret_matching='rm+' variant (Q-regrets need per-sequence sums); use sampled-rcfr")
+        if targets != "reservoir":
+            raise ValueError(f"features_on_demand=True keeps its training data in a bounded buffer: targets must "
+                             f"be 'reservoir', got {targets!r} ('stored' and 'bootstrap' hold one target per "
+                             f"sequence)")
+        if shared is not False:
+            raise ValueError(f"features_on_demand=True fits one regressor per player: shared must be False, "
+                             f"got {shared!r}")
+        if weights is not None:
+            raise ValueError("features_on_demand=True takes no per-sequence weights (weights must be None)")
+        name, params = (features, {}) if isinstance(features, str) else (None, None)
+        if isinstance(features, dict) and isinstance(features.get("name"), str):
+            params = dict(features)
+            name = params.pop("name")
+        if name not in ENCODERS:
+            raise ValueError(f"features_on_demand=True needs features named by an encoder; allowed: "
+                             f"{', '.join(sorted(ENCODERS))} (or a dict with one as 'name'), got {features!r}")
+        if game.rules.fast() is None:
+            raise ValueError(f"features_on_demand=True needs a game with a fast path (GameRules.fast); "
+                             f"{game.name} has none")
+        self.game = game
+        self.sampler = check_choice("sampler", sampler, ["external", "outcome"])
+        self.traversals = _check_count("traversals", traversals, 1)
+        self.refit_every = _check_count("refit_every", refit_every, 1)
+        self.capacity = _check_count("capacity", capacity, 1)
+        self.chunk = _check_count("chunk", chunk, 1)
+        self.buffer_power, self.power = averaging_power(buffer_weighting), averaging_power(averaging)
+        if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0.0 < epsilon <= 1.0:
+            raise ValueError(f"epsilon must be a number in (0, 1], got {epsilon!r}")
+        self.encoder = make_encoder(game, name, **params)
+        self.regressors = [seeded(make_regressor(regressor), 2 * seed + p) for p in (0, 1)]
+        # the solver's own arrays
+        self.buffers = SamplerBuffers(game, self.sampler, seed)
+        self.settings = kernels.Settings(sampler=SAMPLERS[self.sampler], alternating=True, epsilon=float(epsilon),
+                                         decay=0.0, tau=1.0, beta=0.0, power=0.0, averaging=kernels.AVG_STOCHASTIC,
+                                         clip=False)
+        self.reservoirs = [Reservoir(self.capacity, 2 * seed + 1 + p) for p in (0, 1)]  # as ReservoirTargets
+        self.first_seq = np.ascontiguousarray(game.infoset_first_seq, np.int64)
+        self.num_actions = np.ascontiguousarray(game.infoset_num_actions, np.int64)
+        players = np.asarray(game.infoset_player)
+        mine = [np.flatnonzero(players == p) for p in (0, 1)]
+        self.sets = [(self.first_seq[m], self.num_actions[m]) for m in mine]  # each player's (first, size)
+        self.offsets = [0, int(self.num_actions[mine[0]].sum())]  # player p's first global sequence
+        self._sums = np.zeros(game.num_sequences)  # one iteration's summed regrets (zero between iterations)
+        self._listed = np.zeros(game.num_infosets, np.int64)
+        self._listed_stamp = np.zeros(game.num_infosets, np.int64)
+        self._stamp = 0
+        # the latest training set of each player (kept for resuming): sequences, targets, weights, [rows, t]
+        self.fits = [{"sequence": np.zeros(self.capacity, np.int64), "value": np.zeros(self.capacity),
+                      "weight": np.zeros(self.capacity), "count": np.zeros(2, np.int64)} for _ in (0, 1)]
+        self.iteration = 0
+        for p in (0, 1):
+            self._refresh(p)
+
+    # ---- iterations ----------------------------------------------------------------------------
+    def advance(self, iterations: int) -> None:
+        b = self.buffers
+        for _ in range(iterations):
+            t = self.iteration = self.iteration + 1
+            weight = float(t) ** self.power / self.traversals
+            for p in (0, 1):
+                self._stamp += 1
+                sequences, values = _sample(b.tree, b.state, b.scratch, self.settings, p, self.traversals, weight,
+                                            self._sums, self._listed, self._listed_stamp, self._stamp)
+                self.reservoirs[p].add(sequences - self.offsets[p], values, t)
+                if t % self.refit_every == 0:
+                    self._fit(p, t)
+
+    def _fit(self, player: int, t: int) -> None:
+        """Targets of the reservoir's distinct sequences at iteration t; train on them."""
+        local, value, weight = reservoir_targets(*self.reservoirs[player].examples(), self.buffer_power)
+        if len(local) == 0:  # nothing sampled yet: the estimates stay as they are
+            return
+        fit, n = self.fits[player], len(local)
+        fit["sequence"][:n], fit["value"][:n], fit["weight"][:n], fit["count"][:] = local, value, weight, (n, t)
+        self._train(player)
+
+    def _train(self, player: int) -> None:
+        """Fit the regressor on the player's latest training set and refresh its strategies."""
+        from ..regressors import base as regressors
+        fit = self.fits[player]
+        n = int(fit["count"][0])
+        rows = self.rows(fit["sequence"][:n] + self.offsets[player])
+        regressors.fit(self.regressors[player], rows, fit["value"][:n], fit["weight"][:n])
+        self._refresh(player)
+
+    def rows(self, sequences: np.ndarray) -> np.ndarray:
+        """Feature rows of global sequence ids, computed by the encoder (writable, so that no regressor keeps
+        work derived from them after the fit: see `rcfr.regressors.base.cache_key`)."""
+        from features.encoders import sequence_rows
+        return sequence_rows(self.game, self.encoder, sequences)
+
+    def _refresh(self, player: int) -> None:
+        """Regret matching on t x the player's predictions into the profile cache, whole information sets at a
+        time, about `chunk` sequences per prediction."""
+        from ..regressors import base as regressors
+        sigma, t = self.buffers.sigma, int(self.fits[player]["count"][1])
+        firsts, sizes = self.sets[player]
+        if t == 0:  # nothing fit yet: the estimates are zero, the strategy uniform
+            _match(np.zeros(0), 0.0, firsts, sizes, 0, sigma)
+            return
+        model, start = self.regressors[player], 0
+        while start < len(firsts):
+            stop = max(start + 1, int(np.searchsorted(firsts, firsts[start] + self.chunk)))
+            first, end = firsts[start], firsts[stop - 1] + sizes[stop - 1]
+            prediction = checked_prediction(model, regressors.predict(model, self.rows(np.arange(first, end))),
+                                            end - first, f"player {player} at iteration {t}")
+            _match(prediction, float(t), firsts[start:stop], sizes[start:stop], first, sigma)
+            start = stop
+
+    # ---- policies and size ---------------------------------------------------------------------
+    def current_policy(self) -> Policy:
+        return Policy(self.game, self.buffers.sigma.copy())
+
+    def average_policy(self) -> Policy:
+        """The normalized average-strategy sums (uniform where an information set has none yet)."""
+        from .. import kernels as full
+        plan = np.concatenate(([0.0], self.buffers.avg))  # slot 0 is the kernel's empty sequence
+        out = full.normalize_plan(plan, self.first_seq + 1, self.num_actions, np.empty_like(plan))
+        return Policy(self.game, out[1:])
+
+    def size(self) -> int | None:
+        from ..regressors import size
+        sizes = [size(r) for r in self.regressors]
+        return None if any(s is None for s in sizes) else int(sum(sizes))
+
+    @property
+    def nodes_touched(self) -> int:
+        return self.buffers.nodes_touched
+
+    # ---- checkpoints ---------------------------------------------------------------------------
+    def state_dict(self) -> dict[str, np.ndarray]:
+        """Iteration, sampler state (average sums and RNG), the reservoirs, each player's latest training set
+        and the state of stateful regressors: resuming refits (or reloads) the same models, so it is exact."""
+        from ..regressors import stateful
+        state = {f"sampler.{k}": v for k, v in self.buffers.state_dict().items() if k != "regrets"}
+        for p in (0, 1):
+            state.update(self.reservoirs[p].state_dict(f"player{p}.buffer."))
+            state.update({f"player{p}.fit.{k}": v.copy() for k, v in self.fits[p].items()})
+            if stateful(self.regressors[p]):
+                state.update({f"regressor{p}.{k}": v for k, v in self.regressors[p].state_dict().items()})
+        state["iteration"] = np.array(self.iteration)
+        return state
+
+    def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
+        from ..regressors import stateful
+        sampler = {k[8:]: v for k, v in state.items() if k.startswith("sampler.")}
+        sampler["regrets"] = self.buffers.regrets  # unused by sampled RCFR (zero), not checkpointed
+        self.buffers.load_state_dict(sampler)
+        for p in (0, 1):
+            self.reservoirs[p].load_state_dict(state, f"player{p}.buffer.")
+            for k, v in self.fits[p].items():
+                v[:] = state[f"player{p}.fit.{k}"]
+            model = self.regressors[p]
+            if stateful(model):
+                prefix = f"regressor{p}."
+                model.load_state_dict({k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)})
+                self._refresh(p)
+            elif self.fits[p]["count"][1] > 0:
+                self._train(p)
+            else:
+                self._refresh(p)
+        self.iteration = int(state["iteration"])
