@@ -15,7 +15,7 @@ from ..policy import Policy
 from ..registry import check_choice
 from ..tree import Game
 from . import kernels
-from .buffers import AVERAGE_MODES, SAMPLERS, SamplerBuffers
+from .buffers import AVERAGE_MODES, BASELINES, SAMPLERS, SamplerBuffers
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,9 @@ class RegretSampler:
     random stream: the training-data source for a sampled regret estimator (sampled RCFR).
 
     `sampler` is "outcome", "external", "chance", "baseline" (variance-reduced outcome sampling with
-    the fixed per-history `baseline`, zeros by default), "pure" (pure CFR), "average" (average
+    the fixed per-history `baseline`, zeros by default), "infoset_baseline" (the same with baselines per
+    information set and action, MCCFRb: `baseline` holds traverser 0's row then traverser 1's, each over
+    global sequence ids), "pure" (pure CFR), "average" (average
     strategy sampling with floor `epsilon`, `tau`, `beta`, steered by the fixed average-strategy sums
     `sampling_average`, global sequence ids) or "probing" (the same sampling, probes for the rest).
     Each `sample` call runs its own traversals; within a call, traversal k counts as iteration k for
@@ -55,10 +57,11 @@ class RegretSampler:
         mode = AVERAGE_MODES[check_choice("average_mode", average_mode, list(AVERAGE_MODES))]
         # a fixed profile: no regret updates, baselines held fixed (decay 0)
         self.settings = kernels.Settings(sampler=SAMPLERS[sampler], alternating=True, epsilon=self.epsilon, decay=0.0,
-                                         tau=float(tau), beta=float(beta), power=0.0, averaging=mode, clip=False)
+                                         tau=float(tau), beta=float(beta), power=0.0, averaging=mode, clip=False,
+                                         direct_average=False)
         if baseline is not None:
-            if sampler != "baseline" or np.shape(baseline) != self.buffers.baseline.shape:
-                raise ValueError(f"baseline needs sampler='baseline' and shape {self.buffers.baseline.shape}")
+            if sampler not in BASELINES or np.shape(baseline) != self.buffers.baseline.shape:
+                raise ValueError(f"baseline needs a sampler in {BASELINES} and shape {self.buffers.baseline.shape}")
             self.buffers.baseline[:] = baseline
         self.sampling_average = np.zeros(game.num_sequences)
         if sampling_average is not None:
@@ -73,7 +76,7 @@ class RegretSampler:
         `traverser` is 0 or 1, or 2 for simultaneous updates (outcome and chance sampling). The mean
         is over all traversals, counting a sequence that was not visited as a zero sample.
         """
-        if traverser not in (0, 1, 2) or (traverser == 2 and self.sampler not in ("outcome", "chance", "baseline")):
+        if traverser not in (0, 1, 2) or (traverser == 2 and self.sampler not in ("outcome", "chance", *BASELINES)):
             raise ValueError(f"traverser must be 0 or 1 (or 2 for outcome, chance and baseline sampling), "
                              f"got {traverser!r}")
         if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..registry import build
 from ..tree import Game
 from .cfr import CFR, CFRPlus, CFRSolver, DiscountedCFR, LinearCFR
-from .mccfr import (AverageStrategySampling, ChanceSamplingCFR, ExternalSamplingMCCFR, MCCFRSolver,
+from .mccfr import (AverageStrategySampling, ChanceSamplingCFR, ExternalSamplingMCCFR, MCCFRb, MCCFRSolver,
                     OutcomeSamplingMCCFR, ProbingMCCFR, PureCFR, VarianceReducedMCCFR)
 from .regression import RCFR, RCFRPlus, RegressionRegrets
 from .rrm import RRM, solve_matrix_game
@@ -21,6 +21,7 @@ SOLVERS = {
     "os-mccfr": OutcomeSamplingMCCFR,
     "es-mccfr": ExternalSamplingMCCFR,
     "vr-mccfr": VarianceReducedMCCFR,
+    "mccfrb": MCCFRb,
     "pure-cfr": PureCFR,
     "as-mccfr": AverageStrategySampling,
     "probing-mccfr": ProbingMCCFR,
@@ -37,7 +38,7 @@ def make_solver(name: str, game: Game, **options) -> CFRSolver | MCCFRSolver | S
 
 
 __all__ = ["AverageStrategySampling", "CFR", "CFRPlus", "CFRSolver", "ChanceSamplingCFR", "DiscountedCFR",
-           "ExternalSamplingMCCFR", "LinearCFR", "MCCFRSolver", "OutcomeSamplingMCCFR", "ProbingMCCFR",
+           "ExternalSamplingMCCFR", "LinearCFR", "MCCFRb", "MCCFRSolver", "OutcomeSamplingMCCFR", "ProbingMCCFR",
            "PureCFR", "RCFR", "RCFRPlus", "RRM", "RegressionRegrets", "RegretStore", "RegretTable", "SOLVERS",
            "SampledRCFR", "SampledRCFRPlus", "SampledRegressionRegrets", "VarianceReducedMCCFR",
            "make_solver", "solve_matrix_game"]
