@@ -75,8 +75,7 @@ def cell(runs: list[float], scale: float) -> str:
     if not runs:
         return "-"
     x = np.asarray(runs) / scale
-    digits = 2 if x.mean() >= 0.1 else 3 if x.mean() >= 0.01 else 4 if x.mean() >= 0.001 else 5
-    return f"{x.mean():.{digits}f} ± {x.std(ddof=1) if len(x) > 1 else 0.0:.{digits}f}"
+    return f"{x.mean():.3g} ± {x.std(ddof=1) if len(x) > 1 else 0.0:.2g}"
 
 
 def tables(values: dict) -> str:

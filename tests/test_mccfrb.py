@@ -89,8 +89,7 @@ def noisy_baseline(game, seed=0):
     return np.random.default_rng(seed).normal(scale=2.0, size=baseline_layout(game, "infoset_baseline")[2])
 
 
-@pytest.mark.parametrize("game_name", ["kuhn", "leduc"])
-@pytest.mark.parametrize("traverser", [0, 1])
+@pytest.mark.parametrize("game_name,traverser", [("kuhn", 0), ("kuhn", 1), ("leduc", 0)])
 def test_the_derived_estimator_is_exactly_unbiased_and_the_printed_one_is_not(game_name, traverser):
     """Summing q(z) x sampled regrets over every terminal gives the exact counterfactual regrets for the
     derived estimator (to rounding), for an arbitrary fixed baseline; the thesis's printed formula misses
