@@ -1,19 +1,29 @@
-"""Kuchar 2020, Tables 5.1-5.3: our MCCFRb runs (the `kuchar_tables` preset) beside the thesis's numbers.
+"""Kuchar 2020, Tables 5.1-5.3: our MCCFRb runs beside the thesis's numbers.
 
-    python benchmarks/kuchar_tables.py outputs/kuchar_tables/<time>            # print the tables
-    python benchmarks/kuchar_tables.py outputs/kuchar_tables/<time> --write    # and put them in docs/mccfr.md
+    python benchmarks/kuchar_tables.py outputs/kuchar_tables/<time>            # tabulate a kit sweep
+    nice -n 10 python benchmarks/kuchar_tables.py --run outputs/kuchar_one_process   # run it in one process
+    python benchmarks/kuchar_tables.py outputs/kuchar_one_process --write       # and put the tables in docs/mccfr.md
 
-Reads every run directory of a sweep (its ``config.yaml`` and ``metrics.csv``; unfinished runs count up
-to their last evaluation) and prints, per game and iteration 10^k, the mean ± standard deviation over
-games/seeds of the exploitability in the thesis's unit: GTlib2 divides (BR_0 + BR_1) / 2 by the
-domain's maximal utility, which is our exploitability (chips or points) over `SCALE` (see docs/mccfr.md).
+The runs are the `kuchar_tables` preset's (games, arms, seeds, solver options, evaluation schedule are
+read from configs/experiment/kuchar_tables.yaml, configs/game, configs/solver and experiments.arms), made
+either by the kit (`python -m experiments.run +experiment=kuchar_tables`: one process, run directory and
+checkpoint per run) or by ``--run``, which makes the same runs, with the same seeds and therefore the same
+numbers, in one process without the per-run start-up, writing ``results.json`` after every run and
+skipping the runs it already holds (`--iterations` caps the budget; a later, larger budget redoes the
+shorter runs). On a 2-core machine shared by many jobs the kit's per-run start-up dominates 240 short runs.
+
+The tables give, per game and iteration 10^k, the mean ± standard deviation over games/seeds of the
+exploitability in the thesis's unit: GTlib2 divides (BR_0 + BR_1) / 2 by the domain's maximal utility,
+which is our exploitability (chips or points) over `SCALE` (see docs/mccfr.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import json
 import sys
+import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -22,7 +32,12 @@ from omegaconf import OmegaConf
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from rcfr.files import atomic_write  # noqa: E402
+import rcfr  # noqa: E402
+from experiments.arms import arms  # noqa: E402
+from experiments.runner import eval_schedule  # noqa: E402
+from rcfr.files import atomic_write, write_json  # noqa: E402
+
+CONFIGS = ROOT / "configs"
 
 DOC = ROOT / "docs" / "mccfr.md"
 START, END = "<!-- kuchar-tables:start -->", "<!-- kuchar-tables:end -->"
@@ -71,6 +86,70 @@ def collect(sweep: Path) -> dict:
     return values
 
 
+def load_results(path: Path) -> dict:
+    """The same mapping as `collect`, from a ``--run`` results file."""
+    values: dict = defaultdict(lambda: defaultdict(list))
+    for run in json.loads(path.read_text()).values():
+        for iteration, exploitability in run["evals"].items():
+            values[(run["game"], run["label"])][int(iteration)].append(exploitability)
+    return values
+
+
+def protocol(preset: str = "kuchar_tables") -> list[dict]:
+    """The preset's runs in its sweep order: game config, solver name and options, label, seed, and
+    its evaluation schedule."""
+    config = OmegaConf.load(CONFIGS / "experiment" / f"{preset}.yaml")
+    sweep = config.hydra.sweeper.params
+    seeds = str(sweep["run.seed"])
+    seeds = list(range(*map(int, seeds[6:-1].split(",")))) if seeds.startswith("range(") else [
+        int(x) for x in seeds.split(",")]
+    table = arms()
+    runs = []
+    for seed in seeds:
+        for game_name in str(sweep.game).split(","):
+            game = OmegaConf.load(CONFIGS / "game" / f"{game_name}.yaml")
+            params = {k: seed if v == "${run.seed}" else v
+                      for k, v in OmegaConf.to_container(game.params, resolve=False).items()}
+            for arm_name in str(sweep["+arm"]).split(","):
+                arm = table[arm_name]
+                solver = arm["defaults"][0]["override /solver"]
+                options = dict(OmegaConf.load(CONFIGS / "solver" / f"{solver}.yaml").options)
+                options.update(arm.get("solver", {}).get("options", {}))
+                options.update(OmegaConf.to_container(config.solver.options))
+                runs.append({"game_name": str(game.name), "params": params, "solver": solver, "options": options,
+                             "label": arm["label"], "seed": seed,
+                             "schedule": eval_schedule(int(config.run.iterations), int(config.run.eval_points))})
+    return runs
+
+
+def run_all(out: Path, iterations: int | None, preset: str = "kuchar_tables") -> None:
+    """Make the preset's runs (capped at `iterations`) in this process, saving after each."""
+    path = out / "results.json"
+    results = json.loads(path.read_text()) if path.exists() else {}
+    games: dict = {}
+    for spec in protocol(preset):
+        schedule = [t for t in spec["schedule"] if iterations is None or t <= iterations]
+        key = f"{spec['game_name']}{sorted(spec['params'].items())}|{spec['label']}|{spec['seed']}"
+        if key in results and max(map(int, results[key]["evals"])) >= schedule[-1]:
+            continue
+        name = (spec["game_name"], tuple(sorted(spec["params"].items())))
+        if name not in games:
+            games.clear()  # one game in memory at a time (the sweep is seed-major)
+            games[name] = rcfr.load_game(spec["game_name"], **spec["params"])
+        game = games[name]
+        solver = rcfr.make_solver(spec["solver"], game, seed=spec["seed"], **spec["options"])
+        evals, start = {}, time.process_time()
+        for mark in schedule:
+            solver.run(mark - solver.iteration)
+            evals[mark] = rcfr.evaluate(game, solver.average_policy()).exploitability
+        results[key] = {"game": game_title(OmegaConf.create({"name": spec["game_name"], "params": spec["params"]})),
+                        "label": spec["label"], "seed": spec["seed"], "points_order": list(getattr(game.rules, "points", [])),
+                        "evals": evals, "cpu_seconds": time.process_time() - start}
+        write_json(path, results)
+        print(f"{results[key]['game']} {spec['label']} seed {spec['seed']}: {evals[schedule[-1]]:.6g} "
+              f"after {schedule[-1]} iterations ({results[key]['cpu_seconds']:.1f} s CPU)", flush=True)
+
+
 def cell(runs: list[float], scale: float) -> str:
     if not runs:
         return "-"
@@ -106,10 +185,16 @@ def tables(values: dict) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("sweep", type=Path, help="a sweep directory of the kuchar_tables preset")
+    parser.add_argument("sweep", type=Path, help="a kit sweep directory of the kuchar_tables preset, or a --run folder")
+    parser.add_argument("--run", action="store_true", help="make the preset's runs in this process into SWEEP")
+    parser.add_argument("--iterations", type=float, default=None, help="with --run: cap each run's iterations")
+    parser.add_argument("--preset", default="kuchar_tables", help="with --run: kuchar_tables or kuchar_tables_quick")
     parser.add_argument("--write", action="store_true", help="replace the results block of docs/mccfr.md")
     args = parser.parse_args()
-    text = tables(collect(args.sweep))
+    if args.run:
+        run_all(args.sweep, None if args.iterations is None else int(args.iterations), args.preset)
+    results = args.sweep / "results.json"
+    text = tables(load_results(results) if results.exists() else collect(args.sweep))
     print(text)
     if args.write:
         doc = DOC.read_text()

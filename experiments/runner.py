@@ -88,9 +88,7 @@ def seedless_identity(spec: ExperimentConfig) -> str:
     """`identity` without the seed: runs that differ only in their seed (or length) share it, and
     the ``config_hash`` in their summaries by which aggregation pools seeds."""
     data = json.loads(identity(spec))
-    seed = data["run"].pop("seed")
-    if data["game"]["params"].get("seed") == seed:  # a game drawn from the run's seed (game.params.seed: ${run.seed})
-        data["game"]["params"].pop("seed")
+    data["run"].pop("seed")
     return json.dumps(data, sort_keys=True)
 
 
