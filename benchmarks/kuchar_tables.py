@@ -14,7 +14,7 @@ shorter runs). On a 2-core machine shared by many jobs the kit's per-run start-u
 
 The tables give, per game and iteration 10^k, the mean ± standard deviation over games/seeds of the
 exploitability in the thesis's unit: GTlib2 divides (BR_0 + BR_1) / 2 by the domain's maximal utility,
-which is our exploitability (chips or points) over `SCALE` (see docs/mccfr.md).
+which is our exploitability (chips or points) over `scale(game)` (see docs/mccfr.md).
 """
 
 from __future__ import annotations
@@ -43,9 +43,7 @@ DOC = ROOT / "docs" / "mccfr.md"
 START, END = "<!-- kuchar-tables:start -->", "<!-- kuchar-tables:end -->"
 ITERATIONS = [10 ** k for k in range(7)]
 VARIANTS = [("MCCFRb DA", "DA"), ("MCCFRb EDA", "EDA"), ("MCCFRb NU", "NU"), ("VR-MCCFR", None)]
-# GTlib2's maximal utility: Goofspiel(N) with point differences: the sum of the point cards minus twice the
-# smallest; Leduc: 19, the value that puts uniform play (2.3736 chips) at the thesis's 0.125 after one iteration
-SCALE = {"Goofspiel(4)": 8.0, "Goofspiel(5)": 13.0, "Leduc": 19.0}
+GAMES = ("Goofspiel(4)", "Goofspiel(5)", "Leduc")  # the thesis's tables, in its order
 # the thesis's Tables 5.1-5.3: (mean, std) at 10^0 .. 10^6 iterations
 THESIS = {
     ("Goofspiel(4)", "DA"): [(0.34, 0.06), (0.35, 0.07), (0.28, 0.07), (0.07, 0.02), (0.011, 0.004), (0.0013, 0.0004),
@@ -66,9 +64,21 @@ THESIS = {
 
 
 def game_title(game) -> str:
+    """The thesis's name of a game config; a Goofspiel point order other than a drawn one is named."""
     if game.name == "goofspiel":
-        return f"Goofspiel({game.params.cards})"
+        order = game.params.get("points_order", "descending")
+        return f"Goofspiel({game.params.cards})" + ("" if order == "random" else f", {order} points")
     return "Leduc" if game.name == "leduc" else str(game.name)
+
+
+def scale(title: str) -> float:
+    """GTlib2's maximal utility: Goofspiel(N) with point differences, the sum of the point cards minus
+    twice the smallest; Leduc: 19, the value that puts uniform play (2.3736 chips) at the thesis's 0.125
+    after one iteration (docs/mccfr.md)."""
+    if title.startswith("Goofspiel("):
+        n = int(title[10:title.index(")")])
+        return n * (n + 1) / 2 - 2
+    return 19.0
 
 
 def collect(sweep: Path) -> dict:
@@ -95,9 +105,9 @@ def load_results(path: Path) -> dict:
     return values
 
 
-def protocol(preset: str = "kuchar_tables") -> list[dict]:
-    """The preset's runs in its sweep order: game config, solver name and options, label, seed, and
-    its evaluation schedule."""
+def protocol(preset: str = "kuchar_tables", games: list[str] | None = None, overrides: dict | None = None) -> list[dict]:
+    """The preset's runs in its sweep order (only `games`, if given, with game parameters `overrides`
+    where a game has them): game config, solver name and options, label, seed, evaluation schedule."""
     config = OmegaConf.load(CONFIGS / "experiment" / f"{preset}.yaml")
     sweep = config.hydra.sweeper.params
     seeds = str(sweep["run.seed"])
@@ -107,9 +117,12 @@ def protocol(preset: str = "kuchar_tables") -> list[dict]:
     runs = []
     for seed in seeds:
         for game_name in str(sweep.game).split(","):
+            if games and game_name not in games:
+                continue
             game = OmegaConf.load(CONFIGS / "game" / f"{game_name}.yaml")
             params = {k: seed if v == "${run.seed}" else v
                       for k, v in OmegaConf.to_container(game.params, resolve=False).items()}
+            params.update({k: v for k, v in (overrides or {}).items() if k in params})
             for arm_name in str(sweep["+arm"]).split(","):
                 arm = table[arm_name]
                 solver = arm["defaults"][0]["override /solver"]
@@ -122,12 +135,13 @@ def protocol(preset: str = "kuchar_tables") -> list[dict]:
     return runs
 
 
-def run_all(out: Path, iterations: int | None, preset: str = "kuchar_tables") -> None:
+def run_all(out: Path, iterations: int | None, preset: str = "kuchar_tables", games: list[str] | None = None,
+            overrides: dict | None = None) -> None:
     """Make the preset's runs (capped at `iterations`) in this process, saving after each."""
     path = out / "results.json"
     results = json.loads(path.read_text()) if path.exists() else {}
     games: dict = {}
-    for spec in protocol(preset):
+    for spec in protocol(preset, games, overrides):
         schedule = [t for t in spec["schedule"] if iterations is None or t <= iterations]
         key = f"{spec['game_name']}{sorted(spec['params'].items())}|{spec['label']}|{spec['seed']}"
         if key in results and max(map(int, results[key]["evals"])) >= schedule[-1]:
@@ -159,24 +173,24 @@ def cell(runs: list[float], scale: float) -> str:
 
 def tables(values: dict) -> str:
     out = []
-    for game in SCALE:
-        if not any(g == game for g, _ in values):
-            continue
+    titles = sorted({g for g, _ in values}, key=lambda g: (GAMES.index(g.split(",")[0]), g))
+    for game in titles:
+        base = game.split(",")[0]  # the thesis's game
         shown = [(label, key) for label, key in VARIANTS if (game, label) in values]
         runs = {label: max(len(v) for v in values[(game, label)].values()) for label, _ in shown}
         header = ["iterations"]
         for label, key in shown:
             header.append(f"{label} (ours, n={runs[label]})")
-            if (game, key) in THESIS:
+            if (base, key) in THESIS:
                 header.append(f"{key} (thesis)")
-        out += [f"**{game}** (exploitability / {SCALE[game]:g}; mean ± std over games/seeds)", "",
+        out += [f"**{game}** (exploitability / {scale(game):g}; mean ± std over games/seeds)", "",
                 "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         for i, t in enumerate(ITERATIONS):
             row = [f"10^{i}"]
             for label, key in shown:
-                row.append(cell(values[(game, label)].get(t, []), SCALE[game]))
-                if (game, key) in THESIS:
-                    mean, std = THESIS[(game, key)][i]
+                row.append(cell(values[(game, label)].get(t, []), scale(game)))
+                if (base, key) in THESIS:
+                    mean, std = THESIS[(base, key)][i]
                     row.append(f"{mean:g} ± {std:g}")
             out.append("| " + " | ".join(row) + " |")
         out.append("")
@@ -189,10 +203,15 @@ def main() -> None:
     parser.add_argument("--run", action="store_true", help="make the preset's runs in this process into SWEEP")
     parser.add_argument("--iterations", type=float, default=None, help="with --run: cap each run's iterations")
     parser.add_argument("--preset", default="kuchar_tables", help="with --run: kuchar_tables or kuchar_tables_quick")
+    parser.add_argument("--games", default=None, help="with --run: only these game configs (comma-separated)")
+    parser.add_argument("--override", action="append", default=[], metavar="KEY=VALUE",
+                        help="with --run: set a game parameter where a game has it, e.g. points_order=descending")
     parser.add_argument("--write", action="store_true", help="replace the results block of docs/mccfr.md")
     args = parser.parse_args()
     if args.run:
-        run_all(args.sweep, None if args.iterations is None else int(args.iterations), args.preset)
+        overrides = dict(item.split("=", 1) for item in args.override)
+        run_all(args.sweep, None if args.iterations is None else int(args.iterations), args.preset,
+                args.games.split(",") if args.games else None, overrides)
     results = args.sweep / "results.json"
     text = tables(load_results(results) if results.exists() else collect(args.sweep))
     print(text)
