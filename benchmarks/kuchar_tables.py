@@ -140,17 +140,17 @@ def run_all(out: Path, iterations: int | None, preset: str = "kuchar_tables", ga
     """Make the preset's runs (capped at `iterations`) in this process, saving after each."""
     path = out / "results.json"
     results = json.loads(path.read_text()) if path.exists() else {}
-    games: dict = {}
+    loaded: dict = {}
     for spec in protocol(preset, games, overrides):
         schedule = [t for t in spec["schedule"] if iterations is None or t <= iterations]
         key = f"{spec['game_name']}{sorted(spec['params'].items())}|{spec['label']}|{spec['seed']}"
         if key in results and max(map(int, results[key]["evals"])) >= schedule[-1]:
             continue
         name = (spec["game_name"], tuple(sorted(spec["params"].items())))
-        if name not in games:
-            games.clear()  # one game in memory at a time (the sweep is seed-major)
-            games[name] = rcfr.load_game(spec["game_name"], **spec["params"])
-        game = games[name]
+        if name not in loaded:
+            loaded.clear()  # one game in memory at a time (the sweep is seed-major)
+            loaded[name] = rcfr.load_game(spec["game_name"], **spec["params"])
+        game = loaded[name]
         solver = rcfr.make_solver(spec["solver"], game, seed=spec["seed"], **spec["options"])
         evals, start = {}, time.process_time()
         for mark in schedule:
