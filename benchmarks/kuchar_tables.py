@@ -164,11 +164,12 @@ def run_all(out: Path, iterations: int | None, preset: str = "kuchar_tables", ga
               f"after {schedule[-1]} iterations ({results[key]['cpu_seconds']:.1f} s CPU)", flush=True)
 
 
-def cell(runs: list[float], scale: float) -> str:
+def cell(runs: list[float], scale: float, n: int) -> str:
+    """Mean ± std of `runs` over `scale`, saying how many runs when fewer than the column's `n`."""
     if not runs:
         return "-"
     x = np.asarray(runs) / scale
-    return f"{x.mean():.3g} ± {x.std(ddof=1) if len(x) > 1 else 0.0:.2g}"
+    return f"{x.mean():.3g} ± {x.std(ddof=1) if len(x) > 1 else 0.0:.2g}" + (f" (n={len(x)})" if len(x) < n else "")
 
 
 def tables(values: dict) -> str:
@@ -188,7 +189,7 @@ def tables(values: dict) -> str:
         for i, t in enumerate(ITERATIONS):
             row = [f"10^{i}"]
             for label, key in shown:
-                row.append(cell(values[(game, label)].get(t, []), scale(game)))
+                row.append(cell(values[(game, label)].get(t, []), scale(game), runs[label]))
                 if (base, key) in THESIS:
                     mean, std = THESIS[(base, key)][i]
                     row.append(f"{mean:g} ± {std:g}")
