@@ -2,7 +2,7 @@
 
     python benchmarks/kuchar_tables.py outputs/kuchar_tables/<time>            # tabulate a kit sweep
     nice -n 10 python benchmarks/kuchar_tables.py --run outputs/kuchar_one_process   # run it in one process
-    python benchmarks/kuchar_tables.py outputs/kuchar_one_process --write       # and put the tables in docs/mccfr.md
+    python benchmarks/kuchar_tables.py outputs/kuchar_one_process outputs/kuchar_descending --write   # into docs/mccfr.md
 
 The runs are the `kuchar_tables` preset's (games, arms, seeds, solver options, evaluation schedule are
 read from configs/experiment/kuchar_tables.yaml, configs/game, configs/solver and experiments.arms), made
@@ -200,7 +200,8 @@ def tables(values: dict) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("sweep", type=Path, help="a kit sweep directory of the kuchar_tables preset, or a --run folder")
+    parser.add_argument("sweep", type=Path, nargs="+",
+                        help="kit sweep directories of the kuchar_tables preset or --run folders (--run: one)")
     parser.add_argument("--run", action="store_true", help="make the preset's runs in this process into SWEEP")
     parser.add_argument("--iterations", type=float, default=None, help="with --run: cap each run's iterations")
     parser.add_argument("--preset", default="kuchar_tables", help="with --run: kuchar_tables or kuchar_tables_quick")
@@ -210,11 +211,18 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help="replace the results block of docs/mccfr.md")
     args = parser.parse_args()
     if args.run:
+        if len(args.sweep) != 1:
+            parser.error("--run writes into one folder")
         overrides = dict(item.split("=", 1) for item in args.override)
-        run_all(args.sweep, None if args.iterations is None else int(args.iterations), args.preset,
+        run_all(args.sweep[0], None if args.iterations is None else int(args.iterations), args.preset,
                 args.games.split(",") if args.games else None, overrides)
-    results = args.sweep / "results.json"
-    text = tables(load_results(results) if results.exists() else collect(args.sweep))
+    values: dict = defaultdict(lambda: defaultdict(list))
+    for folder in args.sweep:
+        results = folder / "results.json"
+        for key, runs in (load_results(results) if results.exists() else collect(folder)).items():
+            for iteration, found in runs.items():
+                values[key][iteration] += found
+    text = tables(values)
     print(text)
     if args.write:
         doc = DOC.read_text()
