@@ -2,7 +2,8 @@
 sweep axis (``+arm=...``, or ``glob`` patterns over arm names) can mix methods with different
 shapes: BF/BF_BS/BF+/BF+_BS at many leaf budgets, CFR+ on each static abstraction, tabular CFRs.
 
-Names: ``cfr``, ``cfr+``, ``lcfr``, ``dcfr``, ``cscfr``, ``os-mccfr``, ``es-mccfr``, ``vr-mccfr``; ``bf-64``, ``bf_bs-64``, ``bf+-64``, ``bf+_bs-64``
+Names: ``cfr``, ``cfr+``, ``lcfr``, ``dcfr``, ``cscfr``, ``os-mccfr``, ``es-mccfr``, ``vr-mccfr``;
+``mccfrb-da``, ``mccfrb-eda``, ``mccfrb-none`` (Kuchar 2020's baseline updates); ``bf-64``, ``bf_bs-64``, ``bf+-64``, ``bf+_bs-64``
 (best-first tree, 64 leaves; Morrill 2016's BF = RCFR, BF+ = RCFR+, _BS = bootstrapped targets);
 ``abs_<abstraction>`` (CFR+ on configs/abstraction/<abstraction>.yaml).
 """
@@ -17,6 +18,11 @@ from omegaconf import OmegaConf
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
 TABULAR = {"cfr": "CFR", "cfr+": "CFR+", "lcfr": "LCFR", "dcfr": "DCFR",  # solvers without components
            "cscfr": "CS-CFR", "os-mccfr": "OS-MCCFR", "es-mccfr": "ES-MCCFR", "vr-mccfr": "VR-MCCFR"}
+VARIANTS = {  # arm: (solver, options, label)
+    "mccfrb-da": ("mccfrb", {"baseline": "da"}, "MCCFRb DA"),
+    "mccfrb-eda": ("mccfrb", {"baseline": "eda"}, "MCCFRb EDA"),
+    "mccfrb-none": ("mccfrb", {"baseline": "none"}, "MCCFRb NU"),
+}
 REGRESSION = {  # arm prefix: (solver, targets, label)
     "bf": ("rcfr", "stored", "BF"),
     "bf_bs": ("rcfr", "bootstrap", "BF_BS"),
@@ -51,6 +57,8 @@ def arms() -> dict[str, dict]:
     table: dict[str, dict] = {}
     for solver, label in TABULAR.items():
         table[solver] = {"defaults": [{"override /solver": solver}], "label": label}
+    for name, (solver, options, label) in VARIANTS.items():
+        table[name] = {"defaults": [{"override /solver": solver}], "label": label, "solver": {"options": options}}
     for prefix, (solver, targets, label) in REGRESSION.items():
         for leaves in LEAF_BUDGETS:
             table[f"{prefix}-{leaves}"] = {

@@ -16,8 +16,9 @@ from ..tree import Game
 from . import kernels
 
 SAMPLERS = {"outcome": kernels.OUTCOME, "external": kernels.EXTERNAL, "chance": kernels.CHANCE_SAMPLING,
-            "baseline": kernels.BASELINE, "pure": kernels.PURE, "average": kernels.AVERAGE_SAMPLING,
-            "probing": kernels.PROBING}
+            "baseline": kernels.BASELINE, "infoset_baseline": kernels.BASELINE, "pure": kernels.PURE,
+            "average": kernels.AVERAGE_SAMPLING, "probing": kernels.PROBING}
+BASELINES = ("baseline", "infoset_baseline")  # outcome sampling with baselines per history / per (I, a)
 #: public chance sampling walks the public tree (`rcfr.sampling.pcs`), not the histories
 PUBLIC = "public"
 CACHING = ("external", "pure", "average", "probing")  # samplers that keep one sampled action per information set
@@ -61,10 +62,32 @@ class Slots:
         return int(self.num_actions.sum())
 
 
-def compiled_tree(game: Game, slots: Slots, average_space: str = "full") -> kernels.Tree:
-    """The game's arrays (and where each information set stores regrets and averages) in the dtypes the
-    kernels are compiled for."""
+def baseline_layout(game: Game, sampler: str) -> tuple[np.ndarray, int, int]:
+    """Where the baseline of each edge (parent history, action) lives, indexed by the child history:
+    (slot per history, -1 for none; stride between the two traversers' rows, 0 for one shared row;
+    table length). VR-MCCFR ("baseline"): one shared slot per child history. MCCFRb
+    ("infoset_baseline"): the global sequence (I, a) of the parent's information set, none at chance
+    nodes, one row per traverser (Kuchar's b_i(I, a)). Other samplers: none."""
+    H = game.num_histories
+    if sampler == "baseline":
+        return np.arange(H), 0, H
+    if sampler != "infoset_baseline":
+        return np.zeros(0, np.int64), 0, 0
+    index = np.full(H, -1, np.int64)
+    child = np.flatnonzero(game.parent >= 0)
+    parent = game.parent[child]
+    decision = game.player[parent] >= 0
+    child, parent = child[decision], parent[decision]
+    index[child] = game.infoset_first_seq[game.infoset[parent]] + game.action[child]
+    S = game.num_sequences
+    return index, S, 2 * S
+
+
+def compiled_tree(game: Game, slots: Slots, average_space: str = "full", sampler: str = "") -> kernels.Tree:
+    """The game's arrays (and where each information set stores regrets, averages and baselines) in the
+    dtypes the kernels are compiled for."""
     average_first = game.infoset_first_seq if average_space == "full" else slots.first_seq[slots.abstract]
+    baseline_index, baseline_stride, _ = baseline_layout(game, sampler)
     return kernels.Tree(player=np.ascontiguousarray(game.player, np.int8),
                         first_child=np.ascontiguousarray(game.first_child, np.int32),
                         num_children=np.ascontiguousarray(game.num_children, np.int32),
@@ -75,14 +98,16 @@ def compiled_tree(game: Game, slots: Slots, average_space: str = "full") -> kern
                         first_seq=np.ascontiguousarray(slots.first_seq, np.int32),
                         num_actions=np.ascontiguousarray(slots.num_actions, np.int32),
                         average_first=np.ascontiguousarray(average_first, np.int32),
-                        parent_seq=np.ascontiguousarray(game.infoset_parent_seq, np.int32))
+                        parent_seq=np.ascontiguousarray(game.infoset_parent_seq, np.int32),
+                        baseline_index=np.ascontiguousarray(baseline_index, np.int32),
+                        baseline_stride=int(baseline_stride))
 
 
 class SamplerBuffers:
     """Regret table, average-strategy sums, scratch and RNG state for one game and one sampler, optionally
     on an information-set `abstraction` (see the module docstring for `average_space`)."""
 
-    PERSISTENT = ("regrets", "avg", "last", "counters", "rng", "baseline")  # what a checkpoint holds
+    PERSISTENT = ("regrets", "avg", "last", "counters", "rng", "baseline", "baseline_visits")  # a checkpoint
 
     def __init__(self, game: Game, sampler: str, seed: int = 0, abstraction=None, average_space: str = "full"):
         if sampler not in SAMPLERS and sampler != PUBLIC:
@@ -92,7 +117,8 @@ class SamplerBuffers:
         self.game, self.sampler, self.average_space = game, sampler, average_space
         self.slots = Slots(game, abstraction)
         S, N, H = self.slots.num_slots, len(self.slots.num_actions), game.num_histories
-        self.tree = compiled_tree(game, self.slots, average_space)
+        self.tree = compiled_tree(game, self.slots, average_space, sampler)
+        B = baseline_layout(game, sampler)[2]
         self.state = kernels.State(
             regrets=np.zeros(S),  # cumulative regrets
             avg=np.zeros(game.num_sequences if average_space == "full" else S),  # average-strategy sums
@@ -102,9 +128,10 @@ class SamplerBuffers:
             last=np.zeros(game.num_infosets),  # optimistic / lazy averaging: iteration or parent mass at the last visit
             counters=np.zeros(2, np.int64),  # traversals, nodes touched
             rng=seed_state(seed),
-            baseline=np.zeros(H if sampler == "baseline" else 0))  # b(h, a) at child history ha
+            baseline=np.zeros(B),  # b(h, a), at the slot of child history ha (see `baseline_layout`)
+            baseline_visits=np.zeros(B, np.int64))  # updates of each baseline (direct averages)
         depth = int(game.depth.max()) + 1
-        trajectory = sampler in ("outcome", "baseline")
+        trajectory = sampler == "outcome" or sampler in BASELINES
         rows = depth + 1 if trajectory else 0
         tree_walk = H if not trajectory and sampler != PUBLIC else 0
         self.scratch = kernels.Scratch(
@@ -132,6 +159,8 @@ class SamplerBuffers:
     def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
         for name in self.PERSISTENT:
             target = getattr(self.state, name)
+            if name not in state and target.size == 0:  # a checkpoint from before the field existed
+                continue
             value = np.asarray(state[name])
             if value.shape != target.shape:
                 raise ValueError(f"checkpoint field {name!r} has shape {value.shape}, expected {target.shape}")

@@ -15,7 +15,7 @@ from ..policy import Policy
 from ..registry import check_choice
 from ..tree import Game
 from . import kernels, pcs
-from .buffers import AVERAGE_MODES, PUBLIC, SAMPLERS, SamplerBuffers
+from .buffers import AVERAGE_MODES, BASELINES, PUBLIC, SAMPLERS, SamplerBuffers
 from .public import public_tree
 
 
@@ -37,7 +37,9 @@ class RegretSampler:
     random stream: the training-data source for a sampled regret estimator (sampled RCFR).
 
     `sampler` is "outcome", "external", "chance", "baseline" (variance-reduced outcome sampling with
-    the fixed per-history `baseline`, zeros by default), "pure" (pure CFR), "average" (average
+    the fixed per-history `baseline`, zeros by default), "infoset_baseline" (the same with baselines per
+    information set and action, MCCFRb: `baseline` holds traverser 0's row then traverser 1's, each over
+    global sequence ids), "pure" (pure CFR), "average" (average
     strategy sampling with floor `epsilon`, `tau`, `beta`, steered by the fixed average-strategy sums
     `sampling_average`, global sequence ids), "probing" (the same sampling, probes for the rest) or
     "public" (public chance sampling, `rcfr.sampling.pcs`; ``public_chance="enumerate"`` walks every
@@ -60,7 +62,7 @@ class RegretSampler:
         if sampler != PUBLIC:
             self.settings = kernels.Settings(sampler=SAMPLERS[sampler], alternating=True, epsilon=self.epsilon,
                                              decay=0.0, tau=float(tau), beta=float(beta), power=0.0, averaging=mode,
-                                             clip=False)
+                                             clip=False, direct_average=False)
         else:
             if average_mode == "lazy":
                 raise ValueError("average_mode='lazy' is not available for public chance sampling; allowed: "
@@ -71,8 +73,8 @@ class RegretSampler:
             self.settings = pcs.Settings(alternating=True, sample=not enumerate_, power=0.0, averaging=mode,
                                          clip=False)
         if baseline is not None:
-            if sampler != "baseline" or np.shape(baseline) != self.buffers.baseline.shape:
-                raise ValueError(f"baseline needs sampler='baseline' and shape {self.buffers.baseline.shape}")
+            if sampler not in BASELINES or np.shape(baseline) != self.buffers.baseline.shape:
+                raise ValueError(f"baseline needs a sampler in {BASELINES} and shape {self.buffers.baseline.shape}")
             self.buffers.baseline[:] = baseline
         self.sampling_average = np.zeros(game.num_sequences)
         if sampling_average is not None:
@@ -87,7 +89,7 @@ class RegretSampler:
         `traverser` is 0 or 1, or 2 for simultaneous updates (outcome and chance sampling). The mean
         is over all traversals, counting a sequence that was not visited as a zero sample.
         """
-        if traverser not in (0, 1, 2) or (traverser == 2 and self.sampler not in ("outcome", "chance", "baseline",
+        if traverser not in (0, 1, 2) or (traverser == 2 and self.sampler not in ("outcome", "chance", *BASELINES,
                                                                                   PUBLIC)):
             raise ValueError(f"traverser must be 0 or 1 (or 2 for outcome, chance, baseline and public sampling), "
                              f"got {traverser!r}")

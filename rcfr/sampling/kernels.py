@@ -53,18 +53,23 @@ OUTCOME, EXTERNAL, CHANCE_SAMPLING, BASELINE, PURE, AVERAGE_SAMPLING, PROBING = 
 C_TRAVERSAL, C_NODES = 0, 1
 
 Tree = namedtuple("Tree", ["player", "first_child", "num_children", "chance_prob", "infoset", "utility",
-                           "abstract", "first_seq", "num_actions", "average_first", "parent_seq"])
+                           "abstract", "first_seq", "num_actions", "average_first", "parent_seq", "baseline_index",
+                           "baseline_stride"])
 Tree.__doc__ = """The compiled game's history arrays (see `rcfr.tree.Game`) and its information sets as the
 solver stores them: ``abstract[I]`` is the abstract information set J of full set I (identity without an
 abstraction); regrets, current strategy and sampled regrets of J live at ``first_seq[J]`` ..
 ``+ num_actions[J]``; I's average-strategy sums at ``average_first[I]`` (a full or an abstract slot);
-``parent_seq[I]`` is the full-game sequence before I (lazy averaging, full average space only)."""
+``parent_seq[I]`` is the full-game sequence before I (lazy averaging, full average space only).
+Baseline samplers: the baseline of the edge into history ``h`` (its parent's action) lives at
+``state.baseline[row + baseline_index[h]]`` (no baseline, i.e. zero, where the index is -1), with
+``row = traverser * baseline_stride`` (stride 0: one table shared by both traversers)."""
 
 State = namedtuple("State", ["regrets", "avg", "sigma", "delta", "touched", "num_touched", "touched_stamp",
-                             "last", "counters", "rng", "baseline"])
+                             "last", "counters", "rng", "baseline", "baseline_visits"])
 State.__doc__ = """Cumulative regrets, average-strategy sums, the current strategy of visited sets, the
 traversal's sampled regrets (``delta``) and the information sets it wrote (``touched[:num_touched[0]]``),
-averaging bookkeeping (``last``), counters, RNG state and VR-MCCFR's per-history baselines."""
+averaging bookkeeping (``last``), counters, RNG state, and the baselines of the baseline samplers (per
+history for VR-MCCFR, per information set and action for MCCFRb) with their update counts (direct average)."""
 
 # one record per move of a sampled trajectory: the history, the index taken, both players' reaches,
 # chance reach and sample probability q before the move, and the move's sampling probability
@@ -79,11 +84,12 @@ action per information set (valid where ``cached_stamp`` equals the traversal nu
 strategy sampling's importance weight 1 / q_i(h) of the traverser's own sampling above h."""
 
 Settings = namedtuple("Settings", ["sampler", "alternating", "epsilon", "decay", "tau", "beta", "power", "averaging",
-                                   "clip"])
+                                   "clip", "direct_average"])
 Settings.__doc__ = """Which traversal (`OUTCOME`, `EXTERNAL`, `CHANCE_SAMPLING`, `BASELINE`, `PURE`,
 `AVERAGE_SAMPLING`, `PROBING`), alternating or simultaneous updates, exploration epsilon (outcome sampling; the
 floor of average strategy sampling), baseline decay, average strategy sampling's tau and beta,
-averaging weight power and mode, RM+ clipping."""
+averaging weight power and mode, RM+ clipping, and whether baselines are direct averages of their
+estimates (else exponentially decaying averages with weight ``decay`` on the newest; decay 0 keeps them)."""
 
 
 # ---- random numbers ---------------------------------------------------------------------------
@@ -296,25 +302,38 @@ def outcome_traversal(tree, state, path, traverser, eps, t, weight, averaging, f
         tail *= sk
 
 
-# ---- variance-reduced outcome sampling (Schmid et al. 2019) ---------------------------------------
 @njit(cache=True, inline="always")
-def baseline_traversal(tree, state, path, traverser, eps, decay, t, weight, averaging, from_regrets):
-    """Outcome sampling with action baselines b(h, a) = ``state.baseline[child]`` (player 0's values).
+def _baseline(baseline, row, j):
+    """The baseline at slot j of a traverser's row (zero where an edge has none, j = -1)."""
+    return baseline[row + j] if j >= 0 else 0.0
+
+
+# ---- baseline-corrected outcome sampling (VR-MCCFR, Schmid et al. 2019; MCCFRb, Kuchar 2020) ------
+@njit(cache=True, inline="always")
+def baseline_traversal(tree, state, path, traverser, eps, decay, direct_average, t, weight, averaging,
+                       from_regrets):
+    """Outcome sampling with action baselines b(h, a) (player 0's values) at
+    ``state.baseline[row + tree.baseline_index[child]]``: keyed by the child history (VR-MCCFR) or by
+    the information set and action (MCCFRb), one table per traverser or shared (see `Tree`).
 
     Backwards along the sampled path, each history gets the control-variate estimate
     ``u(h, a) = b(h, a) + [a sampled] (u(h a) - b(h, a)) / xi(h, a)`` for every action (xi: the
     sampling probability) and ``u(h) = sum_a sigma(h, a) u(h, a)`` (chance likewise with its
     probabilities). For any baseline that does not depend on the current sample,
     ``E[u(h, a)] = v(h, a)``; the traverser's regret is ``pi_-i(h) / q(h) * (u(h, a) - u(h))``.
-    Afterwards the sampled action's baseline moves towards its estimate:
-    ``b <- (1 - decay) b + decay * u(h a)`` (decay 0 keeps the baseline fixed)."""
+    Afterwards the sampled action's baseline moves towards its estimate u(h a):
+    ``b <- b + (u(h a) - b) / n`` with n its number of updates (direct average), or
+    ``b <- (1 - decay) b + decay * u(h a)`` (decay 0 keeps the baseline fixed). A path meets each
+    history and, with perfect recall, each information set once, so no baseline is used after it
+    was updated in the same traversal."""
     h, depth, q = _sample_trajectory(tree, state, path, traverser, eps, t, weight, averaging, from_regrets)
     player, first_child, num_children, chance_prob, infoset, first_seq = (
         tree.player, tree.first_child, tree.num_children, tree.chance_prob, tree.infoset, tree.first_seq)
-    abstract = tree.abstract
-    sigma, delta, baseline, touched, num_touched, touched_stamp, counters = (
-        state.sigma, state.delta, state.baseline, state.touched, state.num_touched, state.touched_stamp,
-        state.counters)
+    abstract, index = tree.abstract, tree.baseline_index
+    sigma, delta, baseline, visits, touched, num_touched, touched_stamp, counters = (
+        state.sigma, state.delta, state.baseline, state.baseline_visits, state.touched, state.num_touched,
+        state.touched_stamp, state.counters)
+    row = 0 if traverser == BOTH else traverser * tree.baseline_stride
     below = tree.utility[h]  # estimate of the value of the child history on the path
     for d in range(depth - 1, -1, -1):
         move = path[d]
@@ -323,24 +342,27 @@ def baseline_traversal(tree, state, path, traverser, eps, decay, t, weight, aver
         k = move.action
         c = first_child[node]
         n = num_children[node]
-        corrected = baseline[c + k] + (below - baseline[c + k]) / move.xi
-        if p == CHANCE:
-            value = 0.0
+        jk = index[c + k]
+        corrected = _baseline(baseline, row, jk)
+        corrected += (below - corrected) / move.xi
+        f = first_seq[abstract[infoset[node]]] if p != CHANCE else -1
+        value = 0.0
+        for a in range(n):
+            u = corrected if a == k else _baseline(baseline, row, index[c + a])
+            value += (chance_prob[c + a] if p == CHANCE else sigma[f + a]) * u
+        if p != CHANCE and (traverser == BOTH or p == traverser):
+            opp = move.reach1 if p == 0 else move.reach0
+            w = (1.0 if p == 0 else -1.0) * opp * move.chance / move.q
+            _touch(abstract[infoset[node]], touched, num_touched, touched_stamp, counters)
             for a in range(n):
-                value += chance_prob[c + a] * (corrected if a == k else baseline[c + a])
-        else:
-            I = infoset[node]
-            f = first_seq[abstract[I]]
-            value = 0.0
-            for a in range(n):
-                value += sigma[f + a] * (corrected if a == k else baseline[c + a])
-            if traverser == BOTH or p == traverser:
-                opp = move.reach1 if p == 0 else move.reach0
-                w = (1.0 if p == 0 else -1.0) * opp * move.chance / move.q
-                _touch(abstract[I], touched, num_touched, touched_stamp, counters)
-                for a in range(n):
-                    delta[f + a] += w * ((corrected if a == k else baseline[c + a]) - value)
-        baseline[c + k] += decay * (below - baseline[c + k])
+                u = corrected if a == k else _baseline(baseline, row, index[c + a])
+                delta[f + a] += w * (u - value)
+        if jk >= 0:
+            if direct_average:
+                visits[row + jk] += 1
+                baseline[row + jk] += (below - baseline[row + jk]) / visits[row + jk]
+            else:
+                baseline[row + jk] += decay * (below - baseline[row + jk])
         below = value
 
 
@@ -592,8 +614,8 @@ def traverse(tree, state, scratch, settings, traverser, t, weight, from_regrets)
         outcome_traversal(tree, state, scratch.path, traverser, settings.epsilon, t, weight, averaging,
                           from_regrets)
     elif sampler == BASELINE:
-        baseline_traversal(tree, state, scratch.path, traverser, settings.epsilon, settings.decay, t, weight,
-                           averaging, from_regrets)
+        baseline_traversal(tree, state, scratch.path, traverser, settings.epsilon, settings.decay,
+                           settings.direct_average, t, weight, averaging, from_regrets)
     elif sampler == EXTERNAL or sampler == PURE or sampler == AVERAGE_SAMPLING or sampler == PROBING:
         external_traversal(tree, state, scratch, traverser, t, weight, averaging, from_regrets, sampler,
                            settings.epsilon, settings.tau, settings.beta)

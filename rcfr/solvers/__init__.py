@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..registry import build
 from ..tree import Game
 from .cfr import CFR, CFRPlus, CFRSolver, DiscountedCFR, LinearCFR
-from .mccfr import (AverageStrategySampling, ChanceSamplingCFR, ExternalSamplingMCCFR, MCCFRSolver,
+from .mccfr import (AverageStrategySampling, ChanceSamplingCFR, ExternalSamplingMCCFR, MCCFRb, MCCFRSolver,
                     OutcomeSamplingMCCFR, ProbingMCCFR, PublicChanceSamplingCFR, PureCFR,
                     VarianceReducedMCCFR)
 from .regression import RCFR, RCFRPlus, RegressionRegrets
@@ -22,6 +22,7 @@ SOLVERS = {
     "os-mccfr": OutcomeSamplingMCCFR,
     "es-mccfr": ExternalSamplingMCCFR,
     "vr-mccfr": VarianceReducedMCCFR,
+    "mccfrb": MCCFRb,
     "pure-cfr": PureCFR,
     "as-mccfr": AverageStrategySampling,
     "probing-mccfr": ProbingMCCFR,
@@ -39,7 +40,7 @@ def make_solver(name: str, game: Game, **options) -> CFRSolver | MCCFRSolver | S
 
 
 __all__ = ["AverageStrategySampling", "CFR", "CFRPlus", "CFRSolver", "ChanceSamplingCFR", "DiscountedCFR",
-           "ExternalSamplingMCCFR", "LinearCFR", "MCCFRSolver", "OutcomeSamplingMCCFR", "ProbingMCCFR",
+           "ExternalSamplingMCCFR", "LinearCFR", "MCCFRb", "MCCFRSolver", "OutcomeSamplingMCCFR", "ProbingMCCFR",
            "PublicChanceSamplingCFR", "PureCFR", "RCFR", "RCFRPlus", "RRM", "RegressionRegrets", "RegretStore",
            "RegretTable", "SOLVERS",
            "SampledRCFR", "SampledRCFRPlus", "SampledRegressionRegrets", "VarianceReducedMCCFR",

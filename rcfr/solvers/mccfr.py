@@ -66,7 +66,8 @@ class MCCFRSolver(IterativeSolver):
     # ---- iterations ----------------------------------------------------------------------------
     updates = "alternating"  # one traversal per player per iteration (the only form of external sampling)
     epsilon = 0.0  # exploration of outcome sampling, floor of average strategy sampling
-    baseline_decay = 0.0  # VR-MCCFR's baseline update
+    baseline_decay = 0.0  # baseline update of VR-MCCFR and MCCFRb: weight of the newest estimate
+    direct_average = False  # MCCFRb: baselines are direct averages of their estimates instead
     tau, beta = 1.0, 0.0  # average strategy sampling
 
     def settings(self) -> kernels.Settings:
@@ -74,7 +75,8 @@ class MCCFRSolver(IterativeSolver):
         return kernels.Settings(sampler=SAMPLERS[self.sampler], alternating=self.updates == "alternating",
                                 epsilon=float(self.epsilon), decay=float(self.baseline_decay), tau=float(self.tau),
                                 beta=float(self.beta), power=float(self.power),
-                                averaging=AVERAGE_MODES[self.average_mode], clip=bool(self.clip))
+                                averaging=AVERAGE_MODES[self.average_mode], clip=bool(self.clip),
+                                direct_average=bool(self.direct_average))
 
     @property
     def nodes_touched(self) -> int:
@@ -171,6 +173,38 @@ class VarianceReducedMCCFR(OutcomeSamplingMCCFR):
                          average_mode=average_mode, averaging=averaging, abstraction=abstraction,
                          average_space=average_space, seed=seed)
 
+
+
+class MCCFRb(OutcomeSamplingMCCFR):
+    """Outcome sampling with information-set baselines (MCCFRb, Kuchar 2020): the sampled values are
+    corrected with one baseline b_i(I, a) per traverser i, information set I and action a, learned
+    from the corrected value estimates of the sampled action, as a direct average (``baseline="da"``,
+    the thesis's method), an exponentially decaying average with weight ``baseline_decay`` on the
+    newest estimate (``"eda"``, default 0.5), or not at all (``"none"``: plain outcome sampling, the
+    `os-mccfr` kernel itself). Baselines are kept per full-game information set, also under an
+    abstraction (docs/mccfr.md derives the estimator)."""
+
+    BASELINES = ("da", "eda", "none")
+
+    def __init__(self, game: Game, *, baseline: str = "da", baseline_decay: float | None = None,
+                 epsilon: float = 0.6, updates: str = "alternating", regret_matching: str = "rm",
+                 average_mode: str = "stochastic", averaging: str | float = "uniform", abstraction=None,
+                 average_space: str = "full", seed: int = 0):
+        self.baseline = check_choice("baseline", baseline, self.BASELINES)
+        if baseline_decay is not None and baseline != "eda":
+            raise ValueError(f"baseline_decay applies to baseline='eda' only, got baseline_decay={baseline_decay!r} "
+                             f"with baseline={baseline!r}")
+        if baseline == "eda":
+            baseline_decay = 0.5 if baseline_decay is None else baseline_decay
+            if (isinstance(baseline_decay, bool) or not isinstance(baseline_decay, (int, float))
+                    or not 0.0 < baseline_decay <= 1.0):
+                raise ValueError(f"baseline_decay must be a number in (0, 1], got {baseline_decay!r}")
+            self.baseline_decay = float(baseline_decay)
+        self.direct_average = baseline == "da"
+        self.sampler = "outcome" if baseline == "none" else "infoset_baseline"
+        super().__init__(game, epsilon=epsilon, updates=updates, regret_matching=regret_matching,
+                         average_mode=average_mode, averaging=averaging, abstraction=abstraction,
+                         average_space=average_space, seed=seed)
 
 
 class PureCFR(ExternalSamplingMCCFR):
