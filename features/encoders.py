@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 from numba import types as nb
 
-from rcfr.compiler import _settle
+from rcfr.compiler import replay
 from rcfr.games.fast import DATA, FUNCTION_TYPES, STATE
 from rcfr.registry import check_choice, keyword_names
 
@@ -75,22 +75,8 @@ def _rows(initial, player, num_children, child, encode, game_data, encoder_data,
                 hi = mid - 1
         if lo != current:
             current = lo
-            h = infoset_history[lo]
-            n = 0
-            while parent[h] >= 0:
-                if n == path.shape[0]:
-                    longer = np.empty(2 * n, np.int64)
-                    longer[:n] = path
-                    path = longer
-                path[n] = action[h]
-                n += 1
-                h = parent[h]
-            initial(game_data, state)
-            _settle(player, num_children, child, game_data, state, tmp)
-            for j in range(n - 1, -1, -1):
-                child(game_data, state, path[j], tmp)
-                state[:] = tmp
-                _settle(player, num_children, child, game_data, state, tmp)
+            path = replay(initial, player, num_children, child, game_data, parent, action, infoset_history[lo],
+                          state, tmp, path)
         out[r, :] = 0.0
         encode(encoder_data, state, s - infoset_first_seq[lo], out[r])
 

@@ -17,9 +17,13 @@ from rcfr.games.goofspiel_fast import BID0, CODE0, DIFF, HAND0, HEADER, TURN
 from .encoders import FeatureEncoder
 
 
+def serves(rules) -> bool:
+    return isinstance(rules, Goofspiel)
+
+
 def make(game) -> FeatureEncoder:
     rules = game.rules
-    if not isinstance(rules, Goofspiel):
+    if not serves(rules):
         raise ValueError(f"features 'goofspiel' need goofspiel rules, not {rules.name!r}")
     n = rules.cards
     names = (["player0", "player1", "turn", "point_card", "points_left", "lead"] + [f"hand{c}" for c in range(1, n + 1)]
