@@ -41,6 +41,7 @@ from ..games.goofspiel_history import own_history
 from ..games.latent import LatentTicTacToe
 from ..games.latent_fast import MOVES as LATENT_MOVES
 from ..games.latent_fast import PREVIOUS as LATENT_PREVIOUS
+from ..registry import check_choice
 from ..policy import Policy
 from ..tree import Game
 from .base import Abstraction
@@ -130,25 +131,32 @@ def _bluff_code(data, s, out):
     out[1] = s[LAST]  # the legal bids are those above the last one
 
 
-def goofspiel_last_turns(game: Game, r: int = 2) -> Abstraction:
+#: How much of the score lead `goofspiel_last_turns` keeps.
+LEADS = {"exact": 0, "sign": 1, "none": 2}
+
+
+def goofspiel_last_turns(game: Game, r: int = 1, lead: str = "exact") -> Abstraction:
     """Goofspiel keyed by (whose turn, own hand, own score lead, the last `r` turns' own bid and result).
     The hand and lead are what the forgotten turns leave behind (the point cards are known), so
-    ``r >= cards - 1`` is the full game. Abstract key: ((hand * (2 total + 1) + lead + total) * (r + 1)
-    + turns remembered), then per remembered turn * 3 (cards + 1) + 3 bid + result."""
+    ``r >= cards - 1`` is the full game; ``lead="sign"`` keeps only ahead / level / behind and
+    ``lead="none"`` forgets the score, for coarser abstractions. Abstract key: ((hand * (2 total + 1) +
+    lead term) * (r + 1) + turns remembered), then per remembered turn * 3 (cards + 1) + 3 bid + result."""
     rules = _rules(game, Goofspiel, "goofspiel_last_turns")
     n, total = rules.cards, sum(rules.points)
     high = n - 1
     while high > 0 and (2 ** n) * (2 * total + 1) * (high + 1) * (3 * n + 3) ** high >= 2 ** 62:
         high -= 1
     r = _remembered("goofspiel_last_turns", r, 0, high)
-    data = (np.append(rules.fast().data[0], r), np.zeros(0))
-    return _from_codes(game, f"goofspiel_last_turns(r={r})", _goofspiel_code, data)
+    mode = LEADS[check_choice("goofspiel_last_turns lead", lead, list(LEADS))]
+    data = (np.append(rules.fast().data[0], [r, mode]), np.zeros(0))
+    suffix = "" if lead == "exact" else f", lead={lead}"
+    return _from_codes(game, f"goofspiel_last_turns(r={r}{suffix})", _goofspiel_code, data)
 
 
 @njit(cache=True)
 def _goofspiel_code(data, s, out):
     ints = data[0]
-    n, r = ints[CARDS], ints[ints.size - 1]
+    n, r, mode = ints[CARDS], ints[ints.size - 2], ints[ints.size - 1]
     total = 0
     for t in range(n):
         total += ints[GOOF_HEADER + t]
@@ -156,6 +164,10 @@ def _goofspiel_code(data, s, out):
     turn = s[TURN]
     hand = s[HAND0 + p]
     lead = s[DIFF] if p == 0 else -s[DIFF]
+    if mode == 1:
+        lead = (lead > 0) - (lead < 0)
+    elif mode == 2:
+        lead = 0
     cards = np.empty(n, np.int64)
     results = np.empty(n, np.int64)
     own_history(data, s, p, turn, cards, results)
