@@ -21,31 +21,35 @@ def _by_keys(game, key):
     return Abstraction.from_keys(game, "by keys", keys.__getitem__)
 
 
-@pytest.mark.parametrize("r", [2, 5])
-def test_bluff_last_bids_equals_the_key_rule(r):
-    game = rcfr.load_game("liars_dice")
+def test_bluff_last_bids_equals_the_key_rule():
+    """(Sizes at several r: tests/test_abstraction_recall.py.)"""
+    game, r = rcfr.load_game("liars_dice"), 3
     expected = _by_keys(game, lambda i, s: (s.dice[len(s.bids) % 2], s.bids[-r:]))
     np.testing.assert_array_equal(make_abstraction(game, "bluff_last_bids", r=r).infoset_map, expected.infoset_map)
 
 
-@pytest.mark.parametrize("params", [{"cards": 5}, {"cards": 4, "points_order": "random", "seed": 3}])
-def test_goofspiel_last_turns_equals_the_key_rule(params):
+@pytest.mark.parametrize("params, lead, rs", [({"cards": 5}, "exact", range(5)), ({"cards": 5}, "sign", range(5)),
+                                              ({"cards": 5}, "none", range(5)),
+                                              ({"cards": 4, "points_order": "random", "seed": 3}, "exact", range(4))])
+def test_goofspiel_last_turns_equals_the_key_rule(params, lead, rs):
     """Key ``p:own bids|results``: the hand is the cards not bid, the lead the points won minus lost."""
     game = rcfr.load_game("goofspiel", **params)
     points = game.rules.points
     sizes = []
-    for r in range(0, params["cards"]):
+    for r in rs:
         def key(i, s):
             bids, results = str(game.infoset_key(i)).split(":")[1].split("|")
             bids = [int(b) for b in bids.split()]
-            lead = sum(points[t] * {"W": 1, "T": 0, "L": -1}[x] for t, x in enumerate(results))
+            score = sum(points[t] * {"W": 1, "T": 0, "L": -1}[x] for t, x in enumerate(results))
+            kept = {"exact": score, "sign": np.sign(score), "none": 0}[lead]
             hand = sorted(set(range(1, params["cards"] + 1)) - set(bids))
-            return hand, lead, list(zip(bids, results))[max(len(bids) - r, 0):] if r else []
-        abstraction = make_abstraction(game, "goofspiel_last_turns", r=r)
+            return hand, kept, list(zip(bids, results))[max(len(bids) - r, 0):] if r else []
+        abstraction = make_abstraction(game, "goofspiel_last_turns", r=r, lead=lead)
         np.testing.assert_array_equal(abstraction.infoset_map, _by_keys(game, key).infoset_map)
         sizes.append(abstraction.num_sequences)
-    assert sizes == sorted(sizes) and sizes[-1] == game.num_sequences  # all turns remembered: the full game
-    assert sizes[0] < game.num_sequences
+    assert sizes == sorted(sizes) and sizes[0] < game.num_sequences
+    if rs[-1] == params["cards"] - 1:
+        assert sizes[-1] == game.num_sequences  # all turns remembered: the full game
 
 
 def test_latent_ttt_last_moves_equals_the_key_rule():

@@ -139,12 +139,13 @@ def goofspiel_last_turns(game: Game, r: int = 1, lead: str = "exact") -> Abstrac
     """Goofspiel keyed by (whose turn, own hand, own score lead, the last `r` turns' own bid and result).
     The hand and lead are what the forgotten turns leave behind (the point cards are known), so
     ``r >= cards - 1`` is the full game; ``lead="sign"`` keeps only ahead / level / behind and
-    ``lead="none"`` forgets the score, for coarser abstractions. Abstract key: ((hand * (2 total + 1) +
-    lead term) * (r + 1) + turns remembered), then per remembered turn * 3 (cards + 1) + 3 bid + result."""
+    ``lead="none"`` forgets the score, for coarser abstractions. Abstract key: hand * (2 total + 1) +
+    lead + total, then per remembered turn (r of them, oldest first) * 3 (cards + 1) + 3 bid + result
+    (0 before the first turn)."""
     rules = _rules(game, Goofspiel, "goofspiel_last_turns")
     n, total = rules.cards, sum(rules.points)
     high = n - 1
-    while high > 0 and (2 ** n) * (2 * total + 1) * (high + 1) * (3 * n + 3) ** high >= 2 ** 62:
+    while high > 0 and (2 ** n) * (2 * total + 1) * (3 * n + 3) ** high >= 2 ** 62:
         high -= 1
     r = _remembered("goofspiel_last_turns", r, 0, high)
     mode = LEADS[check_choice("goofspiel_last_turns lead", lead, list(LEADS))]
@@ -171,20 +172,19 @@ def _goofspiel_code(data, s, out):
     cards = np.empty(n, np.int64)
     results = np.empty(n, np.int64)
     own_history(data, s, p, turn, cards, results)
-    start = max(turn - r, 0)
-    code = (hand * (2 * total + 1) + lead + total) * (r + 1) + turn - start
-    for t in range(start, turn):
-        code = code * (3 * n + 3) + 3 * cards[t] + results[t]
+    code = hand * (2 * total + 1) + lead + total
+    for t in range(turn - r, turn):  # r slots, fixed width (0: before the first turn)
+        code = code * (3 * n + 3) + (3 * cards[t] + results[t] if t >= 0 else 0)
     out[0] = code
     out[1] = hand  # the legal bids are the cards in hand
 
 
 def latent_ttt_last_moves(game: Game, r: int = 0) -> Abstraction:
     """Latent Tic-Tac-Toe keyed by (whose turn, the revealed board, the last `r` known moves: every move but
-    the opponent's pending one). r = 0 remembers the board without move order. Abstract key: ((board in
-    base 3) * (r + 1) + moves remembered), then per remembered move * 10 + square + 1."""
+    the opponent's pending one). r = 0 remembers the board without move order. Abstract key: the board
+    in base 3, then per remembered move (r of them, oldest first) * 10 + square + 1 (0 before the first)."""
     _rules(game, LatentTicTacToe, "latent_ttt_last_moves")
-    r = _remembered("latent_ttt_last_moves", r, 0, 12)
+    r = _remembered("latent_ttt_last_moves", r, 0, 14)  # 3^9 * 10^14 < 2^62
     return _from_codes(game, f"latent_ttt_last_moves(r={r})", _latent_code,
                        (np.append(game.rules.fast().data[0], r), np.zeros(0)))
 
@@ -199,16 +199,12 @@ def _latent_code(data, s, out):
         code = code * 3 + s[q]
         if s[q] == 0:
             empty |= 1 << q
-    known = max(s[LATENT_MOVES] - 1, 0)
-    kept = min(r, known)
-    rest = s[LATENT_PREVIOUS]  # the known moves, one digit each (square + 1), the most recent lowest
-    tail = 0
+    # the last r known moves, one digit each (square + 1; 0 before the first move): the known moves'
+    # code modulo 10^r, a fixed width
     scale = 1
-    for _ in range(kept):
-        tail += (rest % 10) * scale
+    for _ in range(r):
         scale *= 10
-        rest //= 10
-    out[0] = (code * (r + 1) + kept) * scale + tail
+    out[0] = code * scale + s[LATENT_PREVIOUS] % scale
     out[1] = empty  # the legal moves are the empty squares of the revealed board
 
 
