@@ -8,7 +8,8 @@ from numba import njit
 
 import rcfr
 from features import auto_features, feature_matrix, make_features
-from features.encoders import ENCODERS, FeatureEncoder, encoded_features, make_encoder, sequence_rows
+from features.encoders import (ENCODERS, FeatureEncoder, encode_rows, encoded_features, infoset_states, make_encoder,
+                               sequence_rows)
 from rcfr.games.dice import FACE_NAMES
 from rcfr.games.goofspiel_fast import BID0
 
@@ -60,7 +61,11 @@ def test_on_demand_rows_equal_the_dense_matrix(name):
     assert np.isfinite(dense.matrix).all() and (name in UNSCALED or np.abs(dense.matrix).max() <= 1.0)
     assert len(np.unique(dense.matrix, axis=0)) == game.num_sequences  # distinct sequences, distinct rows
     picks = np.random.default_rng(1).integers(0, game.num_sequences, 500)  # unsorted, with repeats
-    np.testing.assert_array_equal(sequence_rows(game, make_encoder(game, name), picks), dense.matrix[picks])
+    encoder = make_encoder(game, name)
+    np.testing.assert_array_equal(sequence_rows(game, encoder, picks), dense.matrix[picks])
+    sets = game.sequence_infoset[picks]  # a traversal's own states: no replay
+    rows = encode_rows(encoder, infoset_states(game, sets), picks - game.infoset_first_seq[sets])
+    np.testing.assert_array_equal(rows, dense.matrix[picks])
 
 
 def test_goofspiel_rows_read_back_the_key():
