@@ -4,8 +4,9 @@
 
 Each game (a configs/game/<name>.yaml) is compiled or loaded once, in its own process (so that one
 game's memory is returned before the next). Per game it prints a Markdown row of `sequence_rows`
-speeds for its own encoder: random sequences (sorted ids, one replay each) and the whole action
-blocks of random information sets (what a traversal asks for: one replay per set), then one row per
+speeds for its own encoder: random sequences (sorted ids, one replay each), the whole action blocks
+of random information sets (what a traversal asks for: one replay per set) and the same rows from
+states already at hand (`encode_rows`: the encoder alone, no replay), then one row per
 recall abstraction size (abstract information sets and sequences, % of the game's sequences, build
 seconds) and the process's peak memory.
 """
@@ -36,7 +37,7 @@ SAMPLE = 200_000
 def measure(config: str) -> dict:
     import rcfr
     from features import auto_features
-    from features.encoders import make_encoder, sequence_rows
+    from features.encoders import encode_rows, infoset_states, make_encoder, sequence_rows
     from rcfr.abstraction import bluff_counters, make_abstraction
 
     node = OmegaConf.load(ROOT / "configs" / "game" / f"{config}.yaml")
@@ -61,6 +62,12 @@ def measure(config: str) -> dict:
     elapsed = time.perf_counter() - start
     result.update(encoder=name, features=encoder.num_features, block_rows_per_s=blocks.size / elapsed,
                   sets_per_s=sets.size / elapsed)
+    states = infoset_states(game, np.repeat(sets, game.infoset_num_actions[sets]))
+    actions = blocks - np.repeat(game.infoset_first_seq[sets], game.infoset_num_actions[sets])
+    encode_rows(encoder, states[:10], actions[:10])
+    start = time.perf_counter()
+    encode_rows(encoder, states, actions)
+    result["encode_rows_per_s"] = blocks.size / (time.perf_counter() - start)
     rows = []
     if node.name in ABSTRACTIONS:
         for abstraction_name, options in ABSTRACTIONS[node.name]:
@@ -81,8 +88,9 @@ def measure(config: str) -> dict:
 
 
 def main(configs: list[str]) -> None:
-    print("| game | histories | sequences | encoder | features | random rows/s | block rows/s | sets/s | peak MiB |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| game | histories | sequences | encoder | features | random rows/s | block rows/s | sets/s | "
+          "encode-only rows/s | peak MiB |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     results = []
     for config in configs:
         out = subprocess.run([sys.executable, __file__, "--one", config], capture_output=True, text=True)
@@ -92,7 +100,8 @@ def main(configs: list[str]) -> None:
         results.append(result)
         print(f"| {result['game']} | {result['histories']:,} | {result['sequences']:,} | {result['encoder']} | "
               f"{result['features']} | {result['random_rows_per_s']:,.0f} | {result['block_rows_per_s']:,.0f} | "
-              f"{result['sets_per_s']:,.0f} | {result['peak_mib']:,.0f} |", flush=True)
+              f"{result['sets_per_s']:,.0f} | {result['encode_rows_per_s']:,.0f} | {result['peak_mib']:,.0f} |",
+              flush=True)
     print("\n| game | abstraction | abstract infosets | abstract sequences | % of sequences | build s |")
     print("|---|---|---|---|---|---|")
     for result in results:

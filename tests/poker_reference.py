@@ -1,35 +1,15 @@
 """The Python poker extractor that `features.poker`'s encoder replaced, kept as the oracle the encoder
-must reproduce exactly (tests/test_encoders.py): it replays each information set through the rules.
+must reproduce exactly (tests/test_encoders.py): it replays each information set through the rules
+(the per-pair formula `_pair` is shared; tests/test_features.py checks rows by hand).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from features.poker import PAIR_FIELDS, _pair, _stack
 from rcfr.games.hand_strength import hand_strength
 from rcfr.games.poker import LimitPoker, NoLimitOneCardPoker
-
-PAIR_FIELDS = ("player1", "player2", "pot", "stack", "fold", "call", "wager", "all_in", "wager_chips",
-               "wager_pot_fraction", "wager_stack_fraction")
-
-
-def _stack(rules) -> int:
-    if isinstance(rules, NoLimitOneCardPoker):
-        return rules.stack
-    return rules.ante + sum(b * (rules.max_raises + 1) for b in rules.bets)
-
-
-def _pair(rules, stack: int, before, action: str, after) -> list[float]:
-    q = rules.player(before)
-    wager = action.startswith("r")
-    remaining = stack - after.contrib[q]
-    matched = before.contrib[1 - q]
-    size = after.contrib[q] - matched if wager else 0
-    pot_matched = 2 * matched
-    return [q == 0, q == 1, sum(after.contrib), remaining, action == "f", action == "c",
-            wager and remaining > 0, wager and remaining == 0, size,
-            size / pot_matched if pot_matched else 0.0,
-            size / (stack - matched) if stack > matched else 0.0]
 
 
 def extract(game, history: int | None = None):
