@@ -1,6 +1,6 @@
 """On-demand feature speed and recall-abstraction sizes on the large games (docs/large_rcfr.md).
 
-    python benchmarks/features_large.py goofspiel7 [liars_dice21 latent_ttt_full pam_paper ...]
+    python benchmarks/features_large.py [--speed-only] goofspiel7 [liars_dice21 latent_ttt_full pam_paper ...]
 
 Each game (a configs/game/<name>.yaml) is compiled or loaded once, in its own process (so that one
 game's memory is returned before the next). Per game it prints a Markdown row of `sequence_rows`
@@ -34,7 +34,7 @@ ABSTRACTIONS = {"goofspiel": [("goofspiel_last_turns", {"r": r, "lead": lead}) f
 SAMPLE = 200_000
 
 
-def measure(config: str) -> dict:
+def measure(config: str, sizes: bool = True) -> dict:
     import rcfr
     from features import auto_features
     from features.encoders import encode_rows, infoset_states, make_encoder, sequence_rows
@@ -69,7 +69,7 @@ def measure(config: str) -> dict:
     encode_rows(encoder, states, actions)
     result["encode_rows_per_s"] = blocks.size / (time.perf_counter() - start)
     rows = []
-    if node.name in ABSTRACTIONS:
+    if sizes and node.name in ABSTRACTIONS:
         for abstraction_name, options in ABSTRACTIONS[node.name]:
             r = options["r"]
             if node.name == "goofspiel" and r >= params["cards"]:
@@ -87,13 +87,14 @@ def measure(config: str) -> dict:
     return result
 
 
-def main(configs: list[str]) -> None:
+def main(configs: list[str], sizes: bool) -> None:
     print("| game | histories | sequences | encoder | features | random rows/s | block rows/s | sets/s | "
           "encode-only rows/s | peak MiB |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     results = []
     for config in configs:
-        out = subprocess.run([sys.executable, __file__, "--one", config], capture_output=True, text=True)
+        out = subprocess.run([sys.executable, __file__, "--one", config, str(int(sizes))], capture_output=True,
+                             text=True)
         if out.returncode:
             raise SystemExit(f"{config} failed:\n{out.stderr}")
         result = json.loads(out.stdout.strip().splitlines()[-1])
@@ -102,6 +103,8 @@ def main(configs: list[str]) -> None:
               f"{result['features']} | {result['random_rows_per_s']:,.0f} | {result['block_rows_per_s']:,.0f} | "
               f"{result['sets_per_s']:,.0f} | {result['encode_rows_per_s']:,.0f} | {result['peak_mib']:,.0f} |",
               flush=True)
+    if not sizes:
+        return
     print("\n| game | abstraction | abstract infosets | abstract sequences | % of sequences | build s |")
     print("|---|---|---|---|---|---|")
     for result in results:
@@ -113,6 +116,7 @@ def main(configs: list[str]) -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--one"]:
-        print(json.dumps(measure(sys.argv[2])))
+        print(json.dumps(measure(sys.argv[2], bool(int(sys.argv[3])))))
     else:
-        main(sys.argv[1:])
+        speed_only = "--speed-only" in sys.argv
+        main([a for a in sys.argv[1:] if a != "--speed-only"], sizes=not speed_only)
