@@ -101,3 +101,15 @@ def test_es_mccfr_solves_goofspiel_with_a_recall_abstraction():
     solver = rcfr.make_solver("es-mccfr", game, abstraction=abstraction, seed=0).run(3000)
     uniform = rcfr.exploitability(game, rcfr.make_solver("es-mccfr", game, seed=0).average_policy())
     assert rcfr.exploitability(game, solver.average_policy()) < 0.5 * uniform
+
+
+def test_bad_options_name_the_field():
+    goofspiel = rcfr.load_game("goofspiel", cards=4)
+    with pytest.raises(ValueError, match=r"r \(turns remembered\) must be an integer in \[0, 3\], got 4"):
+        make_abstraction(goofspiel, "goofspiel_last_turns", r=4)
+    with pytest.raises(ValueError, match="unknown goofspiel_last_turns lead 'rough'; allowed: exact, sign, none"):
+        make_abstraction(goofspiel, "goofspiel_last_turns", lead="rough")
+    with pytest.raises(ValueError, match=r"r \(moves remembered\) must be an integer in \[0, 14\], got -1"):
+        make_abstraction(rcfr.load_game("latent_ttt", opening=(4, 0, 8)), "latent_ttt_last_moves", r=-1)
+    with pytest.raises(ValueError, match="needs a 'latent_ttt' game"):
+        make_abstraction(goofspiel, "latent_ttt_last_moves")

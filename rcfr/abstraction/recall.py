@@ -41,8 +41,8 @@ from ..games.goofspiel_history import own_history
 from ..games.latent import LatentTicTacToe
 from ..games.latent_fast import MOVES as LATENT_MOVES
 from ..games.latent_fast import PREVIOUS as LATENT_PREVIOUS
-from ..registry import check_choice
 from ..policy import Policy
+from ..registry import check_choice
 from ..tree import Game
 from .base import Abstraction
 
@@ -102,9 +102,9 @@ def _from_codes(game: Game, name: str, code, data) -> Abstraction:
     return Abstraction.from_codes(game, name, codes[:, 0], codes[:, 1])
 
 
-def _remembered(name: str, r, low: int, high: int) -> int:
+def _remembered(name: str, r, low: int, high: int, what: str) -> int:
     if isinstance(r, bool) or not isinstance(r, int) or not low <= r <= high:
-        raise ValueError(f"abstraction {name!r}: r (turns remembered) must be an integer in [{low}, {high}], got {r!r}")
+        raise ValueError(f"abstraction {name!r}: r ({what} remembered) must be an integer in [{low}, {high}], got {r!r}")
     return r
 
 
@@ -147,7 +147,7 @@ def goofspiel_last_turns(game: Game, r: int = 1, lead: str = "exact") -> Abstrac
     high = n - 1
     while high > 0 and (2 ** n) * (2 * total + 1) * (3 * n + 3) ** high >= 2 ** 62:
         high -= 1
-    r = _remembered("goofspiel_last_turns", r, 0, high)
+    r = _remembered("goofspiel_last_turns", r, 0, high, "turns")
     mode = LEADS[check_choice("goofspiel_last_turns lead", lead, list(LEADS))]
     data = (np.append(rules.fast().data[0], [r, mode]), np.zeros(0))
     suffix = "" if lead == "exact" else f", lead={lead}"
@@ -184,7 +184,7 @@ def latent_ttt_last_moves(game: Game, r: int = 0) -> Abstraction:
     the opponent's pending one). r = 0 remembers the board without move order. Abstract key: the board
     in base 3, then per remembered move (r of them, oldest first) * 10 + square + 1 (0 before the first)."""
     _rules(game, LatentTicTacToe, "latent_ttt_last_moves")
-    r = _remembered("latent_ttt_last_moves", r, 0, 14)  # 3^9 * 10^14 < 2^62
+    r = _remembered("latent_ttt_last_moves", r, 0, 14, "moves")  # 3^9 * 10^14 < 2^62
     return _from_codes(game, f"latent_ttt_last_moves(r={r})", _latent_code,
                        (np.append(game.rules.fast().data[0], r), np.zeros(0)))
 
