@@ -69,22 +69,27 @@ def feature_matrix(game, name: str = "generic", **params) -> Features:
     return cache[key]
 
 
-from . import generic, indicator, poker  # noqa: E402  (registration side effects)
+from . import generic, indicator  # noqa: E402  (registration side effects)
 
 register_features("indicator", indicator.extract)
 register_features("generic", generic.extract)
-register_features("poker", poker.extract)
 
-from . import encoders, goofspiel  # noqa: E402
+from . import encoders, goofspiel, latent_ttt, liars_dice, pam, poker  # noqa: E402
 
-encoders.register_encoder("goofspiel", goofspiel.make)
+#: The games' own encoders (each also registers its dense features), by the rules they serve; the
+#: first match is what ``make_features(game, "auto")`` picks.
+GAME_ENCODERS = {"poker": poker, "goofspiel": goofspiel, "liars_dice": liars_dice, "latent_ttt": latent_ttt,
+                 "pam": pam}
+for _name, _module in GAME_ENCODERS.items():
+    encoders.register_encoder(_name, _module.make)
 
 __all__ = ["FEATURES", "Features", "feature_matrix", "register_features"]
 
 
 def make_features(game, spec="auto", **params) -> Features:
     """The features of `game` from a name (with its `params`), ``{"name": ..., **params}``, a `Features`,
-    or a (sequences x d) array. ``"auto"`` is ``"poker"`` for poker rules and ``"generic"`` otherwise.
+    or a (sequences x d) array. ``"auto"`` is the game's own encoder (`GAME_ENCODERS`: poker, goofspiel,
+    liars_dice, latent_ttt, pam) where it has one, else ``"generic"``.
     Named features come from `feature_matrix` (computed once per game)."""
     if params and not isinstance(spec, str):
         raise ValueError(f"feature options {sorted(params)} go with a features name, not with {spec!r}")
@@ -98,9 +103,7 @@ def make_features(game, spec="auto", **params) -> Features:
             raise ValueError(f"a features dict needs a 'name'; allowed: {', '.join(sorted(FEATURES))}")
         return feature_matrix(game, params.pop("name"), **params)
     elif spec == "auto":
-        from rcfr.games.poker import LimitPoker, NoLimitOneCardPoker
-        poker = isinstance(game.rules, (LimitPoker, NoLimitOneCardPoker))
-        return feature_matrix(game, "poker" if poker else "generic", **params)
+        return feature_matrix(game, auto_features(game), **params)
     elif isinstance(spec, str):
         return feature_matrix(game, spec, **params)
     else:
@@ -112,4 +115,12 @@ def make_features(game, spec="auto", **params) -> Features:
     return features
 
 
-__all__ += ["make_features"]
+def auto_features(game) -> str:
+    """The name of `game`'s own features: the first of `GAME_ENCODERS` that serves its rules, else "generic"."""
+    for name, module in GAME_ENCODERS.items():
+        if module.serves(game.rules):
+            return name
+    return "generic"
+
+
+__all__ += ["GAME_ENCODERS", "auto_features", "make_features"]

@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 from numba import types as nb
 
-from rcfr.compiler import _settle
+from rcfr.compiler import replay
 from rcfr.games.fast import DATA, FUNCTION_TYPES, STATE
 from rcfr.registry import check_choice, keyword_names
 
@@ -75,22 +75,8 @@ def _rows(initial, player, num_children, child, encode, game_data, encoder_data,
                 hi = mid - 1
         if lo != current:
             current = lo
-            h = infoset_history[lo]
-            n = 0
-            while parent[h] >= 0:
-                if n == path.shape[0]:
-                    longer = np.empty(2 * n, np.int64)
-                    longer[:n] = path
-                    path = longer
-                path[n] = action[h]
-                n += 1
-                h = parent[h]
-            initial(game_data, state)
-            _settle(player, num_children, child, game_data, state, tmp)
-            for j in range(n - 1, -1, -1):
-                child(game_data, state, path[j], tmp)
-                state[:] = tmp
-                _settle(player, num_children, child, game_data, state, tmp)
+            path = replay(initial, player, num_children, child, game_data, parent, action, infoset_history[lo],
+                          state, tmp, path)
         out[r, :] = 0.0
         encode(encoder_data, state, s - infoset_first_seq[lo], out[r])
 
@@ -114,6 +100,53 @@ def sequence_rows(game, encoder: FeatureEncoder, sequences, out: np.ndarray | No
           fast.width, np.ascontiguousarray(game.parent, np.int32), np.ascontiguousarray(game.action),
           np.ascontiguousarray(game.infoset_history, np.int64), np.ascontiguousarray(game.infoset_first_seq, np.int32),
           sequences, out)
+    return out
+
+
+def _states_signature(action):
+    fn = FUNCTION_TYPES
+    return nb.void(fn["initial"], fn["player"], fn["num_children"], fn["child"], DATA, nb.int32[::1], action[::1],
+                   nb.int64[::1], nb.int64[:, ::1])
+
+
+@njit([_states_signature(nb.int16), _states_signature(nb.int32)], cache=True)
+def _states(initial, player, num_children, child, game_data, parent, action, histories, out):
+    tmp = np.empty(out.shape[1], np.int64)
+    path = np.empty(64, np.int64)
+    for r in range(histories.shape[0]):
+        path = replay(initial, player, num_children, child, game_data, parent, action, histories[r], out[r], tmp, path)
+
+
+def infoset_states(game, infosets) -> np.ndarray:
+    """(len(infosets), width) int64: the fast state of each information set's first history."""
+    fast = game.rules.fast()
+    histories = np.ascontiguousarray(game.infoset_history[np.asarray(infosets, np.int64)], np.int64)
+    out = np.empty((histories.size, fast.width), np.int64)
+    _states(fast.initial, fast.player, fast.num_children, fast.child, fast.data,
+            np.ascontiguousarray(game.parent, np.int32), np.ascontiguousarray(game.action), histories, out)
+    return out
+
+
+def _encode_signature():
+    return nb.void(nb.FunctionType(ENCODE), DATA, nb.int64[:, ::1], nb.int64[::1], nb.float64[:, ::1])
+
+
+@njit([_encode_signature()], cache=True)
+def _encode_rows(encode, encoder_data, states, actions, out):
+    for r in range(states.shape[0]):
+        out[r, :] = 0.0
+        encode(encoder_data, states[r], actions[r], out[r])
+
+
+def encode_rows(encoder: FeatureEncoder, states, actions) -> np.ndarray:
+    """The rows of (state, local action) pairs a traversal already holds: no replay (``states``: one fast
+    state per row, (rows, width) int64, each at a decision of the player to move)."""
+    states = np.ascontiguousarray(states, np.int64)
+    actions = np.ascontiguousarray(actions, np.int64)
+    if states.ndim != 2 or actions.shape != (states.shape[0],):
+        raise ValueError(f"states must be (rows, width) and actions (rows,), got {states.shape} and {actions.shape}")
+    out = np.empty((states.shape[0], encoder.num_features))
+    _encode_rows(encoder.encode, encoder.data, states, actions, out)
     return out
 
 

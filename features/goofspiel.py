@@ -12,14 +12,19 @@ import numpy as np
 from numba import njit
 
 from rcfr.games.goofspiel import Goofspiel
-from rcfr.games.goofspiel_fast import BID0, CODE0, DIFF, HAND0, HEADER, TURN
+from rcfr.games.goofspiel_fast import BID0, DIFF, HAND0, HEADER, TURN
+from rcfr.games.goofspiel_history import kth_card, own_history
 
 from .encoders import FeatureEncoder
 
 
+def serves(rules) -> bool:
+    return isinstance(rules, Goofspiel)
+
+
 def make(game) -> FeatureEncoder:
     rules = game.rules
-    if not isinstance(rules, Goofspiel):
+    if not serves(rules):
         raise ValueError(f"features 'goofspiel' need goofspiel rules, not {rules.name!r}")
     n = rules.cards
     names = (["player0", "player1", "turn", "point_card", "points_left", "lead"] + [f"hand{c}" for c in range(1, n + 1)]
@@ -27,17 +32,6 @@ def make(game) -> FeatureEncoder:
              + [f"turn{t}.{f}" for t in range(n - 1) for f in ("bid", "won", "tied", "lost")])
     data = rules.fast().data
     return FeatureEncoder(tuple(names), data, _encode)
-
-
-@njit(cache=True)
-def _kth_card(hand, k):
-    """The k-th card (0-based, ascending) of a hand held as a bit mask (bit c - 1 for card c)."""
-    card, seen = 0, -1
-    while seen < k:
-        card += 1
-        if hand & (1 << (card - 1)):
-            seen += 1
-    return card
 
 
 @njit(cache=True)
@@ -62,24 +56,15 @@ def _encode(data, s, action, out):
     for c in range(1, n + 1):
         if hand & (1 << (c - 1)):
             out[5 + c] = 1.0
-    bid = _kth_card(hand, action)
+    bid = kth_card(hand, action)
     out[5 + n + bid] = 1.0
     out[6 + 2 * n] = bid / n
     out[7 + 2 * n] = (bid - point) / n
-    # the actor's own past bids and results, decoded from its code (most recent turn last)
-    index = np.empty(n, np.int64)
-    result = np.empty(n, np.int64)
-    code = s[CODE0 + p]
-    for t in range(turn - 1, -1, -1):
-        radix = 3 * (n - t)
-        rest = code % radix
-        code //= radix
-        index[t] = rest // 3
-        result[t] = rest % 3  # 0 tie, 1 won, 2 lost (the actor's view)
-    held = (1 << n) - 1
+    # the actor's own past bids and results (most recent turn last)
+    cards = np.empty(n, np.int64)
+    results = np.empty(n, np.int64)
+    own_history(data, s, p, turn, cards, results)
     for t in range(turn):
-        card = _kth_card(held, index[t])
-        held &= ~(1 << (card - 1))
         base = 8 + 2 * n + 4 * t
-        out[base] = card / n
-        out[base + (2 if result[t] == 0 else (1 if result[t] == 1 else 3))] = 1.0
+        out[base] = cards[t] / n
+        out[base + (2 if results[t] == 0 else (1 if results[t] == 1 else 3))] = 1.0

@@ -1,4 +1,5 @@
-"""Poker features (Morrill 2016): card strength plus the betting history of each sequence.
+"""Poker features (Morrill 2016): card strength plus the betting history of each sequence, as an
+on-demand encoder (`features.encoders`) of the poker games (kuhn, ocp, leduc, limit_poker, nlocp).
 
 Columns: the acting player's expected hand strength E[HS] (probability of winning, ties counting
 half, over a uniform opponent hand and any future board cards, given the cards it sees), the board
@@ -8,21 +9,32 @@ sequence from the most recent (the sequence's own action) to the least recent, p
 player 1 to act, player 2 to act, pot after the action, acting player's remaining stack, fold, call,
 non-all-in wager, all-in wager, wager size in chips (beyond calling), wager as a fraction of the pot
 after matching, wager as a fraction of the stack remaining after matching.
-
-Card and betting facts come from replaying one representative history of each information set
-through the game's rules (all histories of a set share them, up to suits that never matter).
 Limit games have no stack; their stack is the most a player can ever put in.
+
+Betting facts are public, so they are computed once per edge of the public betting tree
+(`rcfr.games.poker_fast.public_tree`, walked through the rules with dummy cards) and E[HS] once per
+hand class (`rcfr.games.hand_strength.strength_classes`); both tables go into the encoder's float
+data, and ``encode`` reads a sequence's row off them by walking up the betting tree from its node.
 """
 
 from __future__ import annotations
 
-import numpy as np
+from collections import deque
 
-from rcfr.games.hand_strength import hand_strength
+import numpy as np
+from numba import njit
+
+from rcfr.games.base import CHANCE
+from rcfr.games.hand_strength import strength_classes
 from rcfr.games.poker import LimitPoker, NoLimitOneCardPoker
+from rcfr.games.poker_fast import BOARDS, COLUMNS, FIRST, KIND, NUM, public_tree
+
+from .encoders import FeatureEncoder
 
 PAIR_FIELDS = ("player1", "player2", "pot", "stack", "fold", "call", "wager", "all_in", "wager_chips",
                "wager_pot_fraction", "wager_stack_fraction")
+# the int64 data: these, then the public tree (nodes x COLUMNS), each node's parent, the E[HS] offsets per round
+RANKS, SUITS, NUM_NODES, LENGTH, HEADER = range(5)
 
 
 def _stack(rules) -> int:
@@ -44,42 +56,83 @@ def _pair(rules, stack: int, before, action: str, after) -> list[float]:
             size / (stack - matched) if stack > matched else 0.0]
 
 
-def extract(game, history: int | None = None):
-    from . import Features
-    if history is not None and (isinstance(history, bool) or not isinstance(history, int) or history < 1):
-        raise ValueError(f"features 'poker' option history must be None or an integer >= 1, got {history!r}")
+def _betting(rules, table: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per public node: its parent (-1 at the root), the pair of the action leading to it (zeros after a
+    deal) and the number of betting actions before it; the walk matches `public_tree`'s order."""
+    nodes = table.shape[0]
+    parent = np.full(nodes, -1, np.int64)
+    pairs = np.zeros((nodes, len(PAIR_FIELDS)))
+    before = np.zeros(nodes, np.int64)
+    stack = _stack(rules)
+    queue = deque([(0, rules.next_state(rules.next_state(rules.initial_state(), 0), 0))])
+    while queue:
+        node, s = queue.popleft()
+        kind = table[node, KIND]
+        names = rules.actions(s) if kind >= 0 else ()
+        for a in range(table[node, NUM]):  # actions, or the one dummy deal of a chance node
+            c = table[node, FIRST] + a
+            after = rules.next_state(s, a)
+            parent[c] = node
+            if kind >= 0:
+                pairs[c] = _pair(rules, stack, s, names[a], after)
+                before[c] = before[node] + 1
+            else:
+                before[c] = before[node]
+            queue.append((c, after))
+    return parent, pairs, before
+
+
+def serves(rules) -> bool:
+    """Poker with a deck and the poker fast path (not Die-Roll Poker, whose "cards" are dice)."""
+    return isinstance(rules, (LimitPoker, NoLimitOneCardPoker)) and getattr(rules, "deck", None) is not None
+
+
+def make(game, history: int | None = None) -> FeatureEncoder:
     rules = game.rules
-    if not isinstance(rules, (LimitPoker, NoLimitOneCardPoker)):
+    if not serves(rules):
         raise ValueError(f"features 'poker' need poker rules (kuhn, ocp, leduc, nlocp), not "
                          f"{rules.name!r}; use features 'generic'")
-    stack, strength = _stack(rules), hand_strength(game).ehs
-    decisions = np.flatnonzero(game.player >= 0)
-    sets, first = np.unique(game.infoset[decisions], return_index=True)
-    representative = decisions[first]
-    per_set = []  # (cards, history pairs most recent first, state)
-    for i, h in zip(sets, representative):
-        steps = []
-        while game.parent[h] >= 0:
-            steps.append(int(game.action[h]))
-            h = game.parent[h]
-        state, pairs = rules.initial_state(), []
-        for a in reversed(steps):
-            nxt = rules.next_state(state, a)
-            if rules.player(state) >= 0:
-                pairs.append(_pair(rules, stack, state, rules.actions(state)[a], nxt))
-            state = nxt
-        cards = [strength[i], rules.deck.rank(state.cards[-1]) + 1 if len(state.cards) > 2 else 0]
-        per_set.append((cards, pairs[::-1], state))
-    length = 1 + max(len(p) for _, p, _ in per_set)
-    length = length if history is None else history
-    width = len(PAIR_FIELDS)
-    matrix = np.zeros((game.num_sequences, 2 + length * width))
-    for i, (cards, pairs, state) in zip(sets, per_set):
-        earlier = np.array(pairs[:length - 1], dtype=np.float64).ravel()
-        for a, name in enumerate(rules.actions(state)):
-            row = matrix[game.infoset_first_seq[i] + a]
-            row[:2] = cards
-            row[2:2 + width] = _pair(rules, stack, state, name, rules.next_state(state, a))
-            row[2 + width:2 + width + earlier.size] = earlier
+    if history is not None and (isinstance(history, bool) or not isinstance(history, int) or history < 1):
+        raise ValueError(f"features 'poker' option history must be None or an integer >= 1, got {history!r}")
+    table = public_tree(rules).table
+    parent, pairs, before = _betting(rules, table)
+    decisions = table[:, KIND] >= 0
+    length = 1 + int(before[decisions].max()) if history is None else history
+    boards = int(table[:, BOARDS].max())
+    deck = rules.deck
+    classes = strength_classes(deck, boards)
+    # E[HS] of (private rank, k board ranks) at offsets[k] + the ranks in base `ranks`
+    offsets = np.cumsum([0] + [deck.ranks ** (k + 1) for k in range(boards + 1)])
+    ehs = np.zeros(offsets[-1])
+    for k, round_classes in enumerate(classes):
+        for ranks, (e, _, _) in round_classes.items():
+            ehs[offsets[k] + np.ravel_multi_index(ranks, (deck.ranks,) * (k + 1))] = e
+    ints = np.concatenate([np.array([deck.ranks, deck.suits, table.shape[0], length], np.int64), table.ravel(),
+                           parent, offsets])
     names = ["hand_strength", "board_rank"] + [f"a{k}.{f}" for k in range(length) for f in PAIR_FIELDS]
-    return Features(matrix, tuple(names))
+    return FeatureEncoder(tuple(names), (ints, np.concatenate([pairs.ravel(), ehs])), _encode)
+
+
+@njit(cache=True)
+def _encode(data, s, action, out):
+    ints, floats = data
+    ranks, suits, nodes, length = ints[RANKS], ints[SUITS], ints[NUM_NODES], ints[LENGTH]
+    parent = HEADER + nodes * COLUMNS
+    width = 11  # len(PAIR_FIELDS)
+    node = s[0]
+    p = ints[HEADER + node * COLUMNS + KIND]
+    boards = ints[HEADER + node * COLUMNS + BOARDS]
+    index = s[2 + p] // suits
+    for i in range(boards):
+        index = index * ranks + s[4 + i] // suits
+    out[0] = floats[nodes * width + ints[parent + nodes + boards] + index]
+    out[1] = s[3 + boards] // suits + 1 if boards > 0 else 0.0
+    # the pairs from the sequence's own action up the betting tree, most recent first
+    c = ints[HEADER + node * COLUMNS + FIRST] + action
+    k = 0
+    while k < length and c > 0:
+        up = ints[parent + c]
+        if ints[HEADER + up * COLUMNS + KIND] != CHANCE:
+            out[2 + k * width:2 + (k + 1) * width] = floats[c * width:(c + 1) * width]
+            k += 1
+        c = up

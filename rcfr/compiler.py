@@ -35,6 +35,29 @@ def _settle(player, num_children, child, data, s, tmp):
         s[:] = tmp
 
 
+@njit(cache=True)
+def replay(initial, player, num_children, child, data, parent, action, h, s, tmp, path):
+    """Write the state of compiled history `h` into `s`: the root, then the actions and outcomes on the
+    way down (`parent`/`action` arrays of `rcfr.tree.Game`), forced moves collapsed as the compiler does.
+    `path` is scratch space; returns it (grown if the history was deeper)."""
+    n = 0
+    while parent[h] >= 0:
+        if n == path.shape[0]:
+            longer = np.empty(2 * n, np.int64)
+            longer[:n] = path
+            path = longer
+        path[n] = action[h]
+        n += 1
+        h = parent[h]
+    initial(data, s)
+    _settle(player, num_children, child, data, s, tmp)
+    for j in range(n - 1, -1, -1):
+        child(data, s, path[j], tmp)
+        s[:] = tmp
+        _settle(player, num_children, child, data, s, tmp)
+    return path
+
+
 @njit(nb.Tuple((nb.int64, nb.int64, nb.int64[::1], nb.int64))(
     _FN["initial"], _FN["player"], _FN["num_children"], _FN["child"], DATA, nb.int64, nb.int64), cache=True)
 def _count(initial, player, num_children, child, data, width, limit):

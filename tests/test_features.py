@@ -104,11 +104,11 @@ def test_registry_errors_and_custom_extractors(kuhn):
     with pytest.raises(ValueError, match="rows"):
         make_features(kuhn, np.zeros((3, 2)))
     with pytest.raises(ValueError, match="need poker rules"):
-        from features.poker import extract
+        from features.poker import make
 
         class Fake:
             rules = type("R", (), {"name": "dice"})()
-        extract(Fake())
+        make(Fake())
 
 
 class HiddenPennies(rcfr.GameRules):

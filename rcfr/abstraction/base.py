@@ -26,6 +26,9 @@ class Abstraction:
     name: str
     infoset_map: np.ndarray  # int64 per full information set
     abstract_keys: np.ndarray  # str per abstract information set
+    #: optional int64 per full information set, equal exactly when two sets' legal actions are (so that
+    #: large games need not materialize every action name to check the merge); None: compare the names
+    action_signature: np.ndarray | None = None
 
     @classmethod
     def from_keys(cls, game: Game, name: str, key: Callable[[str], str]) -> "Abstraction":
@@ -39,6 +42,25 @@ class Abstraction:
             ids.setdefault(keys[i], len(ids))
         infoset_map = np.array([ids[k] for k in keys], dtype=np.int64)
         return cls(game, name, infoset_map, np.array([k.split(":", 1)[1] for k in ids], dtype=str))
+
+    @classmethod
+    def from_codes(cls, game: Game, name: str, codes: np.ndarray, action_signature: np.ndarray) -> "Abstraction":
+        """Merge the information sets of equal integer `codes` (one per set, below 2^62), as `from_keys`
+        does with keys (the players' sets never merge; the same numbering), without readable keys: an
+        abstract set's key is its code. `action_signature` per set: see the field."""
+        codes = np.asarray(codes, dtype=np.int64)
+        if codes.shape != (game.num_infosets,) or (codes.size and (codes.min() < 0 or codes.max() >= 1 << 62)):
+            raise ValueError(f"abstraction {name!r}: codes need one integer in [0, 2^62) per information set")
+        player = game.infoset_player.astype(np.int64)
+        order = np.argsort(player, kind="stable")
+        unique, first, inverse = np.unique((codes * 2 + player)[order], return_index=True, return_inverse=True)
+        by_appearance = np.argsort(first)
+        rank = np.empty(len(unique), np.int64)
+        rank[by_appearance] = np.arange(len(unique))
+        infoset_map = np.empty(game.num_infosets, np.int64)
+        infoset_map[order] = rank[inverse.reshape(-1)]
+        return cls(game, name, infoset_map, (unique[by_appearance] >> 1).astype(str),
+                   np.asarray(action_signature, dtype=np.int64))
 
     def __post_init__(self):
         game, m = self.game, np.asarray(self.infoset_map, dtype=np.int64)
@@ -54,14 +76,19 @@ class Abstraction:
         rep = first[m]
         bad = np.flatnonzero((game.infoset_player[rep] != game.infoset_player)
                              | (game.infoset_num_actions[rep] != game.infoset_num_actions))
-        if not bad.size:
+        if not bad.size and self.action_signature is not None:
+            signature = self.action_signature
+            if signature.shape != (game.num_infosets,):
+                raise ValueError(f"abstraction {self.name!r}: action_signature needs one integer per information set")
+            bad = np.flatnonzero(signature[rep] != signature)
+        elif not bad.size:
             names = game.action_names
             seq_rep = game.infoset_first_seq[rep][game.sequence_infoset] + _action_index(game)
             bad = np.unique(game.sequence_infoset[np.flatnonzero(names[seq_rep] != names)])
         if bad.size:
             i = int(bad[0])
-            raise ValueError(f"abstraction {self.name!r} merges information sets {game.infoset_keys[i]!r} and "
-                             f"{game.infoset_keys[rep[i]]!r}, which differ in player or legal actions")
+            raise ValueError(f"abstraction {self.name!r} merges information sets {game.infoset_key(i)!r} and "
+                             f"{game.infoset_key(int(rep[i]))!r}, which differ in player or legal actions")
         players = game.infoset_player[first]
         if np.any(np.diff(players) < 0):
             raise ValueError(f"abstraction {self.name!r}: abstract sets must list player 0's before player 1's")

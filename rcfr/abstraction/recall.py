@@ -6,6 +6,17 @@
 * ``bluff_last_bids``: Bluff where a player remembers their own roll, whose turn it is and only the
   last `r` bids; sequences of at most `r` bids stay distinct (their length tells them apart).
 
+And recall abstractions of the other large games, for comparisons at equal size (docs/large_rcfr.md):
+
+* ``goofspiel_last_turns``: Goofspiel where a player remembers their hand, their score lead and the
+  last `r` turns (own bid and result); r >= cards - 1 is the full game.
+* ``latent_ttt_last_moves``: Latent Tic-Tac-Toe where a player remembers the revealed board and the
+  last `r` known moves (r = 0: the board alone, without move order).
+
+These three are computed in compiled code from the game's fast state at each information set's
+first history (`infoset_codes`), so they build in seconds on games of millions of information sets
+whose readable keys would take minutes; abstract keys are then integer codes (see each function).
+
 `bluff_counters` counts the (information set, action) pairs of Bluff and of its last-r-bids
 abstractions in closed form, for games too large to compile (the thesis's Bluff(2,2), Table 5.1).
 """
@@ -15,10 +26,23 @@ from __future__ import annotations
 from math import comb
 
 import numpy as np
+from numba import njit
+from numba import types as nb
 
+from ..compiler import replay
 from ..evaluation import _best_response, _plans
 from ..games.dice import FACE_NAMES, Bluff, DieRollPoker
+from ..games.dice_fast import BIDS, LAST, MASK, NUM_BIDS, ROLL0
+from ..games.fast import DATA, FUNCTION_TYPES, STATE
+from ..games.goofspiel import Goofspiel
+from ..games.goofspiel_fast import BID0, CARDS, DIFF, HAND0, TURN
+from ..games.goofspiel_fast import HEADER as GOOF_HEADER
+from ..games.goofspiel_history import own_history
+from ..games.latent import LatentTicTacToe
+from ..games.latent_fast import MOVES as LATENT_MOVES
+from ..games.latent_fast import PREVIOUS as LATENT_PREVIOUS
 from ..policy import Policy
+from ..registry import check_choice
 from ..tree import Game
 from .base import Abstraction
 
@@ -39,16 +63,149 @@ def drp_ir(game: Game) -> Abstraction:
     return Abstraction.from_keys(game, "drp_ir", key)
 
 
+def _code_signature(action):
+    fn = FUNCTION_TYPES
+    return nb.void(fn["initial"], fn["player"], fn["num_children"], fn["child"], nb.FunctionType(CODE), DATA, DATA,
+                   nb.int64, nb.int32[::1], action[::1], nb.int64[::1], nb.int64[:, ::1])
+
+
+#: The signature of an abstraction's ``code(data, state, out)``: out[0] the abstract key, out[1] the signature
+#: of the legal actions (equal exactly when the actions are).
+CODE = nb.void(DATA, STATE, nb.int64[::1])
+
+
+@njit([_code_signature(nb.int16), _code_signature(nb.int32)], cache=True)
+def _codes(initial, player, num_children, child, code, game_data, code_data, width, parent, action, infoset_history,
+           out):
+    state = np.empty(width, np.int64)
+    tmp = np.empty(width, np.int64)
+    path = np.empty(64, np.int64)
+    for i in range(infoset_history.shape[0]):
+        path = replay(initial, player, num_children, child, game_data, parent, action, infoset_history[i], state, tmp,
+                      path)
+        code(code_data, state, out[i])
+
+
+def infoset_codes(game: Game, code, data) -> np.ndarray:
+    """(information sets, 2) int64: ``code(data, state, out)`` (a numba function of signature `CODE`) at the
+    state of each information set's first history (`Game.infoset_history`)."""
+    fast = game.rules.fast()
+    out = np.zeros((game.num_infosets, 2), np.int64)
+    _codes(fast.initial, fast.player, fast.num_children, fast.child, code, fast.data, data, fast.width,
+           np.ascontiguousarray(game.parent, np.int32), np.ascontiguousarray(game.action),
+           np.ascontiguousarray(game.infoset_history, np.int64), out)
+    return out
+
+
+def _from_codes(game: Game, name: str, code, data) -> Abstraction:
+    codes = infoset_codes(game, code, data)
+    return Abstraction.from_codes(game, name, codes[:, 0], codes[:, 1])
+
+
+def _remembered(name: str, r, low: int, high: int, what: str) -> int:
+    if isinstance(r, bool) or not isinstance(r, int) or not low <= r <= high:
+        raise ValueError(f"abstraction {name!r}: r ({what} remembered) must be an integer in [{low}, {high}], got {r!r}")
+    return r
+
+
 def bluff_last_bids(game: Game, r: int = 4) -> Abstraction:
-    """Bluff keyed by (own roll, whose turn, the last `r` bids)."""
-    _rules(game, Bluff, "bluff_last_bids")
+    """Bluff keyed by (own roll, whose turn, the last `r` bids). Abstract key: own roll index * 2^bids + the
+    mask of the last r bids."""
+    rules = _rules(game, Bluff, "bluff_last_bids")
     if isinstance(r, bool) or not isinstance(r, int) or r < 1:
         raise ValueError(f"abstraction 'bluff_last_bids': r (bids remembered) must be an integer >= 1, got {r!r}")
+    data = (np.append(rules.fast().data[0], min(r, rules.num_bids)), np.zeros(0))
+    return _from_codes(game, f"bluff_last_bids(r={r})", _bluff_code, data)
 
-    def key(k: str) -> str:  # the player to move is added by `from_keys`
-        own, bids = k.split("|", 1)
-        return f"{own}|{' '.join(bids.split()[-r:])}"
-    return Abstraction.from_keys(game, f"bluff_last_bids(r={r})", key)
+
+@njit(cache=True)
+def _bluff_code(data, s, out):
+    ints = data[0]
+    n, r = ints[NUM_BIDS], ints[ints.size - 1]
+    kept, k = 0, 0
+    for b in range(n - 1, -1, -1):  # the r highest bids are the r most recent
+        if k < r and s[MASK] & (1 << b):
+            kept |= 1 << b
+            k += 1
+    out[0] = s[ROLL0 + s[BIDS] % 2] * (1 << n) + kept
+    out[1] = s[LAST]  # the legal bids are those above the last one
+
+
+#: How much of the score lead `goofspiel_last_turns` keeps.
+LEADS = {"exact": 0, "sign": 1, "none": 2}
+
+
+def goofspiel_last_turns(game: Game, r: int = 1, lead: str = "exact") -> Abstraction:
+    """Goofspiel keyed by (whose turn, own hand, own score lead, the last `r` turns' own bid and result).
+    The hand and lead are what the forgotten turns leave behind (the point cards are known), so
+    ``r >= cards - 1`` is the full game; ``lead="sign"`` keeps only ahead / level / behind and
+    ``lead="none"`` forgets the score, for coarser abstractions. Abstract key: hand * (2 total + 1) +
+    lead + total, then per remembered turn (r of them, oldest first) * 3 (cards + 1) + 3 bid + result
+    (0 before the first turn)."""
+    rules = _rules(game, Goofspiel, "goofspiel_last_turns")
+    n, total = rules.cards, sum(rules.points)
+    high = n - 1
+    while high > 0 and (2 ** n) * (2 * total + 1) * (3 * n + 3) ** high >= 2 ** 62:
+        high -= 1
+    r = _remembered("goofspiel_last_turns", r, 0, high, "turns")
+    mode = LEADS[check_choice("goofspiel_last_turns lead", lead, list(LEADS))]
+    data = (np.append(rules.fast().data[0], [r, mode]), np.zeros(0))
+    suffix = "" if lead == "exact" else f", lead={lead}"
+    return _from_codes(game, f"goofspiel_last_turns(r={r}{suffix})", _goofspiel_code, data)
+
+
+@njit(cache=True)
+def _goofspiel_code(data, s, out):
+    ints = data[0]
+    n, r, mode = ints[CARDS], ints[ints.size - 2], ints[ints.size - 1]
+    total = 0
+    for t in range(n):
+        total += ints[GOOF_HEADER + t]
+    p = 0 if s[BID0] == 0 else 1
+    turn = s[TURN]
+    hand = s[HAND0 + p]
+    lead = s[DIFF] if p == 0 else -s[DIFF]
+    if mode == 1:
+        lead = (lead > 0) - (lead < 0)
+    elif mode == 2:
+        lead = 0
+    cards = np.empty(n, np.int64)
+    results = np.empty(n, np.int64)
+    own_history(data, s, p, turn, cards, results)
+    code = hand * (2 * total + 1) + lead + total
+    for t in range(turn - r, turn):  # r slots, fixed width (0: before the first turn)
+        code = code * (3 * n + 3) + (3 * cards[t] + results[t] if t >= 0 else 0)
+    out[0] = code
+    out[1] = hand  # the legal bids are the cards in hand
+
+
+def latent_ttt_last_moves(game: Game, r: int = 0) -> Abstraction:
+    """Latent Tic-Tac-Toe keyed by (whose turn, the revealed board, the last `r` known moves: every move but
+    the opponent's pending one). r = 0 remembers the board without move order. Abstract key: the board
+    in base 3, then per remembered move (r of them, oldest first) * 10 + square + 1 (0 before the first)."""
+    _rules(game, LatentTicTacToe, "latent_ttt_last_moves")
+    r = _remembered("latent_ttt_last_moves", r, 0, 14, "moves")  # 3^9 * 10^14 < 2^62
+    return _from_codes(game, f"latent_ttt_last_moves(r={r})", _latent_code,
+                       (np.append(game.rules.fast().data[0], r), np.zeros(0)))
+
+
+@njit(cache=True)
+def _latent_code(data, s, out):
+    ints = data[0]
+    r = ints[ints.size - 1]
+    code = 0
+    empty = 0
+    for q in range(9):
+        code = code * 3 + s[q]
+        if s[q] == 0:
+            empty |= 1 << q
+    # the last r known moves, one digit each (square + 1; 0 before the first move): the known moves'
+    # code modulo 10^r, a fixed width
+    scale = 1
+    for _ in range(r):
+        scale *= 10
+    out[0] = code * scale + s[LATENT_PREVIOUS] % scale
+    out[1] = empty  # the legal moves are the empty squares of the revealed board
 
 
 def bluff_counters(dice1: int, dice2: int, r: int | None = None, forced: bool = True) -> int:
@@ -118,4 +275,5 @@ class FullRegret:
         return sum(max(r, 0.0) for r in self.average_regrets())
 
 
-RECALL_ABSTRACTIONS = {"drp_ir": drp_ir, "bluff_last_bids": bluff_last_bids}
+RECALL_ABSTRACTIONS = {"drp_ir": drp_ir, "bluff_last_bids": bluff_last_bids,
+                       "goofspiel_last_turns": goofspiel_last_turns, "latent_ttt_last_moves": latent_ttt_last_moves}

@@ -65,11 +65,10 @@ def _group(columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return unique, inverse.reshape(-1)
 
 
-def hand_strength(game: Game) -> HandStrength:
-    """Exact E[HS] and E[HS^2] of every information set, by enumerating all deals once (vectorized)."""
-    deck = deck_of(game)
-    b = board_cards(game)
-    deals = _deals(deck.size, 2 + b)  # (me, opponent, board...)
+def strength_classes(deck, boards: int) -> tuple[dict[tuple[int, ...], tuple[float, float, int]], ...]:
+    """Per round k (board cards seen): (private rank, k board ranks) -> (E[HS], E[HS^2], deals), by
+    enumerating all deals once (vectorized)."""
+    deals = _deals(deck.size, 2 + boards)  # (me, opponent, board...)
     rank = deals // deck.suits
     board = rank[:, 2:]
     pairs = [(board == rank[:, [p]]).sum(axis=1) for p in (0, 1)]
@@ -80,15 +79,21 @@ def hand_strength(game: Game) -> HandStrength:
     _, inv = _group(mine)
     final = (np.bincount(inv, outcome) / np.bincount(inv))[inv]
     classes = []
-    for k in range(b + 1):
+    for k in range(boards + 1):
         unique, inv = _group(mine[:, :k + 1])
         count = np.bincount(inv)
         ehs, ehs2 = np.bincount(inv, final) / count, np.bincount(inv, final ** 2) / count
         classes.append({tuple(u.tolist()): (float(e), float(e2), int(c))
                         for u, e, e2, c in zip(unique, ehs, ehs2, count)})
+    return tuple(classes)
+
+
+def hand_strength(game: Game) -> HandStrength:
+    """Exact E[HS] and E[HS^2] of every information set (`strength_classes` of its cards)."""
+    classes = strength_classes(deck_of(game), board_cards(game))
     values = np.empty((game.num_infosets, 3))
     for i, key in enumerate(game.infoset_keys):
         private, seen, _ = split_key(game, str(key))
         e, e2, _ = classes[len(seen)][(private, *seen)]
         values[i] = e, e2, len(seen)
-    return HandStrength(values[:, 0], values[:, 1], values[:, 2].astype(np.int64), tuple(classes))
+    return HandStrength(values[:, 0], values[:, 1], values[:, 2].astype(np.int64), classes)
