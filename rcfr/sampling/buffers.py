@@ -14,11 +14,13 @@ import numpy as np
 
 from ..tree import Game
 from . import kernels
+from .chance import common_keys
 
 SAMPLERS = {"outcome": kernels.OUTCOME, "external": kernels.EXTERNAL, "chance": kernels.CHANCE_SAMPLING,
             "baseline": kernels.BASELINE, "pure": kernels.PURE, "average": kernels.AVERAGE_SAMPLING,
             "probing": kernels.PROBING}
 CACHING = ("external", "pure", "average", "probing")  # samplers that keep one sampled action per information set
+CHANCE_SAMPLING = {"single": kernels.SINGLE, "paired": kernels.PAIRED, "common": kernels.COMMON}
 AVERAGE_MODES = {"stochastic": kernels.AVG_STOCHASTIC, "optimistic": kernels.AVG_OPTIMISTIC,
                  "lazy": kernels.AVG_LAZY}
 
@@ -59,9 +61,9 @@ class Slots:
         return int(self.num_actions.sum())
 
 
-def compiled_tree(game: Game, slots: Slots, average_space: str = "full") -> kernels.Tree:
+def compiled_tree(game: Game, slots: Slots, average_space: str = "full", chance: str = "single") -> kernels.Tree:
     """The game's arrays (and where each information set stores regrets and averages) in the dtypes the
-    kernels are compiled for."""
+    kernels are compiled for; the event keys of common chance-sampling when `chance` is "common"."""
     average_first = game.infoset_first_seq if average_space == "full" else slots.first_seq[slots.abstract]
     return kernels.Tree(player=np.ascontiguousarray(game.player, np.int8),
                         first_child=np.ascontiguousarray(game.first_child, np.int32),
@@ -73,7 +75,8 @@ def compiled_tree(game: Game, slots: Slots, average_space: str = "full") -> kern
                         first_seq=np.ascontiguousarray(slots.first_seq, np.int32),
                         num_actions=np.ascontiguousarray(slots.num_actions, np.int32),
                         average_first=np.ascontiguousarray(average_first, np.int32),
-                        parent_seq=np.ascontiguousarray(game.infoset_parent_seq, np.int32))
+                        parent_seq=np.ascontiguousarray(game.infoset_parent_seq, np.int32),
+                        chance_key=common_keys(game) if chance == "common" else np.zeros((2, 0), np.int32))
 
 
 class SamplerBuffers:
@@ -82,15 +85,20 @@ class SamplerBuffers:
 
     PERSISTENT = ("regrets", "avg", "last", "counters", "rng", "baseline")  # what a checkpoint holds
 
-    def __init__(self, game: Game, sampler: str, seed: int = 0, abstraction=None, average_space: str = "full"):
+    def __init__(self, game: Game, sampler: str, seed: int = 0, abstraction=None, average_space: str = "full",
+                 chance: str = "single"):
         if sampler not in SAMPLERS:
             raise ValueError(f"unknown sampler {sampler!r}; allowed: {', '.join(SAMPLERS)}")
         if average_space not in AVERAGE_SPACES:
             raise ValueError(f"unknown average_space {average_space!r}; allowed: {', '.join(AVERAGE_SPACES)}")
+        if chance not in CHANCE_SAMPLING or (chance != "single" and sampler != "chance"):
+            raise ValueError(f"chance_sampling {chance!r} needs sampler 'chance' and one of: "
+                             f"{', '.join(CHANCE_SAMPLING)}")
         self.game, self.sampler, self.average_space = game, sampler, average_space
         self.slots = Slots(game, abstraction)
         S, N, H = self.slots.num_slots, len(self.slots.num_actions), game.num_histories
-        self.tree = compiled_tree(game, self.slots, average_space)
+        self.tree = compiled_tree(game, self.slots, average_space, chance)
+        events = int(self.tree.chance_key.max(initial=-1)) + 1  # common chance-sampling's keys
         self.state = kernels.State(
             regrets=np.zeros(S),  # cumulative regrets
             avg=np.zeros(game.num_sequences if average_space == "full" else S),  # average-strategy sums
@@ -113,7 +121,8 @@ class SamplerBuffers:
             # game meets each at most once, so the sample stays unbiased under imperfect recall)
             cached=np.zeros(game.num_infosets if sampler in CACHING else 0, np.int64),
             cached_stamp=np.zeros(game.num_infosets if sampler in CACHING else 0, np.int64),
-            scale=np.zeros(H if sampler in ("average", "probing") else 0))
+            scale=np.zeros(H if sampler in ("average", "probing") or chance != "single" else 0),
+            common_u=np.zeros(events), common_stamp=np.zeros(events, np.int64))
 
         # the arrays callers read, by name
         self.regrets, self.avg, self.sigma, self.last, self.baseline = (
@@ -136,3 +145,4 @@ class SamplerBuffers:
             target[:] = value
         self.state.touched_stamp[:] = 0
         self.scratch.cached_stamp[:] = 0
+        self.scratch.common_stamp[:] = 0

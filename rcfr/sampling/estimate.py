@@ -15,7 +15,7 @@ from ..policy import Policy
 from ..registry import check_choice
 from ..tree import Game
 from . import kernels
-from .buffers import AVERAGE_MODES, SAMPLERS, SamplerBuffers
+from .buffers import AVERAGE_MODES, CHANCE_SAMPLING, SAMPLERS, SamplerBuffers
 
 
 @dataclass(frozen=True)
@@ -38,16 +38,17 @@ class RegretSampler:
     `sampler` is "outcome", "external", "chance", "baseline" (variance-reduced outcome sampling with
     the fixed per-history `baseline`, zeros by default), "pure" (pure CFR), "average" (average
     strategy sampling with floor `epsilon`, `tau`, `beta`, steered by the fixed average-strategy sums
-    `sampling_average`, global sequence ids) or "probing" (the same sampling, probes for the rest).
+    `sampling_average`, global sequence ids) or "probing" (the same sampling, probes for the rest);
+    "chance" takes `chance_sampling` ("single", "paired" or "common", as `ChanceSamplingCFR`).
     Each `sample` call runs its own traversals; within a call, traversal k counts as iteration k for
     the optimistic and lazy `average_mode`s.
     """
 
     def __init__(self, game: Game, sampler: str, *, seed: int = 0, epsilon: float = 0.6,
                  average_mode: str = "stochastic", baseline: np.ndarray | None = None, tau: float = 1.0,
-                 beta: float = 0.0, sampling_average: np.ndarray | None = None):
+                 beta: float = 0.0, sampling_average: np.ndarray | None = None, chance_sampling: str = "single"):
         self.game = game
-        self.buffers = SamplerBuffers(game, sampler, seed)
+        self.buffers = SamplerBuffers(game, sampler, seed, chance=chance_sampling)
         self.sampler = sampler
         if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0.0 < epsilon <= 1.0:
             raise ValueError(f"epsilon must be a number in (0, 1], got {epsilon!r}")
@@ -55,7 +56,8 @@ class RegretSampler:
         mode = AVERAGE_MODES[check_choice("average_mode", average_mode, list(AVERAGE_MODES))]
         # a fixed profile: no regret updates, baselines held fixed (decay 0)
         self.settings = kernels.Settings(sampler=SAMPLERS[sampler], alternating=True, epsilon=self.epsilon, decay=0.0,
-                                         tau=float(tau), beta=float(beta), power=0.0, averaging=mode, clip=False)
+                                         tau=float(tau), beta=float(beta), power=0.0, averaging=mode, clip=False,
+                                         chance=CHANCE_SAMPLING[chance_sampling])
         if baseline is not None:
             if sampler != "baseline" or np.shape(baseline) != self.buffers.baseline.shape:
                 raise ValueError(f"baseline needs sampler='baseline' and shape {self.buffers.baseline.shape}")
@@ -73,8 +75,10 @@ class RegretSampler:
         `traverser` is 0 or 1, or 2 for simultaneous updates (outcome and chance sampling). The mean
         is over all traversals, counting a sequence that was not visited as a zero sample.
         """
-        if traverser not in (0, 1, 2) or (traverser == 2 and self.sampler not in ("outcome", "chance", "baseline")):
-            raise ValueError(f"traverser must be 0 or 1 (or 2 for outcome, chance and baseline sampling), "
+        if traverser not in (0, 1, 2) or (traverser == 2 and self.sampler not in ("outcome", "chance", "baseline")) or (
+                traverser == 2 and self.settings.chance == kernels.COMMON):
+            raise ValueError(f"traverser must be 0 or 1 (or 2 for outcome, chance and baseline sampling, not common "
+                             f"chance-sampling), "
                              f"got {traverser!r}")
         if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
             raise ValueError(f"samples must be a positive integer, got {samples!r}")

@@ -20,7 +20,7 @@ import numpy as np
 from ..policy import Policy
 from ..registry import check_choice
 from ..sampling import kernels
-from ..sampling.buffers import AVERAGE_MODES, AVERAGE_SPACES, SAMPLERS, SamplerBuffers
+from ..sampling.buffers import AVERAGE_MODES, AVERAGE_SPACES, CHANCE_SAMPLING, SAMPLERS, SamplerBuffers
 from ..tree import Game
 from .base import IterativeSolver
 from .cfr import averaging_power
@@ -56,7 +56,7 @@ class MCCFRSolver(IterativeSolver):
                              "average, which merged information sets do not share)")
         self.seed = seed
         self.abstraction, self.average_space = abstraction, average_space
-        self.buffers = SamplerBuffers(game, self.sampler, seed, abstraction, average_space)
+        self.buffers = SamplerBuffers(game, self.sampler, seed, abstraction, average_space, self.chance_sampling)
         self.iteration = 0
         self.views = game.views
 
@@ -65,13 +65,15 @@ class MCCFRSolver(IterativeSolver):
     epsilon = 0.0  # exploration of outcome sampling, floor of average strategy sampling
     baseline_decay = 0.0  # VR-MCCFR's baseline update
     tau, beta = 1.0, 0.0  # average strategy sampling
+    chance_sampling = "single"  # chance sampling's treatment of chance nodes
 
     def settings(self) -> kernels.Settings:
         """What the compiled driver needs to know about this solver's options."""
         return kernels.Settings(sampler=SAMPLERS[self.sampler], alternating=self.updates == "alternating",
                                 epsilon=float(self.epsilon), decay=float(self.baseline_decay), tau=float(self.tau),
                                 beta=float(self.beta), power=float(self.power),
-                                averaging=AVERAGE_MODES[self.average_mode], clip=bool(self.clip))
+                                averaging=AVERAGE_MODES[self.average_mode], clip=bool(self.clip),
+                                chance=CHANCE_SAMPLING[self.chance_sampling])
 
     @property
     def nodes_touched(self) -> int:
@@ -112,14 +114,21 @@ class MCCFRSolver(IterativeSolver):
 
 
 class ChanceSamplingCFR(MCCFRSolver):
-    """Chance-sampled CFR: full width over both players' actions, one sampled outcome per chance node."""
+    """Chance-sampled CFR: full width over both players' actions; at chance nodes (Lanctot 2013, §7.5),
+    ``chance_sampling="single"`` samples one outcome, ``"paired"`` a sampled outcome and its antithetic
+    partner (outcome n - 1 - k), and ``"common"`` walks every outcome of the updating player's own chance
+    nodes and samples the rest with one random number per event (alternating updates only)."""
 
     sampler = "chance"
 
-    def __init__(self, game: Game, *, updates: str = "simultaneous", regret_matching: str = "rm",
-                 average_mode: str = "stochastic", averaging: str | float = "uniform", abstraction=None,
-                 average_space: str = "full", seed: int = 0):
+    def __init__(self, game: Game, *, updates: str = "simultaneous", chance_sampling: str = "single",
+                 regret_matching: str = "rm", average_mode: str = "stochastic", averaging: str | float = "uniform",
+                 abstraction=None, average_space: str = "full", seed: int = 0):
         self.updates = check_choice("updates", updates, ["alternating", "simultaneous"])
+        self.chance_sampling = check_choice("chance_sampling", chance_sampling, list(CHANCE_SAMPLING))
+        if self.chance_sampling == "common" and self.updates != "alternating":
+            raise ValueError("chance_sampling='common' walks the updating player's chance outcomes, so it needs "
+                             "updates='alternating'")
         super().__init__(game, regret_matching=regret_matching, average_mode=average_mode, averaging=averaging,
                          abstraction=abstraction, average_space=average_space, seed=seed)
 
