@@ -14,14 +14,18 @@ with 95% confidence intervals.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from scipy import stats
 
-import rcfr
-from rcfr import Policy, make_solver
-from rcfr.sampling import RegretSampler
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
+
+import rcfr  # noqa: E402
+from rcfr import Policy, make_solver  # noqa: E402
+from rcfr.sampling import RegretSampler  # noqa: E402
 
 VARIANTS = ("single", "paired", "common")
 
