@@ -15,7 +15,9 @@ Estimators (derived from the unbiasedness lemma, Lanctot et al. 2009, Lemma 1; f
   ``delta[I, a*] = W * tail * (1 - sigma(a*))`` and ``delta[I, a] = -W * tail * sigma(a*)`` otherwise;
 * external sampling (chance and opponent on-policy, so ``pi_-i / q`` cancels): ``v(h a) - v(h)``
   with ``v`` the traverser's sampled values below;
-* chance sampling (chance on-policy): ``pi_-i(h) * (v(h a) - v(h))`` with chance left out of pi.
+* chance sampling (chance on-policy): ``pi_-i(h) * (v(h a) - v(h))`` with chance left out of pi; paired
+  and common chance-sampling walk several outcomes of some chance nodes and carry ``pi_c(h) / q(h)``
+  (``q``: the probability that h is walked) into the weight and the values (`chance_traversal`).
 
 Average strategies: "stochastic" adds ``w * pi_p(h) * pi_c(h) / q(h) * sigma(I, .)`` at each
 visited history of the accumulating player p, whose expectation is ``w * pi_c(I) * pi_p(I) *
