@@ -139,3 +139,24 @@ def test_other_samplers_and_simultaneous_common_are_refused():
         RegretSampler(game, "external", chance_sampling="paired")
     with pytest.raises(ValueError, match="traverser"):
         RegretSampler(game, "chance", chance_sampling="common").sample(Policy.uniform(game), 2, 10)
+
+
+@pytest.mark.parametrize("preset, seeds", [("lanctot_fig75_quick", 3), ("lanctot_fig75", 5)])
+def test_fig75_presets_expand_to_the_three_variants(preset, seeds):
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+
+    from experiments.callbacks import sweep_jobs
+    from experiments.run import CONFIG_DIR
+    from experiments.schema import validate
+
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
+        cfg = compose("config", overrides=[f"+experiment={preset}"], return_hydra_config=True)
+        jobs = sweep_jobs(cfg)
+        assert len(jobs) == 3 * seeds
+        specs = [validate(compose("config", overrides=job)) for job in jobs[:3]]  # one seed, every variant
+    GlobalHydra.instance().clear()
+    assert {s.label for s in specs} == {"CS single", "CS paired", "CS common"}
+    assert all(s.game.name == "liars_dice" and s.solver.name == "cscfr" for s in specs)
+    assert all(s.solver.options["updates"] == "alternating" and s.run.max_nodes_touched > 0 for s in specs)
