@@ -110,7 +110,9 @@ SOLVER_OPTIONS = [("cscfr", {}), ("cscfr", {"updates": "alternating", "regret_ma
                   ("vr-mccfr", {}), ("vr-mccfr", {"updates": "simultaneous", "average_mode": "lazy", "baseline_decay": 0.9}),
                   ("pure-cfr", {}), ("pure-cfr", {"regret_matching": "rm+", "average_mode": "optimistic"}),
                   ("as-mccfr", {}), ("as-mccfr", {"epsilon": 0.3, "tau": 2.0, "beta": 1.0, "average_mode": "lazy"}),
-                  ("probing-mccfr", {"epsilon": 0.3, "tau": 2.0, "beta": 1.0, "regret_matching": "rm+"})]
+                  ("probing-mccfr", {"epsilon": 0.3, "tau": 2.0, "beta": 1.0, "regret_matching": "rm+"}),
+                  ("cscfr", {"chance_sampling": "paired"}),
+                  ("cscfr", {"chance_sampling": "common", "updates": "alternating", "average_mode": "optimistic"})]
 
 
 @pytest.mark.parametrize("name,options", SOLVER_OPTIONS)

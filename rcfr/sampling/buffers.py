@@ -14,6 +14,7 @@ import numpy as np
 
 from ..tree import Game
 from . import kernels
+from .chance import common_keys
 
 SAMPLERS = {"outcome": kernels.OUTCOME, "external": kernels.EXTERNAL, "chance": kernels.CHANCE_SAMPLING,
             "baseline": kernels.BASELINE, "infoset_baseline": kernels.BASELINE, "pure": kernels.PURE,
@@ -22,6 +23,7 @@ BASELINES = ("baseline", "infoset_baseline")  # outcome sampling with baselines 
 #: public chance sampling walks the public tree (`rcfr.sampling.pcs`), not the histories
 PUBLIC = "public"
 CACHING = ("external", "pure", "average", "probing")  # samplers that keep one sampled action per information set
+CHANCE_SAMPLING = {"single": kernels.SINGLE, "paired": kernels.PAIRED, "common": kernels.COMMON}
 AVERAGE_MODES = {"stochastic": kernels.AVG_STOCHASTIC, "optimistic": kernels.AVG_OPTIMISTIC,
                  "lazy": kernels.AVG_LAZY}
 
@@ -83,9 +85,10 @@ def baseline_layout(game: Game, sampler: str) -> tuple[np.ndarray, int, int]:
     return index, S, 2 * S
 
 
-def compiled_tree(game: Game, slots: Slots, average_space: str = "full", sampler: str = "") -> kernels.Tree:
+def compiled_tree(game: Game, slots: Slots, average_space: str = "full", sampler: str = "",
+                  chance: str = "single") -> kernels.Tree:
     """The game's arrays (and where each information set stores regrets, averages and baselines) in the
-    dtypes the kernels are compiled for."""
+    dtypes the kernels are compiled for; the event keys of common chance-sampling when `chance` is "common"."""
     average_first = game.infoset_first_seq if average_space == "full" else slots.first_seq[slots.abstract]
     baseline_index, baseline_stride, _ = baseline_layout(game, sampler)
     return kernels.Tree(player=np.ascontiguousarray(game.player, np.int8),
@@ -100,7 +103,8 @@ def compiled_tree(game: Game, slots: Slots, average_space: str = "full", sampler
                         average_first=np.ascontiguousarray(average_first, np.int32),
                         parent_seq=np.ascontiguousarray(game.infoset_parent_seq, np.int32),
                         baseline_index=np.ascontiguousarray(baseline_index, np.int32),
-                        baseline_stride=int(baseline_stride))
+                        baseline_stride=int(baseline_stride),
+                        chance_key=common_keys(game) if chance == "common" else np.zeros((2, 0), np.int32))
 
 
 class SamplerBuffers:
@@ -109,16 +113,21 @@ class SamplerBuffers:
 
     PERSISTENT = ("regrets", "avg", "last", "counters", "rng", "baseline", "baseline_visits")  # a checkpoint
 
-    def __init__(self, game: Game, sampler: str, seed: int = 0, abstraction=None, average_space: str = "full"):
+    def __init__(self, game: Game, sampler: str, seed: int = 0, abstraction=None, average_space: str = "full",
+                 chance: str = "single"):
         if sampler not in SAMPLERS and sampler != PUBLIC:
             raise ValueError(f"unknown sampler {sampler!r}; allowed: {', '.join([*SAMPLERS, PUBLIC])}")
         if average_space not in AVERAGE_SPACES:
             raise ValueError(f"unknown average_space {average_space!r}; allowed: {', '.join(AVERAGE_SPACES)}")
+        if chance not in CHANCE_SAMPLING or (chance != "single" and sampler != "chance"):
+            raise ValueError(f"chance_sampling {chance!r} needs sampler 'chance' and one of: "
+                             f"{', '.join(CHANCE_SAMPLING)}")
         self.game, self.sampler, self.average_space = game, sampler, average_space
         self.slots = Slots(game, abstraction)
         S, N, H = self.slots.num_slots, len(self.slots.num_actions), game.num_histories
-        self.tree = compiled_tree(game, self.slots, average_space, sampler)
+        self.tree = compiled_tree(game, self.slots, average_space, sampler, chance)
         B = baseline_layout(game, sampler)[2]
+        events = int(self.tree.chance_key.max(initial=-1)) + 1  # common chance-sampling's keys
         self.state = kernels.State(
             regrets=np.zeros(S),  # cumulative regrets
             avg=np.zeros(game.num_sequences if average_space == "full" else S),  # average-strategy sums
@@ -142,7 +151,8 @@ class SamplerBuffers:
             # game meets each at most once, so the sample stays unbiased under imperfect recall)
             cached=np.zeros(game.num_infosets if sampler in CACHING else 0, np.int64),
             cached_stamp=np.zeros(game.num_infosets if sampler in CACHING else 0, np.int64),
-            scale=np.zeros(H if sampler in ("average", "probing") else 0))
+            scale=np.zeros(H if sampler in ("average", "probing") or chance != "single" else 0),
+            common_u=np.zeros(events), common_stamp=np.zeros(events, np.int64))
 
         # the arrays callers read, by name
         self.regrets, self.avg, self.sigma, self.last, self.baseline = (
@@ -167,3 +177,4 @@ class SamplerBuffers:
             target[:] = value
         self.state.touched_stamp[:] = 0
         self.scratch.cached_stamp[:] = 0
+        self.scratch.common_stamp[:] = 0

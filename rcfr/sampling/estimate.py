@@ -15,7 +15,7 @@ from ..policy import Policy
 from ..registry import check_choice
 from ..tree import Game
 from . import kernels, pcs
-from .buffers import AVERAGE_MODES, BASELINES, PUBLIC, SAMPLERS, SamplerBuffers
+from .buffers import AVERAGE_MODES, BASELINES, CHANCE_SAMPLING, PUBLIC, SAMPLERS, SamplerBuffers
 from .public import public_tree
 
 
@@ -43,16 +43,18 @@ class RegretSampler:
     strategy sampling with floor `epsilon`, `tau`, `beta`, steered by the fixed average-strategy sums
     `sampling_average`, global sequence ids), "probing" (the same sampling, probes for the rest) or
     "public" (public chance sampling, `rcfr.sampling.pcs`; ``public_chance="enumerate"`` walks every
-    public outcome, which gives the exact regrets; its average increment is the *traverser's* own).
+    public outcome, which gives the exact regrets; its average increment is the *traverser's* own);
+    "chance" takes `chance_sampling` ("single", "paired" or "common", as `ChanceSamplingCFR`).
     Each `sample` call runs its own traversals; within a call, traversal k counts as iteration k for
     the optimistic and lazy `average_mode`s.
     """
 
     def __init__(self, game: Game, sampler: str, *, seed: int = 0, epsilon: float = 0.6,
                  average_mode: str = "stochastic", baseline: np.ndarray | None = None, tau: float = 1.0,
-                 beta: float = 0.0, sampling_average: np.ndarray | None = None, public_chance: str = "sample"):
+                 beta: float = 0.0, sampling_average: np.ndarray | None = None, public_chance: str = "sample",
+                 chance_sampling: str = "single"):
         self.game = game
-        self.buffers = SamplerBuffers(game, sampler, seed)
+        self.buffers = SamplerBuffers(game, sampler, seed, chance=chance_sampling)
         self.sampler = sampler
         if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0.0 < epsilon <= 1.0:
             raise ValueError(f"epsilon must be a number in (0, 1], got {epsilon!r}")
@@ -62,7 +64,8 @@ class RegretSampler:
         if sampler != PUBLIC:
             self.settings = kernels.Settings(sampler=SAMPLERS[sampler], alternating=True, epsilon=self.epsilon,
                                              decay=0.0, tau=float(tau), beta=float(beta), power=0.0, averaging=mode,
-                                             clip=False, direct_average=False)
+                                             clip=False, direct_average=False,
+                                             chance=CHANCE_SAMPLING[chance_sampling])
         else:
             if average_mode == "lazy":
                 raise ValueError("average_mode='lazy' is not available for public chance sampling; allowed: "
@@ -90,8 +93,10 @@ class RegretSampler:
         is over all traversals, counting a sequence that was not visited as a zero sample.
         """
         if traverser not in (0, 1, 2) or (traverser == 2 and self.sampler not in ("outcome", "chance", *BASELINES,
-                                                                                  PUBLIC)):
-            raise ValueError(f"traverser must be 0 or 1 (or 2 for outcome, chance, baseline and public sampling), "
+                                                                                  PUBLIC)) or (
+                traverser == 2 and self.settings.chance == kernels.COMMON):
+            raise ValueError(f"traverser must be 0 or 1 (or 2 for outcome, chance, baseline and public sampling, not "
+                             f"common chance-sampling), "
                              f"got {traverser!r}")
         if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
             raise ValueError(f"samples must be a positive integer, got {samples!r}")

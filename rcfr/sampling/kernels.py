@@ -15,7 +15,9 @@ Estimators (derived from the unbiasedness lemma, Lanctot et al. 2009, Lemma 1; f
   ``delta[I, a*] = W * tail * (1 - sigma(a*))`` and ``delta[I, a] = -W * tail * sigma(a*)`` otherwise;
 * external sampling (chance and opponent on-policy, so ``pi_-i / q`` cancels): ``v(h a) - v(h)``
   with ``v`` the traverser's sampled values below;
-* chance sampling (chance on-policy): ``pi_-i(h) * (v(h a) - v(h))`` with chance left out of pi.
+* chance sampling (chance on-policy): ``pi_-i(h) * (v(h a) - v(h))`` with chance left out of pi; paired
+  and common chance-sampling walk several outcomes of some chance nodes and carry ``pi_c(h) / q(h)``
+  (``q``: the probability that h is walked) into the weight and the values (`chance_traversal`).
 
 Average strategies: "stochastic" adds ``w * pi_p(h) * pi_c(h) / q(h) * sigma(I, .)`` at each
 visited history of the accumulating player p, whose expectation is ``w * pi_c(I) * pi_p(I) *
@@ -49,12 +51,14 @@ AVG_NONE, AVG_STOCHASTIC, AVG_OPTIMISTIC, AVG_LAZY = 0, 1, 2, 3
 BOTH = 2  # traverser value meaning "both players" (simultaneous updates)
 OUTCOME, EXTERNAL, CHANCE_SAMPLING, BASELINE, PURE, AVERAGE_SAMPLING, PROBING = 0, 1, 2, 3, 4, 5, 6  # Settings.sampler
 
+SINGLE, PAIRED, COMMON = 0, 1, 2  # Settings.chance: how chance sampling treats chance nodes
+
 # indices into the int64 counters array
 C_TRAVERSAL, C_NODES = 0, 1
 
 Tree = namedtuple("Tree", ["player", "first_child", "num_children", "chance_prob", "infoset", "utility",
                            "abstract", "first_seq", "num_actions", "average_first", "parent_seq", "baseline_index",
-                           "baseline_stride"])
+                           "baseline_stride", "chance_key"])
 Tree.__doc__ = """The compiled game's history arrays (see `rcfr.tree.Game`) and its information sets as the
 solver stores them: ``abstract[I]`` is the abstract information set J of full set I (identity without an
 abstraction); regrets, current strategy and sampled regrets of J live at ``first_seq[J]`` ..
@@ -62,7 +66,9 @@ abstraction); regrets, current strategy and sampled regrets of J live at ``first
 ``parent_seq[I]`` is the full-game sequence before I (lazy averaging, full average space only).
 Baseline samplers: the baseline of the edge into history ``h`` (its parent's action) lives at
 ``state.baseline[row + baseline_index[h]]`` (no baseline, i.e. zero, where the index is -1), with
-``row = traverser * baseline_stride`` (stride 0: one table shared by both traversers)."""
+``row = traverser * baseline_stride`` (stride 0: one table shared by both traversers).
+``chance_key[i, h]`` (common chance-sampling only, else empty) is -1 where chance node h belongs to updating
+player i, else the id of h's event for i (`rcfr.sampling.chance.common_keys`)."""
 
 State = namedtuple("State", ["regrets", "avg", "sigma", "delta", "touched", "num_touched", "touched_stamp",
                              "last", "counters", "rng", "baseline", "baseline_visits"])
@@ -76,20 +82,24 @@ history for VR-MCCFR, per information set and action for MCCFRb) with their upda
 PATH_DTYPE = np.dtype([("node", np.int64), ("action", np.int64), ("reach0", np.float64), ("reach1", np.float64),
                        ("chance", np.float64), ("q", np.float64), ("xi", np.float64)])
 
-Scratch = namedtuple("Scratch", ["path", "stack", "value", "reach", "chosen", "cached", "cached_stamp", "scale"])
+Scratch = namedtuple("Scratch", ["path", "stack", "value", "reach", "chosen", "cached", "cached_stamp", "scale",
+                                 "common_u", "common_stamp"])
 Scratch.__doc__ = """Work arrays of one traversal: a trajectory (records of `PATH_DTYPE`), an explicit
 depth-first stack,
 per-history values, reaches (``reach[p, h]``) and sampled child index, and external sampling's sampled
 action per information set (valid where ``cached_stamp`` equals the traversal number), and average
-strategy sampling's importance weight 1 / q_i(h) of the traverser's own sampling above h."""
+strategy sampling's importance weight 1 / q_i(h) of the traverser's own sampling above h (paired and common
+chance-sampling: the chance weight pi_c(h) / q(h)), and common chance-sampling's random number per event
+(valid where ``common_stamp`` equals the traversal number)."""
 
 Settings = namedtuple("Settings", ["sampler", "alternating", "epsilon", "decay", "tau", "beta", "power", "averaging",
-                                   "clip", "direct_average"])
+                                   "clip", "direct_average", "chance"])
 Settings.__doc__ = """Which traversal (`OUTCOME`, `EXTERNAL`, `CHANCE_SAMPLING`, `BASELINE`, `PURE`,
 `AVERAGE_SAMPLING`, `PROBING`), alternating or simultaneous updates, exploration epsilon (outcome sampling; the
 floor of average strategy sampling), baseline decay, average strategy sampling's tau and beta,
-averaging weight power and mode, RM+ clipping, and whether baselines are direct averages of their
-estimates (else exponentially decaying averages with weight ``decay`` on the newest; decay 0 keeps them)."""
+averaging weight power and mode, RM+ clipping, whether baselines are direct averages of their
+estimates (else exponentially decaying averages with weight ``decay`` on the newest; decay 0 keeps them),
+and how chance sampling treats chance nodes (`SINGLE`, `PAIRED`, `COMMON`)."""
 
 
 # ---- random numbers ---------------------------------------------------------------------------
@@ -106,7 +116,12 @@ def uniform01(rng):
 @njit(cache=True, inline="always")
 def _pick(probs, start, n, rng):
     """Index in [0, n) drawn from probs[start:start+n] (which sum to one)."""
-    x = uniform01(rng)
+    return _pick_at(probs, start, n, uniform01(rng))
+
+
+@njit(cache=True, inline="always")
+def _pick_at(probs, start, n, x):
+    """The index whose cumulative-probability interval holds x in [0, 1) (inverse CDF)."""
     for k in range(n - 1):
         x -= probs[start + k]
         if x < 0.0:
@@ -526,23 +541,56 @@ def external_traversal(tree, state, scratch, traverser, t, weight, averaging, fr
 
 # ---- chance sampling --------------------------------------------------------------------------
 @njit(cache=True, inline="always")
-def chance_traversal(tree, state, scratch, traverser, t, weight, averaging, from_regrets):
-    """Full width over both players' actions, one sampled outcome per chance node. ``traverser`` 0
-    or 1 updates that player's regrets and the other's average; BOTH updates both (simultaneous)."""
+def _chance_weight(chance_prob, c, n, k, a, mode):
+    """pi_c / q of outcome a of a chance node whose draw was k (-1: every outcome walked), 0 if a is not
+    walked. `PAIRED` walks k and its antithetic partner n - 1 - k, so a pair is walked with probability
+    p_k + p_partner and each member weighs p_a / (that sum); a walked-all node weighs p_a; one sampled
+    outcome weighs 1."""
+    if k < 0:
+        return chance_prob[c + a]
+    if mode == PAIRED:
+        m = n - 1 - k
+        if a != k and a != m:
+            return 0.0
+        mass = chance_prob[c + k] + (chance_prob[c + m] if m != k else 0.0)
+        return chance_prob[c + a] / mass
+    return 1.0 if a == k else 0.0
+
+
+@njit(cache=True, inline="always")
+def chance_traversal(tree, state, scratch, traverser, t, weight, averaging, from_regrets, mode):
+    """Full width over both players' actions; at chance nodes, by `mode`:
+
+    * `SINGLE`: one sampled outcome (chance-sampled CFR);
+    * `PAIRED` (paired chance-sampling, Lanctot 2013 §7.5): a sampled outcome k and its antithetic partner
+      n - 1 - k (outcomes are listed from one extreme to the other: a die's 1 with its 6, 2 with 5, 3 with 4);
+    * `COMMON` (common chance-sampling, §7.5): every outcome of the chance nodes that belong to the
+      updating player (``chance_key < 0``), one sampled outcome elsewhere, drawn by inverse CDF from one
+      random number per event key and traversal (common random numbers).
+
+    Values below a chance node are weighted by `_chance_weight` (``scale[h]`` = pi_c(h) / q(h), the product
+    above h), so each is unbiased; a walked history's regrets and average credit carry ``scale[h]``
+    (1 for `SINGLE`). ``traverser`` 0 or 1 updates that player's regrets and the other's average; BOTH
+    updates both (simultaneous; not with `COMMON`)."""
     player, first_child, num_children, infoset, first_seq = (tree.player, tree.first_child, tree.num_children,
                                                              tree.infoset, tree.first_seq)
     abstract, average_first = tree.abstract, tree.average_first
-    chance_prob, utility, parent_seq = tree.chance_prob, tree.utility, tree.parent_seq
+    chance_prob, utility, parent_seq, chance_key = tree.chance_prob, tree.utility, tree.parent_seq, tree.chance_key
     regrets, avg, sigma, delta, last, rng = state.regrets, state.avg, state.sigma, state.delta, state.last, state.rng
     touched, num_touched, touched_stamp = state.touched, state.num_touched, state.touched_stamp
     counters = state.counters
-    stack, value, chosen = scratch.stack, scratch.value, scratch.chosen
+    stack, value, chosen, scale = scratch.stack, scratch.value, scratch.chosen, scratch.scale
+    common_u, common_stamp = scratch.common_u, scratch.common_stamp
     reach0, reach1 = scratch.reach[0], scratch.reach[1]
     counters[C_TRAVERSAL] += 1
+    stamp = counters[C_TRAVERSAL]
+    weighted = mode != SINGLE
     top = 0
     stack[0] = 0
     reach0[0] = 1.0
     reach1[0] = 1.0
+    if weighted:
+        scale[0] = 1.0
     nodes = 0
     while top >= 0:
         code = stack[top]
@@ -559,24 +607,46 @@ def chance_traversal(tree, state, scratch, traverser, t, weight, averaging, from
             top += 1
             stack[top] = -h - 1
             if p == CHANCE:
-                k = _pick(chance_prob, c, n, rng)
+                if mode == COMMON and chance_key[traverser, h] < 0:
+                    k = -1
+                elif mode == COMMON:
+                    key = chance_key[traverser, h]
+                    if common_stamp[key] != stamp:
+                        common_stamp[key] = stamp
+                        common_u[key] = uniform01(rng)
+                    k = _pick_at(chance_prob, c, n, common_u[key])
+                else:
+                    k = _pick(chance_prob, c, n, rng)
                 chosen[h] = k
-                reach0[c + k] = reach0[h]
-                reach1[c + k] = reach1[h]
-                top += 1
-                stack[top] = c + k
+                if not weighted:
+                    reach0[c + k] = reach0[h]
+                    reach1[c + k] = reach1[h]
+                    top += 1
+                    stack[top] = c + k
+                    continue
+                for a in range(n):
+                    w = _chance_weight(chance_prob, c, n, k, a, mode)
+                    if w > 0.0:
+                        reach0[c + a] = reach0[h]
+                        reach1[c + a] = reach1[h]
+                        scale[c + a] = scale[h] * w
+                        top += 1
+                        stack[top] = c + a
                 continue
             I = infoset[h]
             f = first_seq[abstract[I]]
             _strategy(regrets, sigma, f, n, from_regrets)
             own = reach0[h] if p == 0 else reach1[h]
+            cw = scale[h] if weighted else 1.0
             if averaging != AVG_NONE and (traverser == BOTH or p != traverser) and own > 0.0:
-                _average(avg, sigma, last, parent_seq, average_first, I, f, n, t, averaging, weight * own, own)
+                _average(avg, sigma, last, parent_seq, average_first, I, f, n, t, averaging, weight * own * cw, own)
             for a in range(n):
                 r0 = reach0[h] * sigma[f + a] if p == 0 else reach0[h]
                 r1 = reach1[h] * sigma[f + a] if p == 1 else reach1[h]
                 reach0[c + a] = r0
                 reach1[c + a] = r1
+                if weighted:
+                    scale[c + a] = cw
                 if r0 > 0.0 or r1 > 0.0:
                     top += 1
                     stack[top] = c + a
@@ -586,10 +656,18 @@ def chance_traversal(tree, state, scratch, traverser, t, weight, averaging, from
             h = -code - 1
             c = first_child[h]
             p = player[h]
-            if p == CHANCE:
-                value[h] = value[c + chosen[h]]
-                continue
             n = num_children[h]
+            if p == CHANCE:
+                if not weighted:
+                    value[h] = value[c + chosen[h]]
+                    continue
+                v = 0.0
+                for a in range(n):
+                    w = _chance_weight(chance_prob, c, n, chosen[h], a, mode)
+                    if w > 0.0:
+                        v += w * value[c + a]
+                value[h] = v
+                continue
             I = infoset[h]
             f = first_seq[abstract[I]]
             v = 0.0
@@ -599,6 +677,8 @@ def chance_traversal(tree, state, scratch, traverser, t, weight, averaging, from
             if traverser == BOTH or p == traverser:
                 opp = reach1[h] if p == 0 else reach0[h]
                 sign = 1.0 if p == 0 else -1.0
+                if weighted:
+                    sign *= scale[h]
                 _touch(abstract[I], touched, num_touched, touched_stamp, counters)
                 for a in range(n):
                     delta[f + a] += sign * opp * (value[c + a] - v)
@@ -620,7 +700,7 @@ def traverse(tree, state, scratch, settings, traverser, t, weight, from_regrets)
         external_traversal(tree, state, scratch, traverser, t, weight, averaging, from_regrets, sampler,
                            settings.epsilon, settings.tau, settings.beta)
     else:
-        chance_traversal(tree, state, scratch, traverser, t, weight, averaging, from_regrets)
+        chance_traversal(tree, state, scratch, traverser, t, weight, averaging, from_regrets, settings.chance)
 
 
 @njit(cache=True)

@@ -22,7 +22,7 @@ import numpy as np
 from ..policy import Policy
 from ..registry import check_choice
 from ..sampling import kernels, pcs
-from ..sampling.buffers import AVERAGE_MODES, AVERAGE_SPACES, PUBLIC, SAMPLERS, SamplerBuffers
+from ..sampling.buffers import AVERAGE_MODES, AVERAGE_SPACES, CHANCE_SAMPLING, PUBLIC, SAMPLERS, SamplerBuffers
 from ..sampling.public import public_tree
 from ..tree import Game
 from .base import IterativeSolver
@@ -59,7 +59,7 @@ class MCCFRSolver(IterativeSolver):
                              "average, which merged information sets do not share)")
         self.seed = seed
         self.abstraction, self.average_space = abstraction, average_space
-        self.buffers = SamplerBuffers(game, self.sampler, seed, abstraction, average_space)
+        self.buffers = SamplerBuffers(game, self.sampler, seed, abstraction, average_space, self.chance_sampling)
         self.iteration = 0
         self.views = game.views
 
@@ -69,6 +69,7 @@ class MCCFRSolver(IterativeSolver):
     baseline_decay = 0.0  # baseline update of VR-MCCFR and MCCFRb: weight of the newest estimate
     direct_average = False  # MCCFRb: baselines are direct averages of their estimates instead
     tau, beta = 1.0, 0.0  # average strategy sampling
+    chance_sampling = "single"  # chance sampling's treatment of chance nodes
 
     def settings(self) -> kernels.Settings:
         """What the compiled driver needs to know about this solver's options."""
@@ -76,7 +77,8 @@ class MCCFRSolver(IterativeSolver):
                                 epsilon=float(self.epsilon), decay=float(self.baseline_decay), tau=float(self.tau),
                                 beta=float(self.beta), power=float(self.power),
                                 averaging=AVERAGE_MODES[self.average_mode], clip=bool(self.clip),
-                                direct_average=bool(self.direct_average))
+                                direct_average=bool(self.direct_average),
+                                chance=CHANCE_SAMPLING[self.chance_sampling])
 
     @property
     def nodes_touched(self) -> int:
@@ -117,14 +119,21 @@ class MCCFRSolver(IterativeSolver):
 
 
 class ChanceSamplingCFR(MCCFRSolver):
-    """Chance-sampled CFR: full width over both players' actions, one sampled outcome per chance node."""
+    """Chance-sampled CFR: full width over both players' actions; at chance nodes (Lanctot 2013, §7.5),
+    ``chance_sampling="single"`` samples one outcome, ``"paired"`` a sampled outcome and its antithetic
+    partner (outcome n - 1 - k), and ``"common"`` walks every outcome of the updating player's own chance
+    nodes and samples the rest with one random number per event (alternating updates only)."""
 
     sampler = "chance"
 
-    def __init__(self, game: Game, *, updates: str = "simultaneous", regret_matching: str = "rm",
-                 average_mode: str = "stochastic", averaging: str | float = "uniform", abstraction=None,
-                 average_space: str = "full", seed: int = 0):
+    def __init__(self, game: Game, *, updates: str = "simultaneous", chance_sampling: str = "single",
+                 regret_matching: str = "rm", average_mode: str = "stochastic", averaging: str | float = "uniform",
+                 abstraction=None, average_space: str = "full", seed: int = 0):
         self.updates = check_choice("updates", updates, ["alternating", "simultaneous"])
+        self.chance_sampling = check_choice("chance_sampling", chance_sampling, list(CHANCE_SAMPLING))
+        if self.chance_sampling == "common" and self.updates != "alternating":
+            raise ValueError("chance_sampling='common' walks the updating player's chance outcomes, so it needs "
+                             "updates='alternating'")
         super().__init__(game, regret_matching=regret_matching, average_mode=average_mode, averaging=averaging,
                          abstraction=abstraction, average_space=average_space, seed=seed)
 

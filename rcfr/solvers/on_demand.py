@@ -138,7 +138,7 @@ class OnDemandSampling:
         self.buffers = SamplerBuffers(game, self.sampler, seed)
         self.settings = kernels.Settings(sampler=SAMPLERS[self.sampler], alternating=True, epsilon=float(epsilon),
                                          decay=0.0, tau=1.0, beta=0.0, power=0.0, averaging=kernels.AVG_STOCHASTIC,
-                                         clip=False, direct_average=False)
+                                         clip=False, direct_average=False, chance=kernels.SINGLE)
         self.reservoirs = [Reservoir(self.capacity, 2 * seed + 1 + p) for p in (0, 1)]  # as ReservoirTargets
         self.first_seq = np.ascontiguousarray(game.infoset_first_seq, np.int64)
         self.num_actions = np.ascontiguousarray(game.infoset_num_actions, np.int64)
