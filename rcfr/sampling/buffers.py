@@ -39,6 +39,7 @@ class Slots:
     Without an abstraction every set is its own and slots are the global sequence ids."""
 
     def __init__(self, game: Game, abstraction=None):
+        self.merged = abstraction is not None  # information sets share regrets
         if abstraction is None:
             self.abstract = np.arange(game.num_infosets)
             self.first_seq, self.num_actions = game.infoset_first_seq, game.infoset_num_actions
@@ -69,7 +70,7 @@ def compiled_tree(game: Game, slots: Slots, average_space: str = "full") -> kern
                         chance_prob=np.ascontiguousarray(game.chance_prob, np.float64),
                         infoset=np.ascontiguousarray(game.infoset, np.int32),
                         utility=np.ascontiguousarray(game.utility, np.float64),
-                        abstract=np.ascontiguousarray(slots.abstract, np.int32),
+                        abstract=np.ascontiguousarray(slots.abstract if slots.merged else [], np.int32),
                         first_seq=np.ascontiguousarray(slots.first_seq, np.int32),
                         num_actions=np.ascontiguousarray(slots.num_actions, np.int32),
                         average_first=np.ascontiguousarray(average_first, np.int32),
@@ -104,16 +105,16 @@ class SamplerBuffers:
         depth = int(game.depth.max()) + 1
         trajectory = sampler in ("outcome", "baseline")
         rows = depth + 1 if trajectory else 0
-        tree_walk = H if not trajectory else 0
+        # tree walks: work arrays per slot (depth, child index), see kernels.Scratch
+        levels, widest = (0, 0) if trajectory else (depth + 1, max(int(game.num_children.max()), 1))
         self.scratch = kernels.Scratch(
             path=np.zeros(rows, kernels.PATH_DTYPE),
-            stack=np.zeros(tree_walk + depth + 2 if not trajectory else 0, np.int64),
-            value=np.zeros(tree_walk), reach=np.zeros((2, tree_walk)), chosen=np.zeros(tree_walk, np.int64),
+            stack=np.zeros((levels * (widest + 1) + 1, 3), np.int64),
+            value=np.zeros((levels, widest)), reach=np.zeros((2, levels, widest)), chosen=np.zeros(levels, np.int64),
             # external sampling: one sampled action per full information set (a trajectory of the full
             # game meets each at most once, so the sample stays unbiased under imperfect recall)
-            cached=np.zeros(game.num_infosets if sampler in CACHING else 0, np.int64),
-            cached_stamp=np.zeros(game.num_infosets if sampler in CACHING else 0, np.int64),
-            scale=np.zeros(H if sampler in ("average", "probing") else 0))
+            cached=np.zeros((game.num_infosets if sampler in CACHING else 0, 2), np.int64),
+            scale=np.zeros((levels, widest) if sampler in ("average", "probing") else (0, 0)))
 
         # the arrays callers read, by name
         self.regrets, self.avg, self.sigma, self.last, self.baseline = (
@@ -135,4 +136,4 @@ class SamplerBuffers:
                 raise ValueError(f"checkpoint field {name!r} has shape {value.shape}, expected {target.shape}")
             target[:] = value
         self.state.touched_stamp[:] = 0
-        self.scratch.cached_stamp[:] = 0
+        self.scratch.cached[:] = 0
