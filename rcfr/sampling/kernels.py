@@ -56,8 +56,8 @@ Tree = namedtuple("Tree", ["player", "first_child", "num_children", "chance_prob
                            "abstract", "first_seq", "num_actions", "average_first", "parent_seq"])
 Tree.__doc__ = """The compiled game's history arrays (see `rcfr.tree.Game`) and its information sets as the
 solver stores them: ``abstract[I]`` is the abstract information set J of full set I (empty without an
-abstraction: J = I, one array fewer to miss in the cache); regrets, current strategy and sampled regrets of J live at ``first_seq[J]`` ..
-``+ num_actions[J]``; I's average-strategy sums at ``average_first[I]`` (a full or an abstract slot);
+abstraction: J = I, one array fewer to miss in the cache); regrets, current strategy and sampled
+regrets of J live at ``first_seq[J]`` .. ``+ num_actions[J]``; I's average-strategy sums at ``average_first[I]`` (a full or an abstract slot);
 ``parent_seq[I]`` is the full-game sequence before I (lazy averaging, full average space only)."""
 
 State = namedtuple("State", ["regrets", "avg", "sigma", "delta", "touched", "num_touched", "touched_stamp",
