@@ -10,8 +10,8 @@ CPU seconds and histories per CPU second; peak MiB while compiling (growth of th
 process's maximum resident set over a process that has loaded the compiler) and per history; the
 resident bytes per history of the compiled game with its sequence-form views; reopening the
 cached file; one vanilla CFR iteration; one exact exploitability (of the uniform policy); external
-sampling nodes touched per second, measured after a warm-up of the same length (its per-history scratch
-arrays fault their pages in on first use, which on a 1e8-history game takes thousands of iterations).
+sampling nodes touched per second, measured after a warm-up of the same length (the regret and
+average tables fault their pages in on first use; see bench_es_scaling.py for speed against game size).
 """
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ def measure(spec: str, es_seconds: float) -> dict:
     es = rcfr.make_solver("es-mccfr", game, seed=0)
     es.run(1)
     batch = 1
-    for phase in ("warm-up", "measured"):  # the sampler's per-history scratch pages fault in on first use
+    for phase in ("warm-up", "measured"):  # pages of the sampler's tables fault in on first use
         spent, nodes = 0.0, 0
         while spent < es_seconds:  # batches long enough that per-call costs vanish
             before = es.nodes_touched

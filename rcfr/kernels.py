@@ -89,3 +89,43 @@ def normalize_plan(plan, first, size, out):
     out[0] = 1.0
     return out
 
+
+
+# ---- building the sequence form from the history arrays (no temporaries per history) -------------
+@njit(cache=True)
+def history_sequences(player, parent, action, infoset, first_seq, out):
+    """out[h, p] = player p's last global sequence on the way to history h (-1: the empty sequence);
+    histories are numbered breadth-first, so a parent comes before its children."""
+    out[0, 0] = -1
+    out[0, 1] = -1
+    for h in range(1, player.shape[0]):
+        u = parent[h]
+        out[h, 0] = out[u, 0]
+        out[h, 1] = out[u, 1]
+        p = player[u]
+        if p >= 0:
+            out[h, p] = first_seq[infoset[u]] + action[h]
+    return out
+
+
+@njit(cache=True)
+def attach_parent_sequences(player, infoset, sequences, parent_seq):
+    """parent_seq[I] = the acting player's own sequence before I (the last history of I decides); returns
+    the first decision history whose own sequence differs from its set's (imperfect recall), else -1."""
+    for h in range(player.shape[0]):
+        p = player[h]
+        if p >= 0:
+            parent_seq[infoset[h]] = sequences[h, p]
+    for h in range(player.shape[0]):
+        p = player[h]
+        if p >= 0 and parent_seq[infoset[h]] != sequences[h, p]:
+            return h
+    return -1
+
+
+@njit(cache=True)
+def renumber_infosets(infoset, renumber):
+    """infoset[h] = renumber[infoset[h]] at decision histories (-1 elsewhere stays), in place."""
+    for h in range(infoset.shape[0]):
+        if infoset[h] >= 0:
+            infoset[h] = renumber[infoset[h]]

@@ -356,16 +356,8 @@ def _levels(depth: np.ndarray) -> list[np.ndarray]:
 
 
 def _history_sequences(game: Game) -> np.ndarray:
-    seqs = np.full((game.num_histories, 2), -1, dtype=np.int32)
-    for level in _levels(game.depth)[1:]:
-        parents = game.parent[level]
-        seqs[level] = seqs[parents]
-        acting = game.player[parents]
-        mover = acting >= 0
-        rows = level[mover]
-        seqs[rows, acting[mover]] = (game.infoset_first_seq[game.infoset[parents[mover]]]
-                                     + game.action[rows])
-    return seqs
+    return kernels.history_sequences(game.player, game.parent, game.action, game.infoset, game.infoset_first_seq,
+                                     np.empty((game.num_histories, 2), np.int32))
 
 
 def _chance_reach(game: Game) -> np.ndarray:
@@ -546,10 +538,7 @@ def compile_game(rules: GameRules, max_histories: int | None = None, fast: bool 
     order = np.argsort(raw["infoset_player"], kind="stable")
     renumber = np.empty(len(order), np.int32)
     renumber[order] = np.arange(len(order), dtype=np.int32)
-    infoset = arrays["infoset"]
-    decisions = infoset >= 0
-    infoset[decisions] = renumber[infoset[decisions]]
-    del decisions
+    kernels.renumber_infosets(arrays["infoset"], renumber)
     num_actions = raw["infoset_size"][order].astype(np.int32)
     first_seq = (np.cumsum(num_actions) - num_actions).astype(np.int32)
     game = Game(rules=rules, **arrays, infoset_player=raw["infoset_player"][order], infoset_first_seq=first_seq,
@@ -564,14 +553,10 @@ def compile_game(rules: GameRules, max_histories: int | None = None, fast: bool 
 
 def _attach_parent_sequences(game: Game) -> None:
     """Fill `infoset_parent_seq`, failing if some player forgets its own earlier actions."""
-    decisions = np.flatnonzero(game.player >= 0)
-    sets = game.infoset[decisions]
-    own = _history_sequences(game)[decisions, game.player[decisions]]
     parent_seq = game.infoset_parent_seq
-    parent_seq[sets] = own
-    broken = np.flatnonzero(parent_seq[sets] != own)
-    if broken.size:
-        key = game.infoset_key(int(sets[broken[0]]))
+    broken = kernels.attach_parent_sequences(game.player, game.infoset, _history_sequences(game), parent_seq)
+    if broken >= 0:
+        key = game.infoset_key(int(game.infoset[broken]))
         raise ValueError(f"{game.rules.name}: information set {key!r} is reached after different own "
                          "actions (imperfect recall); use an abstraction over a perfect-recall game instead")
     if np.any(parent_seq >= game.infoset_first_seq):

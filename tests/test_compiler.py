@@ -235,3 +235,18 @@ def test_a_subclass_that_changes_a_rule_method_compiles_by_its_rules():
     plain = rcfr.compile_game(Leduc())
     assert np.array_equal(reversed_game.utility, -plain.utility)
     assert tree._speaks_for(RenamedLeduc(), "fast") and not tree._speaks_for(ReversedLeduc(), "fast")
+
+
+@pytest.mark.parametrize("name", ["kuhn", "leduc", "goofspiel"])
+def test_history_sequences_follow_the_parent_chain(name):
+    """The compiled history-sequence pass against a walk up each history's parents."""
+    game = rcfr.load_game(name) if name != "goofspiel" else rcfr.load_game(name, cards=4)
+    seqs = game.history_sequences
+    for h in range(0, game.num_histories, max(1, game.num_histories // 500)):
+        expected, child, up = [-1, -1], h, game.parent[h]
+        while up >= 0:
+            p = game.player[up]
+            if p >= 0 and expected[p] < 0:
+                expected[p] = game.infoset_first_seq[game.infoset[up]] + game.action[child]
+            child, up = up, game.parent[up]
+        assert seqs[h].tolist() == expected

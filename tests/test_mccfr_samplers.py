@@ -102,3 +102,15 @@ def test_convergence_kuhn(name, options, target):
 def test_bad_options_name_the_field(options, field):
     with pytest.raises(ValueError, match=field):
         make_solver("as-mccfr", rcfr.load_game("kuhn"), **options)
+
+
+@pytest.mark.parametrize("sampler", ["external", "chance", "probing"])
+def test_tree_walk_work_arrays_do_not_grow_with_the_game(sampler):
+    """Tree walks keep their work arrays per (depth, child index) slot: their size follows depth x widest
+    branching, not the number of histories (per-history arrays cost 40 bytes per history)."""
+    from rcfr.sampling.buffers import SamplerBuffers
+    for game in (rcfr.load_game("leduc"), rcfr.load_game("leduc", ranks=6, suits=4)):
+        slots = (int(game.depth.max()) + 2) * (int(game.num_children.max()) + 1)
+        work = sum(a.nbytes for name, a in SamplerBuffers(game, sampler).scratch._asdict().items()
+                   if name != "cached")  # external sampling's sampled action per information set
+        assert work <= 64 * slots < game.num_histories

@@ -44,6 +44,7 @@ class Slots:
     Without an abstraction every set is its own and slots are the global sequence ids."""
 
     def __init__(self, game: Game, abstraction=None):
+        self.merged = abstraction is not None  # information sets share regrets
         if abstraction is None:
             self.abstract = np.arange(game.num_infosets)
             self.first_seq, self.num_actions = game.infoset_first_seq, game.infoset_num_actions
@@ -97,7 +98,7 @@ def compiled_tree(game: Game, slots: Slots, average_space: str = "full", sampler
                         chance_prob=np.ascontiguousarray(game.chance_prob, np.float64),
                         infoset=np.ascontiguousarray(game.infoset, np.int32),
                         utility=np.ascontiguousarray(game.utility, np.float64),
-                        abstract=np.ascontiguousarray(slots.abstract, np.int32),
+                        abstract=np.ascontiguousarray(slots.abstract if slots.merged else [], np.int32),
                         first_seq=np.ascontiguousarray(slots.first_seq, np.int32),
                         num_actions=np.ascontiguousarray(slots.num_actions, np.int32),
                         average_first=np.ascontiguousarray(average_first, np.int32),
@@ -142,16 +143,18 @@ class SamplerBuffers:
         depth = int(game.depth.max()) + 1
         trajectory = sampler == "outcome" or sampler in BASELINES
         rows = depth + 1 if trajectory else 0
-        tree_walk = H if not trajectory and sampler != PUBLIC else 0
+        # tree walks: work arrays per slot (depth, child index), see kernels.Scratch
+        tree_walk = not trajectory and sampler != PUBLIC
+        levels, widest = (depth + 1, max(int(game.num_children.max()), 1)) if tree_walk else (0, 0)
+        weights = sampler in ("average", "probing") or chance != "single"  # scale per slot
         self.scratch = kernels.Scratch(
             path=np.zeros(rows, kernels.PATH_DTYPE),
-            stack=np.zeros(tree_walk + depth + 2 if tree_walk else 0, np.int64),
-            value=np.zeros(tree_walk), reach=np.zeros((2, tree_walk)), chosen=np.zeros(tree_walk, np.int64),
+            stack=np.zeros((levels * (widest + 1) + 1, 3), np.int64),
+            value=np.zeros((levels, widest)), reach=np.zeros((2, levels, widest)), chosen=np.zeros(levels, np.int64),
             # external sampling: one sampled action per full information set (a trajectory of the full
             # game meets each at most once, so the sample stays unbiased under imperfect recall)
-            cached=np.zeros(game.num_infosets if sampler in CACHING else 0, np.int64),
-            cached_stamp=np.zeros(game.num_infosets if sampler in CACHING else 0, np.int64),
-            scale=np.zeros(H if sampler in ("average", "probing") or chance != "single" else 0),
+            cached=np.zeros((game.num_infosets if sampler in CACHING else 0, 2), np.int64),
+            scale=np.zeros((levels, widest) if weights else (0, 0)),
             common_u=np.zeros(events), common_stamp=np.zeros(events, np.int64))
 
         # the arrays callers read, by name
@@ -176,5 +179,5 @@ class SamplerBuffers:
                 raise ValueError(f"checkpoint field {name!r} has shape {value.shape}, expected {target.shape}")
             target[:] = value
         self.state.touched_stamp[:] = 0
-        self.scratch.cached_stamp[:] = 0
+        self.scratch.cached[:] = 0
         self.scratch.common_stamp[:] = 0

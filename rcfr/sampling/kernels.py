@@ -60,9 +60,9 @@ Tree = namedtuple("Tree", ["player", "first_child", "num_children", "chance_prob
                            "abstract", "first_seq", "num_actions", "average_first", "parent_seq", "baseline_index",
                            "baseline_stride", "chance_key"])
 Tree.__doc__ = """The compiled game's history arrays (see `rcfr.tree.Game`) and its information sets as the
-solver stores them: ``abstract[I]`` is the abstract information set J of full set I (identity without an
-abstraction); regrets, current strategy and sampled regrets of J live at ``first_seq[J]`` ..
-``+ num_actions[J]``; I's average-strategy sums at ``average_first[I]`` (a full or an abstract slot);
+solver stores them: ``abstract[I]`` is the abstract information set J of full set I (empty without an
+abstraction: J = I, one array fewer to miss in the cache); regrets, current strategy and sampled
+regrets of J live at ``first_seq[J]`` .. ``+ num_actions[J]``; I's average-strategy sums at ``average_first[I]`` (a full or an abstract slot);
 ``parent_seq[I]`` is the full-game sequence before I (lazy averaging, full average space only).
 Baseline samplers: the baseline of the edge into history ``h`` (its parent's action) lives at
 ``state.baseline[row + baseline_index[h]]`` (no baseline, i.e. zero, where the index is -1), with
@@ -82,15 +82,20 @@ history for VR-MCCFR, per information set and action for MCCFRb) with their upda
 PATH_DTYPE = np.dtype([("node", np.int64), ("action", np.int64), ("reach0", np.float64), ("reach1", np.float64),
                        ("chance", np.float64), ("q", np.float64), ("xi", np.float64)])
 
-Scratch = namedtuple("Scratch", ["path", "stack", "value", "reach", "chosen", "cached", "cached_stamp", "scale",
-                                 "common_u", "common_stamp"])
-Scratch.__doc__ = """Work arrays of one traversal: a trajectory (records of `PATH_DTYPE`), an explicit
-depth-first stack,
-per-history values, reaches (``reach[p, h]``) and sampled child index, and external sampling's sampled
-action per information set (valid where ``cached_stamp`` equals the traversal number), and average
-strategy sampling's importance weight 1 / q_i(h) of the traverser's own sampling above h (paired and common
-chance-sampling: the chance weight pi_c(h) / q(h)), and common chance-sampling's random number per event
+Scratch = namedtuple("Scratch", ["path", "stack", "value", "reach", "chosen", "cached", "scale", "common_u",
+                                 "common_stamp"])
+Scratch.__doc__ = """Work arrays of one traversal: a trajectory (records of `PATH_DTYPE`); for tree walks, an
+explicit depth-first stack of (history, depth, child index) rows, and per-*slot* values, reaches
+(``reach[p, depth, index]``), sampled child index per depth, and average strategy sampling's importance
+weight 1 / q_i(h) of the traverser's own sampling above h (paired and common chance-sampling: the chance
+weight pi_c(h) / q(h)). A depth-first walk has at most one unfinished
+history per depth, so a history's slot is (its depth, its index among its siblings): the work arrays
+are depth x widest branching, small enough to stay in the CPU cache at any game size (indexing them by
+history id made every visit a cache miss on large games). Also external sampling's sampled action per
+information set, ``cached[I] = (traversal number, action)`` (valid where the number is the current
+traversal's; one row, so one cache line, per set), and common chance-sampling's random number per event
 (valid where ``common_stamp`` equals the traversal number)."""
+
 
 Settings = namedtuple("Settings", ["sampler", "alternating", "epsilon", "decay", "tau", "beta", "power", "averaging",
                                    "clip", "direct_average", "chance"])
@@ -138,6 +143,12 @@ def _pick_mixed(sigma, start, n, eps, rng):
         if x < 0.0:
             return k
     return n - 1
+
+
+@njit(cache=True, inline="always")
+def _merged(abstract, I):
+    """The abstract information set J of full set I: ``abstract[I]``, or I itself where the map is empty."""
+    return abstract[I] if abstract.shape[0] > 0 else I
 
 
 # ---- strategies and regret application ---------------------------------------------------------
@@ -252,7 +263,7 @@ def _sample_trajectory(tree, state, path, traverser, eps, t, weight, averaging, 
             rc *= xi
         else:
             I = infoset[h]
-            f = first_seq[abstract[I]]
+            f = first_seq[_merged(abstract, I)]
             _strategy(regrets, sigma, f, n, from_regrets)
             if traverser == BOTH or p == traverser:
                 k = _pick_mixed(sigma, f, n, eps, rng)
@@ -301,14 +312,14 @@ def outcome_traversal(tree, state, path, traverser, eps, t, weight, averaging, f
             tail *= chance_prob[first_child[node] + k]
             continue
         I = infoset[node]
-        f = first_seq[abstract[I]]
+        f = first_seq[_merged(abstract, I)]
         n = num_children[node]
         sk = sigma[f + k]
         if traverser == BOTH or p == traverser:
             opp = move.reach1 if p == 0 else move.reach0
             u = u0 if p == 0 else -u0
             w = u * opp * move.chance / q
-            _touch(abstract[I], touched, num_touched, touched_stamp, counters)
+            _touch(_merged(abstract, I), touched, num_touched, touched_stamp, counters)
             for a in range(n):
                 if a == k:
                     delta[f + a] += w * tail * (1.0 - sk)
@@ -360,7 +371,7 @@ def baseline_traversal(tree, state, path, traverser, eps, decay, direct_average,
         jk = index[c + k]
         corrected = _baseline(baseline, row, jk)
         corrected += (below - corrected) / move.xi
-        f = first_seq[abstract[infoset[node]]] if p != CHANCE else -1
+        f = first_seq[_merged(abstract, infoset[node])] if p != CHANCE else -1
         value = 0.0
         for a in range(n):
             u = corrected if a == k else _baseline(baseline, row, index[c + a])
@@ -368,7 +379,7 @@ def baseline_traversal(tree, state, path, traverser, eps, decay, direct_average,
         if p != CHANCE and (traverser == BOTH or p == traverser):
             opp = move.reach1 if p == 0 else move.reach0
             w = (1.0 if p == 0 else -1.0) * opp * move.chance / move.q
-            _touch(abstract[infoset[node]], touched, num_touched, touched_stamp, counters)
+            _touch(_merged(abstract, infoset[node]), touched, num_touched, touched_stamp, counters)
             for a in range(n):
                 u = corrected if a == k else _baseline(baseline, row, index[c + a])
                 delta[f + a] += w * (u - value)
@@ -410,42 +421,42 @@ def external_traversal(tree, state, scratch, traverser, t, weight, averaging, fr
     regrets, avg, sigma, delta, last, rng = state.regrets, state.avg, state.sigma, state.delta, state.last, state.rng
     touched, num_touched, touched_stamp = state.touched, state.num_touched, state.touched_stamp
     counters = state.counters
-    stack, value, chosen, cached, cached_stamp, scale = (scratch.stack, scratch.value, scratch.chosen, scratch.cached,
-                                                         scratch.cached_stamp, scratch.scale)
+    stack, value, chosen, cached, scale = scratch.stack, scratch.value, scratch.chosen, scratch.cached, scratch.scale
     reach = scratch.reach[1 - traverser]  # the opponent's reach (the player whose average accumulates)
     counters[C_TRAVERSAL] += 1
     stamp = counters[C_TRAVERSAL]
     sign = 1.0 if traverser == 0 else -1.0
     top = 0
-    stack[0] = 0
-    reach[0] = 1.0
+    stack[0, 0], stack[0, 1], stack[0, 2] = 0, 0, 0
+    reach[0, 0] = 1.0
     subsample = sampler == AVERAGE_SAMPLING or sampler == PROBING
     if subsample:
-        scale[0] = 1.0
+        scale[0, 0] = 1.0
     nodes = 0
     while top >= 0:
-        code = stack[top]
+        code, d, i = stack[top, 0], stack[top, 1], stack[top, 2]  # history h at slot (depth d, child index i)
         top -= 1
+        e = d + 1  # the children's depth
         if code >= 0:  # first visit
             h = code
             nodes += 1
             p = player[h]
             if p == TERMINAL:
-                value[h] = sign * utility[h]
+                value[d, i] = sign * utility[h]
                 continue
             n = num_children[h]
             c = first_child[h]
             if p == traverser:
                 I = infoset[h]
-                f = first_seq[abstract[I]]
+                f = first_seq[_merged(abstract, I)]
                 _strategy(regrets, sigma, f, n, from_regrets)
                 top += 1
-                stack[top] = -h - 1
+                stack[top, 0], stack[top, 1], stack[top, 2] = -h - 1, d, i
                 if sampler == PURE:
-                    if cached_stamp[I] != stamp:
-                        cached_stamp[I] = stamp
-                        cached[I] = _pick(sigma, f, n, rng)
-                    chosen[h] = cached[I]
+                    if cached[I, 0] != stamp:
+                        cached[I, 0] = stamp
+                        cached[I, 1] = _pick(sigma, f, n, rng)
+                    chosen[d] = cached[I, 1]
                 total = 0.0
                 if subsample:
                     g = average_first[I]
@@ -457,7 +468,7 @@ def external_traversal(tree, state, scratch, traverser, t, weight, averaging, fr
                         if beta + total > 0.0:
                             rho = max(eps, (beta + tau * avg[g + a]) / (beta + total))
                         if rho < 1.0 and uniform01(rng) >= rho:
-                            scale[c + a] = 0.0  # not sampled
+                            scale[e, a] = 0.0  # not sampled
                             if sampler == PROBING:  # one on-policy trajectory estimates v(h a)
                                 z = c + a
                                 while player[z] != TERMINAL:
@@ -466,76 +477,75 @@ def external_traversal(tree, state, scratch, traverser, t, weight, averaging, fr
                                     if player[z] == CHANCE:
                                         z = cz + _pick(chance_prob, cz, m, rng)
                                     else:
-                                        fz = first_seq[abstract[infoset[z]]]
+                                        fz = first_seq[_merged(abstract, infoset[z])]
                                         _strategy(regrets, sigma, fz, m, from_regrets)
                                         z = cz + _pick(sigma, fz, m, rng)
                                 nodes += 1
-                                value[c + a] = sign * utility[z]
+                                value[e, a] = sign * utility[z]
                             continue
-                        scale[c + a] = scale[h] / min(rho, 1.0)
+                        scale[e, a] = scale[d, i] / min(rho, 1.0)
                     top += 1
-                    stack[top] = c + a
-                    reach[c + a] = reach[h]
+                    stack[top, 0], stack[top, 1], stack[top, 2] = c + a, e, a
+                    reach[e, a] = reach[d, i]
                 continue
             if p == CHANCE:
                 k = _pick(chance_prob, c, n, rng)
-                reach[c + k] = reach[h]
+                reach[e, k] = reach[d, i]
                 if subsample:
-                    scale[c + k] = scale[h]
+                    scale[e, k] = scale[d, i]
             else:
                 I = infoset[h]
-                f = first_seq[abstract[I]]
-                if cached_stamp[I] != stamp:
+                f = first_seq[_merged(abstract, I)]
+                if cached[I, 0] != stamp:
                     _strategy(regrets, sigma, f, n, from_regrets)
-                    cached_stamp[I] = stamp
-                    cached[I] = _pick(sigma, f, n, rng)
-                k = cached[I]
-                _average(avg, sigma, last, parent_seq, average_first, I, f, n, t, averaging, weight, reach[h])
-                reach[c + k] = reach[h] * sigma[f + k]
+                    cached[I, 0] = stamp
+                    cached[I, 1] = _pick(sigma, f, n, rng)
+                k = cached[I, 1]
+                _average(avg, sigma, last, parent_seq, average_first, I, f, n, t, averaging, weight, reach[d, i])
+                reach[e, k] = reach[d, i] * sigma[f + k]
                 if subsample:
-                    scale[c + k] = scale[h]
+                    scale[e, k] = scale[d, i]
             top += 1
-            stack[top] = -h - 1
+            stack[top, 0], stack[top, 1], stack[top, 2] = -h - 1, d, i
             top += 1
-            stack[top] = c + k
-            chosen[h] = k
+            stack[top, 0], stack[top, 1], stack[top, 2] = c + k, e, k
+            chosen[d] = k
         else:  # second visit: children are done
             h = -code - 1
-            c = first_child[h]
             if player[h] != traverser:
-                value[h] = value[c + chosen[h]]
+                value[d, i] = value[e, chosen[d]]
                 continue
             n = num_children[h]
             I = infoset[h]
-            f = first_seq[abstract[I]]
-            _touch(abstract[I], touched, num_touched, touched_stamp, counters)
+            f = first_seq[_merged(abstract, I)]
+            _touch(_merged(abstract, I), touched, num_touched, touched_stamp, counters)
             if sampler == EXTERNAL:
                 v = 0.0
                 for a in range(n):
-                    v += sigma[f + a] * value[c + a]
+                    v += sigma[f + a] * value[e, a]
                 for a in range(n):
-                    delta[f + a] += value[c + a] - v
+                    delta[f + a] += value[e, a] - v
             elif sampler == PURE:
-                v = value[c + chosen[h]]
+                v = value[e, chosen[d]]
                 for a in range(n):
-                    delta[f + a] += value[c + a] - v
+                    delta[f + a] += value[e, a] - v
             elif sampler == PROBING:  # sampled or probed, every child has an unbiased value
                 v = 0.0
                 for a in range(n):
-                    v += sigma[f + a] * value[c + a]
+                    v += sigma[f + a] * value[e, a]
                 for a in range(n):
-                    delta[f + a] += scale[h] * (value[c + a] - v)
+                    delta[f + a] += scale[d, i] * (value[e, a] - v)
             else:  # values of sampled children, importance weighted; regrets weighted by 1 / q_i(h)
                 v = 0.0
                 for a in range(n):
-                    if scale[c + a] > 0.0:
-                        value[c + a] *= scale[c + a] / scale[h]
+                    if scale[e, a] > 0.0:
+                        value[e, a] *= scale[e, a] / scale[d, i]
                     else:
-                        value[c + a] = 0.0
-                    v += sigma[f + a] * value[c + a]
+                        value[e, a] = 0.0
+                    v += sigma[f + a] * value[e, a]
                 for a in range(n):
-                    delta[f + a] += scale[h] * (value[c + a] - v)
-            value[h] = v
+                    delta[f + a] += scale[d, i] * (value[e, a] - v)
+            value[d, i] = v
     counters[C_NODES] += nodes
 
 
@@ -586,26 +596,27 @@ def chance_traversal(tree, state, scratch, traverser, t, weight, averaging, from
     stamp = counters[C_TRAVERSAL]
     weighted = mode != SINGLE
     top = 0
-    stack[0] = 0
-    reach0[0] = 1.0
-    reach1[0] = 1.0
+    stack[0, 0], stack[0, 1], stack[0, 2] = 0, 0, 0
+    reach0[0, 0] = 1.0
+    reach1[0, 0] = 1.0
     if weighted:
-        scale[0] = 1.0
+        scale[0, 0] = 1.0
     nodes = 0
     while top >= 0:
-        code = stack[top]
+        code, d, i = stack[top, 0], stack[top, 1], stack[top, 2]  # history h at slot (depth d, child index i)
         top -= 1
+        e = d + 1  # the children's depth
         if code >= 0:
             h = code
             nodes += 1
             p = player[h]
             if p == TERMINAL:
-                value[h] = utility[h]
+                value[d, i] = utility[h]
                 continue
             n = num_children[h]
             c = first_child[h]
             top += 1
-            stack[top] = -h - 1
+            stack[top, 0], stack[top, 1], stack[top, 2] = -h - 1, d, i
             if p == CHANCE:
                 if mode == COMMON and chance_key[traverser, h] < 0:
                     k = -1
@@ -617,71 +628,71 @@ def chance_traversal(tree, state, scratch, traverser, t, weight, averaging, from
                     k = _pick_at(chance_prob, c, n, common_u[key])
                 else:
                     k = _pick(chance_prob, c, n, rng)
-                chosen[h] = k
+                chosen[d] = k
                 if not weighted:
-                    reach0[c + k] = reach0[h]
-                    reach1[c + k] = reach1[h]
+                    reach0[e, k] = reach0[d, i]
+                    reach1[e, k] = reach1[d, i]
                     top += 1
-                    stack[top] = c + k
+                    stack[top, 0], stack[top, 1], stack[top, 2] = c + k, e, k
                     continue
                 for a in range(n):
                     w = _chance_weight(chance_prob, c, n, k, a, mode)
                     if w > 0.0:
-                        reach0[c + a] = reach0[h]
-                        reach1[c + a] = reach1[h]
-                        scale[c + a] = scale[h] * w
+                        reach0[e, a] = reach0[d, i]
+                        reach1[e, a] = reach1[d, i]
+                        scale[e, a] = scale[d, i] * w
                         top += 1
-                        stack[top] = c + a
+                        stack[top, 0], stack[top, 1], stack[top, 2] = c + a, e, a
                 continue
             I = infoset[h]
-            f = first_seq[abstract[I]]
+            f = first_seq[_merged(abstract, I)]
             _strategy(regrets, sigma, f, n, from_regrets)
-            own = reach0[h] if p == 0 else reach1[h]
-            cw = scale[h] if weighted else 1.0
+            own = reach0[d, i] if p == 0 else reach1[d, i]
+            cw = scale[d, i] if weighted else 1.0
             if averaging != AVG_NONE and (traverser == BOTH or p != traverser) and own > 0.0:
                 _average(avg, sigma, last, parent_seq, average_first, I, f, n, t, averaging, weight * own * cw, own)
             for a in range(n):
-                r0 = reach0[h] * sigma[f + a] if p == 0 else reach0[h]
-                r1 = reach1[h] * sigma[f + a] if p == 1 else reach1[h]
-                reach0[c + a] = r0
-                reach1[c + a] = r1
+                r0 = reach0[d, i] * sigma[f + a] if p == 0 else reach0[d, i]
+                r1 = reach1[d, i] * sigma[f + a] if p == 1 else reach1[d, i]
+                reach0[e, a] = r0
+                reach1[e, a] = r1
                 if weighted:
-                    scale[c + a] = cw
+                    scale[e, a] = cw
                 if r0 > 0.0 or r1 > 0.0:
                     top += 1
-                    stack[top] = c + a
+                    stack[top, 0], stack[top, 1], stack[top, 2] = c + a, e, a
                 else:
-                    value[c + a] = 0.0  # unreachable for both: contributes nothing
+                    value[e, a] = 0.0  # unreachable for both: contributes nothing
         else:
             h = -code - 1
-            c = first_child[h]
             p = player[h]
             n = num_children[h]
             if p == CHANCE:
                 if not weighted:
-                    value[h] = value[c + chosen[h]]
+                    value[d, i] = value[e, chosen[d]]
                     continue
+                c = first_child[h]
                 v = 0.0
                 for a in range(n):
-                    w = _chance_weight(chance_prob, c, n, chosen[h], a, mode)
+                    w = _chance_weight(chance_prob, c, n, chosen[d], a, mode)
                     if w > 0.0:
-                        v += w * value[c + a]
-                value[h] = v
+                        v += w * value[e, a]
+                value[d, i] = v
                 continue
             I = infoset[h]
-            f = first_seq[abstract[I]]
+            f = first_seq[_merged(abstract, I)]
             v = 0.0
             for a in range(n):
-                v += sigma[f + a] * value[c + a]
-            value[h] = v
+                v += sigma[f + a] * value[e, a]
+            value[d, i] = v
             if traverser == BOTH or p == traverser:
-                opp = reach1[h] if p == 0 else reach0[h]
+                opp = reach1[d, i] if p == 0 else reach0[d, i]
                 sign = 1.0 if p == 0 else -1.0
                 if weighted:
-                    sign *= scale[h]
-                _touch(abstract[I], touched, num_touched, touched_stamp, counters)
+                    sign *= scale[d, i]
+                _touch(_merged(abstract, I), touched, num_touched, touched_stamp, counters)
                 for a in range(n):
-                    delta[f + a] += sign * opp * (value[c + a] - v)
+                    delta[f + a] += sign * opp * (value[e, a] - v)
     counters[C_NODES] += nodes
 
 

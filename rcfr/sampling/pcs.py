@@ -26,8 +26,8 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .kernels import (AVG_NONE, BOTH, C_NODES, C_TRAVERSAL, _average, _pick, _strategy, _touch, apply_regrets,
-                      collect_regrets)
+from .kernels import (AVG_NONE, BOTH, C_NODES, C_TRAVERSAL, _average, _merged, _pick, _strategy, _touch,
+                      apply_regrets, collect_regrets)
 from .public import CHANCE, TERMINAL, PublicTree
 
 Work = namedtuple("Work", ["stack", "chosen", "scale", "reach0", "reach1", "value0", "value1", "action_value"])
@@ -95,7 +95,7 @@ def walk(tree, state, public, work, traverser, t, weight, averaging, from_regret
                     ps = up[s]
                     r = reach[ps]
                     if kind[P] == p:
-                        r *= sigma[first_seq[abstract[infosets[ps]]] + action[S]]
+                        r *= sigma[first_seq[_merged(abstract, infosets[ps])] + action[S]]
                     reach[s] = r
             k = kind[S]
             if k == TERMINAL:
@@ -127,7 +127,7 @@ def walk(tree, state, public, work, traverser, t, weight, averaging, from_regret
                 first, count, up, infosets, reach, value = _player(public, work, k)
                 for s in range(first[S], first[S] + count[S]):
                     I = infosets[s]
-                    f = first_seq[abstract[I]]
+                    f = first_seq[_merged(abstract, I)]
                     _strategy(regrets, sigma, f, n, from_regrets)
                     own = reach[s]
                     if averaging != AVG_NONE and (traverser == BOTH or traverser == k) and own > 0.0:
@@ -166,7 +166,7 @@ def walk(tree, state, public, work, traverser, t, weight, averaging, from_regret
                 w = scale[S]
                 for j in range(m):
                     I = infosets[f0 + j]
-                    J = abstract[I]
+                    J = _merged(abstract, I)
                     f = first_seq[J]
                     v = 0.0
                     for a in range(n):
