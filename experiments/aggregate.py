@@ -15,8 +15,9 @@
 * ``convergence.{png,svg}``  exploitability against iterations and against solve seconds
   (compilation excluded), one curve per configuration (mean over seeds, 95% band).
 * ``exploitability_vs_nodes.{png,svg}`` (runs with a node budget) exploitability against nodes
-  touched, log-log, one panel per game, the mean over seeds with 95% confidence intervals (Lanctot 2013,
-  Fig. 4.5); ``results.md`` then adds the final means per game and label.
+  touched, log-log, one panel per game (or per game and the label's part before " | ", one row per game
+  on one vertical range), the mean over seeds with 95% confidence intervals (Lanctot 2013, Figs 4.2-4.5);
+  ``results.md`` then adds the final means per game and label.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ POOLED = ["representation_size", "representation_pct", "exploitability", "exploi
 PLOT_NAMES = ("exploitability_vs_size", "convergence", "exploitability_vs_nodes")
 MARKERS = "osD^v<>ph*X"
 LINESTYLES = ("-", "--", ":")
+#: in a label, what comes before it names the panel of the nodes-touched plot (`split_label`)
+PANEL_SEPARATOR = " | "
 
 
 @dataclass
@@ -177,30 +180,49 @@ def node_markdown(table: dict[tuple[str, str], list[tuple]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def split_label(label: str) -> tuple[str, str]:
+    """(panel, curve) of a label: "OS alternating optimistic | ε=0.6" is curve "ε=0.6" of panel "OS
+    alternating optimistic"; a label without `PANEL_SEPARATOR` is a curve of the game's only panel."""
+    panel, _, curve = label.rpartition(PANEL_SEPARATOR)
+    return panel, curve
+
+
 def plot_nodes(directory: Path, table: dict[tuple[str, str], list[tuple]]) -> list[Path]:
+    """One panel per game, or per game and label panel (`split_label`: one row per game, panels of a
+    row on one vertical range, each curve name in the same colour and marker in every panel)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     games = sorted({g for g, _ in table})
-    cols = min(3, len(games))
-    rows = (len(games) + cols - 1) // cols
-    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 4 * rows), squeeze=False)
-    labels = sorted({label for _, label in table})
-    for ax, game in zip(axes.flat, games):
-        for label, points in ((lab, p) for (g, lab), p in table.items() if g == game):
-            i = labels.index(label)
+    panels = sorted({(g, split_label(label)[0]) for g, label in table})
+    if all(panel == "" for _, panel in panels):
+        cols = min(3, len(games))
+        rows = (len(games) + cols - 1) // cols
+        places = {key: divmod(i, cols) for i, key in enumerate(panels)}
+    else:
+        per_game = {g: [p for h, p in panels if h == g] for g in games}
+        cols, rows = max(len(p) for p in per_game.values()), len(games)
+        places = {(g, p): (games.index(g), per_game[g].index(p)) for g, p in panels}
+    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 4 * rows), squeeze=False, sharey="row" if cols > 1
+                             and len(places) > len(games) else False)
+    curves = sorted({split_label(label)[1] for _, label in table})
+    for (game, panel), (row, col) in places.items():
+        ax = axes[row][col]
+        for label, points in ((lab, p) for (g, lab), p in table.items() if g == game and split_label(lab)[0] == panel):
+            name = split_label(label)[1]
             x, y, half = (np.array([p[j] for p in points]) for j in range(3))
-            ax.errorbar(x, y, yerr=np.minimum(half, 0.999 * y), markersize=3, capsize=2, label=label, **_style(i))
+            ax.errorbar(x, y, yerr=np.minimum(half, 0.999 * y), markersize=3, capsize=2, label=name,
+                        **_style(curves.index(name)))
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("nodes touched")
         ax.set_ylabel("exploitability (chips)")
-        ax.set_title(game, fontsize=9)
+        ax.set_title(f"{game}: {panel}" if panel else game, fontsize=9)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
-    for ax in list(axes.flat)[len(games):]:
-        ax.set_visible(False)
+    for row, col in set(np.ndindex(rows, cols)) - set(places.values()):
+        axes[row][col].set_visible(False)
     fig.tight_layout()
     files = _save_figure(fig, directory, "exploitability_vs_nodes")
     plt.close(fig)
