@@ -130,8 +130,13 @@ def markdown(groups: list[dict]) -> str:
         cells = [g["label"], g["game"], _fmt(g["representation_size"]), _fmt(g["representation_pct"], 3),
                  _fmt(g["iteration"]), _fmt(g["exploitability"]), "-" if ci is None else f"± {ci:.2g}",
                  _fmt(g["exploitability_mbb"]), _fmt(g["seconds"], 3), g["seeds"], g["status"]]
-        lines.append("| " + " | ".join(map(str, cells)) + " |")
+        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _cell(value) -> str:
+    """A Markdown table cell (a label's panel separator " | " must not split it)."""
+    return str(value).replace("|", "\\|")
 
 
 def _write_csv(path: Path, columns: list[str], rows: list[dict]) -> None:
@@ -176,7 +181,7 @@ def node_markdown(table: dict[tuple[str, str], list[tuple]]) -> str:
     for (game, label), points in table.items():
         nodes, mean, half, seeds = points[-1]
         half = 0.0 if half <= 1e-9 * mean else half  # interpolation round-off between identical seeds
-        lines.append(f"| {game} | {label} | {seeds} | {nodes:.3g} | {mean:.4g} | ±{half:.2g} |")
+        lines.append(f"| {game} | {_cell(label)} | {seeds} | {nodes:.3g} | {mean:.4g} | ±{half:.2g} |")
     return "\n".join(lines) + "\n"
 
 
@@ -187,25 +192,30 @@ def split_label(label: str) -> tuple[str, str]:
     return panel, curve
 
 
-def plot_nodes(directory: Path, table: dict[tuple[str, str], list[tuple]]) -> list[Path]:
-    """One panel per game, or per game and label panel (`split_label`: one row per game, panels of a
-    row on one vertical range, each curve name in the same colour and marker in every panel)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+def panel_layout(table: dict[tuple[str, str], list[tuple]]) -> tuple[int, int, dict[tuple[str, str], tuple[int, int]]]:
+    """Rows, columns and the (row, column) of each (game, panel) of the nodes-touched plot: a grid of
+    one panel per game when no label names a panel, else one row per game and a column per panel."""
     games = sorted({g for g, _ in table})
     panels = sorted({(g, split_label(label)[0]) for g, label in table})
     if all(panel == "" for _, panel in panels):
         cols = min(3, len(games))
-        rows = (len(games) + cols - 1) // cols
-        places = {key: divmod(i, cols) for i, key in enumerate(panels)}
-    else:
-        per_game = {g: [p for h, p in panels if h == g] for g in games}
-        cols, rows = max(len(p) for p in per_game.values()), len(games)
-        places = {(g, p): (games.index(g), per_game[g].index(p)) for g, p in panels}
-    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 4 * rows), squeeze=False, sharey="row" if cols > 1
-                             and len(places) > len(games) else False)
+        return (len(games) + cols - 1) // cols, cols, {key: divmod(i, cols) for i, key in enumerate(panels)}
+    per_game = {g: [p for h, p in panels if h == g] for g in games}
+    places = {(g, p): (games.index(g), per_game[g].index(p)) for g, p in panels}
+    return len(games), max(len(p) for p in per_game.values()), places
+
+
+def plot_nodes(directory: Path, table: dict[tuple[str, str], list[tuple]]) -> list[Path]:
+    """Exploitability against nodes touched (`panel_layout`; the panels of a game share one vertical
+    range, and a curve name keeps its colour and marker in every panel)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows, cols, places = panel_layout(table)
+    by_game = len(places) > len({g for g, _ in table})
+    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 4 * rows), squeeze=False,
+                             sharey="row" if by_game else False)
     curves = sorted({split_label(label)[1] for _, label in table})
     for (game, panel), (row, col) in places.items():
         ax = axes[row][col]
