@@ -213,9 +213,9 @@ def plot_nodes(directory: Path, table: dict[tuple[str, str], list[tuple]]) -> li
     import matplotlib.pyplot as plt
 
     rows, cols, places = panel_layout(table)
-    by_game = len(places) > len({g for g, _ in table})
+    named_panels = len(places) > len({g for g, _ in table})
     fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 4 * rows), squeeze=False,
-                             sharey="row" if by_game else False)
+                             sharey="row" if named_panels else False)
     curves = sorted({split_label(label)[1] for _, label in table})
     for (game, panel), (row, col) in places.items():
         ax = axes[row][col]
