@@ -15,8 +15,9 @@
 * ``convergence.{png,svg}``  exploitability against iterations and against solve seconds
   (compilation excluded), one curve per configuration (mean over seeds, 95% band).
 * ``exploitability_vs_nodes.{png,svg}`` (runs with a node budget) exploitability against nodes
-  touched, log-log, one panel per game, the mean over seeds with 95% confidence intervals (Lanctot 2013,
-  Fig. 4.5); ``results.md`` then adds the final means per game and label.
+  touched, log-log, one panel per game (or per game and the label's part before " | ", one row per game
+  on one vertical range), the mean over seeds with 95% confidence intervals (Lanctot 2013, Figs 4.2-4.5);
+  ``results.md`` then adds the final means per game and label.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ POOLED = ["representation_size", "representation_pct", "exploitability", "exploi
 PLOT_NAMES = ("exploitability_vs_size", "convergence", "exploitability_vs_nodes")
 MARKERS = "osD^v<>ph*X"
 LINESTYLES = ("-", "--", ":")
+#: in a label, what comes before it names the panel of the nodes-touched plot (`split_label`)
+PANEL_SEPARATOR = " | "
 
 
 @dataclass
@@ -127,8 +130,13 @@ def markdown(groups: list[dict]) -> str:
         cells = [g["label"], g["game"], _fmt(g["representation_size"]), _fmt(g["representation_pct"], 3),
                  _fmt(g["iteration"]), _fmt(g["exploitability"]), "-" if ci is None else f"± {ci:.2g}",
                  _fmt(g["exploitability_mbb"]), _fmt(g["seconds"], 3), g["seeds"], g["status"]]
-        lines.append("| " + " | ".join(map(str, cells)) + " |")
+        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _cell(value) -> str:
+    """A Markdown table cell (a label's panel separator " | " must not split it)."""
+    return str(value).replace("|", "\\|")
 
 
 def _write_csv(path: Path, columns: list[str], rows: list[dict]) -> None:
@@ -173,34 +181,58 @@ def node_markdown(table: dict[tuple[str, str], list[tuple]]) -> str:
     for (game, label), points in table.items():
         nodes, mean, half, seeds = points[-1]
         half = 0.0 if half <= 1e-9 * mean else half  # interpolation round-off between identical seeds
-        lines.append(f"| {game} | {label} | {seeds} | {nodes:.3g} | {mean:.4g} | ±{half:.2g} |")
+        lines.append(f"| {game} | {_cell(label)} | {seeds} | {nodes:.3g} | {mean:.4g} | ±{half:.2g} |")
     return "\n".join(lines) + "\n"
 
 
+def split_label(label: str) -> tuple[str, str]:
+    """(panel, curve) of a label: "OS alternating optimistic | ε=0.6" is curve "ε=0.6" of panel "OS
+    alternating optimistic"; a label without `PANEL_SEPARATOR` is a curve of the game's only panel."""
+    panel, _, curve = label.rpartition(PANEL_SEPARATOR)
+    return panel, curve
+
+
+def panel_layout(table: dict[tuple[str, str], list[tuple]]) -> tuple[int, int, dict[tuple[str, str], tuple[int, int]]]:
+    """Rows, columns and the (row, column) of each (game, panel) of the nodes-touched plot: a grid of
+    one panel per game when no label names a panel, else one row per game and a column per panel."""
+    games = sorted({g for g, _ in table})
+    panels = sorted({(g, split_label(label)[0]) for g, label in table})
+    if all(panel == "" for _, panel in panels):
+        cols = min(3, len(games))
+        return (len(games) + cols - 1) // cols, cols, {key: divmod(i, cols) for i, key in enumerate(panels)}
+    per_game = {g: [p for h, p in panels if h == g] for g in games}
+    places = {(g, p): (games.index(g), per_game[g].index(p)) for g, p in panels}
+    return len(games), max(len(p) for p in per_game.values()), places
+
+
 def plot_nodes(directory: Path, table: dict[tuple[str, str], list[tuple]]) -> list[Path]:
+    """Exploitability against nodes touched (`panel_layout`; the panels of a game share one vertical
+    range, and a curve name keeps its colour and marker in every panel)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    games = sorted({g for g, _ in table})
-    cols = min(3, len(games))
-    rows = (len(games) + cols - 1) // cols
-    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 4 * rows), squeeze=False)
-    labels = sorted({label for _, label in table})
-    for ax, game in zip(axes.flat, games):
-        for label, points in ((lab, p) for (g, lab), p in table.items() if g == game):
-            i = labels.index(label)
+    rows, cols, places = panel_layout(table)
+    named_panels = len(places) > len({g for g, _ in table})
+    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 4 * rows), squeeze=False,
+                             sharey="row" if named_panels else False)
+    curves = sorted({split_label(label)[1] for _, label in table})
+    for (game, panel), (row, col) in places.items():
+        ax = axes[row][col]
+        for label, points in ((lab, p) for (g, lab), p in table.items() if g == game and split_label(lab)[0] == panel):
+            name = split_label(label)[1]
             x, y, half = (np.array([p[j] for p in points]) for j in range(3))
-            ax.errorbar(x, y, yerr=np.minimum(half, 0.999 * y), markersize=3, capsize=2, label=label, **_style(i))
+            ax.errorbar(x, y, yerr=np.minimum(half, 0.999 * y), markersize=3, capsize=2, label=name,
+                        **_style(curves.index(name)))
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("nodes touched")
         ax.set_ylabel("exploitability (chips)")
-        ax.set_title(game, fontsize=9)
+        ax.set_title(f"{game}: {panel}" if panel else game, fontsize=9)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
-    for ax in list(axes.flat)[len(games):]:
-        ax.set_visible(False)
+    for row, col in set(np.ndindex(rows, cols)) - set(places.values()):
+        axes[row][col].set_visible(False)
     fig.tight_layout()
     files = _save_figure(fig, directory, "exploitability_vs_nodes")
     plt.close(fig)
