@@ -94,7 +94,7 @@ class RegretSampler:
         """
         if traverser not in (0, 1, 2) or (traverser == 2 and self.sampler not in ("outcome", "chance", *BASELINES,
                                                                                   PUBLIC)) or (
-                traverser == 2 and self.settings.chance == kernels.COMMON):
+                traverser == 2 and self.sampler == "chance" and self.settings.chance == kernels.COMMON):
             raise ValueError(f"traverser must be 0 or 1 (or 2 for outcome, chance, baseline and public sampling, not "
                              f"common chance-sampling), "
                              f"got {traverser!r}")
