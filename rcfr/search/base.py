@@ -68,5 +68,11 @@ class SearchGame:
         game here has (dice); override for other distributions."""
         return int(rng.integers(self.num_raw_outcomes))
 
+    def ranked_outcome(self, state: State, action: int, rank: int) -> int:
+        """The raw outcome of luck rank `rank` (a bijection of raw outcomes, so a uniform rank gives a
+        correctly distributed outcome). Antithetic variates pair rank r with `antithetic(r)`; games
+        whose luck is state-independent (Pig) rank raw outcomes by their id."""
+        return rank
+
     def step(self, state: State, action: int, rng: np.random.Generator) -> State:
         return self.apply(state, action, self.sample(state, action, rng))

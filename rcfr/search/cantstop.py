@@ -21,6 +21,7 @@ import itertools
 from collections import Counter
 
 import numpy as np
+from numba import njit
 
 from .base import SearchGame
 
@@ -163,3 +164,365 @@ class CantStop(SearchGame):
                     h = h + 0.7 * (state[2][c] - h)
                 score[who] += (h / HEIGHTS[c]) ** 2
         return float(np.clip(30.0 * (score[0] - score[1]), -95.0, 95.0))
+
+
+# -- compiled rules (numba) ------------------------------------------------------------------------
+# One form of the move rules and of the solitaire's transitions, rollout, control variate and
+# ranking of throws: the Python classes call these kernels, the rollouts run inside them.
+
+DISTINCT_INDEX = {d: j for j, d in enumerate(DISTINCT)}
+H = np.array(HEIGHTS, dtype=np.int64)
+#: raw throw -> distinct throw index; per distinct throw its count (of 1296), its 3 pairings
+RAW_DISTINCT = np.array([DISTINCT_INDEX[d] for d in SORTED], dtype=np.int64)
+COUNTS = np.array([_counts[d] for d in DISTINCT], dtype=np.int64)
+REP = np.array(REPRESENTATIVE, dtype=np.int64)
+PAIRS = np.array([[(min(x, y) - 2, max(x, y) - 2) for x, y in
+                   ((a + b, c + e), (a + c, b + e), (a + e, b + c))] for a, b, c, e in DISTINCT], dtype=np.int64)
+#: solitaire score per step of each column: a completed column is worth 1000 points
+STEP_POINTS = 1000.0 / H
+#: rollout policy (thesis §7.4): roll again with this probability unless a column was just finished
+ROLL_PROB = 0.85
+
+
+@njit(cache=True)
+def _room(base, turn, limit, c, steps, free):
+    """Markers still free after moving column c by `steps`, or -1 if it cannot move."""
+    h = turn[c] if turn[c] > 0 else base[c]
+    if h + steps > limit[c]:
+        return -1
+    if turn[c] > 0:
+        return free
+    return free - 1 if free > 0 else -1
+
+
+@njit(cache=True)
+def _add(out, k, move):
+    for i in range(k):
+        if out[i] == move:
+            return k
+    out[k] = move
+    return k + 1
+
+
+@njit(cache=True)
+def legal_moves(base, turn, limit, d, out):
+    """The pairing moves for distinct throw `d` (sorted into out[:k]; returns k, 0 = bust): base
+    heights of the mover, turn markers (0 = none), per-column limit (0 = closed)."""
+    free = 3
+    for c in range(11):
+        if turn[c] > 0:
+            free -= 1
+    k = 0
+    for p in range(3):
+        a, b = PAIRS[d, p, 0], PAIRS[d, p, 1]
+        if a == b:
+            if _room(base, turn, limit, a, 2, free) >= 0:
+                k = _add(out, k, 2 + 13 * a + a)
+            elif _room(base, turn, limit, a, 1, free) >= 0:
+                k = _add(out, k, 2 + 13 * a + NONE)
+            continue
+        left = _room(base, turn, limit, a, 1, free)
+        if left >= 0 and _room(base, turn, limit, b, 1, left) >= 0:
+            k = _add(out, k, 2 + 13 * a + b)
+        else:
+            if _room(base, turn, limit, a, 1, free) >= 0:
+                k = _add(out, k, 2 + 13 * a + NONE)
+            if _room(base, turn, limit, b, 1, free) >= 0:
+                k = _add(out, k, 2 + 13 * b + NONE)
+    for i in range(1, k):          # insertion sort: at most 6 moves
+        m, j = out[i], i - 1
+        while j >= 0 and out[j] > m:
+            out[j + 1] = out[j]
+            j -= 1
+        out[j + 1] = m
+    return k
+
+
+@njit(cache=True)
+def _advance(base, turn, move):
+    a, b = (move - 2) // 13, (move - 2) % 13
+    turn[a] = (turn[a] if turn[a] > 0 else base[a]) + 1
+    if b != NONE:
+        turn[b] = (turn[b] if turn[b] > 0 else base[b]) + 1
+
+
+@njit(cache=True)
+def movable(base, turn, limit):
+    """Bit mask of the columns that can move one step: a throw busts when none of its pairings'
+    columns is movable."""
+    free = 3
+    for c in range(11):
+        if turn[c] > 0:
+            free -= 1
+    mask = 0
+    for c in range(11):
+        if _room(base, turn, limit, c, 1, free) >= 0:
+            mask |= 1 << c
+    return mask
+
+
+#: per distinct throw, the mask of columns its pairings name; per movable mask, P[bust]
+THROW_COLUMNS = np.array([sum(1 << int(c) for c in set(PAIRS[d].ravel())) for d in range(126)], dtype=np.int64)
+BUST = np.array([COUNTS[(THROW_COLUMNS & m) == 0].sum() / 1296 for m in range(2048)])
+
+
+@njit(cache=True)
+def bust_probability(base, turn, limit):
+    """P[a roll has no legal move]: the control variate's expectation (§7.1) in Can't Stop."""
+    return BUST[movable(base, turn, limit)]
+
+
+@njit(cache=True)
+def ranked_throw(base, turn, limit, rank):
+    """The raw throw of luck rank `rank` (0..1295, luckiest first) in this position (§7.3): throws
+    ranked by the most solitaire points one of their moves gains, busts last; ranks are spread
+    over the 1296 equally likely raw throws, so a uniform rank gives a throw with its probability,
+    and rank 1295 - r is the antithetic partner of rank r."""
+    free = 3
+    for c in range(11):
+        if turn[c] > 0:
+            free -= 1
+    gain = np.empty(126)
+    for d in range(126):      # the best move's points, as legal_moves would list the moves
+        best = -1.0
+        for p in range(3):
+            a, b = PAIRS[d, p, 0], PAIRS[d, p, 1]
+            if a == b:
+                if _room(base, turn, limit, a, 2, free) >= 0:
+                    g = 2 * STEP_POINTS[a]
+                elif _room(base, turn, limit, a, 1, free) >= 0:
+                    g = STEP_POINTS[a]
+                else:
+                    g = -1.0
+            else:
+                left = _room(base, turn, limit, a, 1, free)
+                if left >= 0 and _room(base, turn, limit, b, 1, left) >= 0:
+                    g = STEP_POINTS[a] + STEP_POINTS[b]
+                else:
+                    g = -1.0
+                    if _room(base, turn, limit, a, 1, free) >= 0:
+                        g = STEP_POINTS[a]
+                    if _room(base, turn, limit, b, 1, free) >= 0 and STEP_POINTS[b] > g:
+                        g = STEP_POINTS[b]
+            if g > best:
+                best = g
+        gain[d] = best
+    # the gain level holding `rank` (levels from best down, each weighing its throws' counts) ...
+    levels = np.empty(126)
+    mass = np.zeros(126, dtype=np.int64)
+    n = 0
+    for d in range(126):
+        i = 0
+        while i < n and levels[i] != gain[d]:
+            i += 1
+        if i == n:
+            levels[n] = gain[d]
+            n += 1
+        mass[i] += COUNTS[d]
+    level, seen = -2.0, 0
+    while True:
+        top = -1
+        for i in range(n):
+            if mass[i] > 0 and (top < 0 or levels[i] > levels[top]):
+                top = i
+        if rank < seen + mass[top]:
+            level = levels[top]
+            break
+        seen += mass[top]
+        mass[top] = 0
+    # ... then, within the level, throws in index order
+    for d in range(126):
+        if gain[d] == level:
+            if rank < seen + COUNTS[d]:
+                return REP[d]
+            seen += COUNTS[d]
+    return REP[125]
+
+
+@njit(cache=True)
+def solitaire_step(perm, turn, left, d, action, raw):
+    """One transition of the solitaire in place on (perm, turn); returns (turns left, pending
+    distinct throw or -1)."""
+    if action == STOP:
+        for c in range(11):
+            if turn[c] > 0:
+                perm[c] = turn[c]
+                turn[c] = 0
+        return left - 1, -1
+    if action == ROLL:
+        d = RAW_DISTINCT[raw]
+        out = np.empty(6, dtype=np.int64)
+        if legal_moves(perm, turn, H, d, out) == 0:
+            turn[:] = 0
+            return left - 1, -1
+        return left, d
+    _advance(perm, turn, action)
+    return left, -1
+
+
+@njit(cache=True)
+def solitaire_score(perm):
+    s = 0.0
+    for c in range(11):
+        s += STEP_POINTS[c] * perm[c]
+    return s
+
+
+@njit(cache=True)
+def solitaire_rollout(perm, turn, left, d, draws, rpos, use_draws, ranked, u, upos, cv):
+    """The default policy to the end from (perm, turn, left, d), drawing the policy's uniforms from
+    u[upos:] and one chance outcome per action: draws[rpos:] when `use_draws` (luck ranks read by
+    `ranked_throw` when `ranked`, else raw throws), else floor(1296 u). Returns (score, summed control terms, rpos, upos, actions
+    taken), actions -1 when u or ranks ran out (the caller extends them and reruns)."""
+    perm, turn = perm.copy(), turn.copy()
+    out = np.empty(6, dtype=np.int64)
+    tail, steps = 0.0, 0
+    while left > 0:
+        steps += 1
+        if d >= 0:
+            k = legal_moves(perm, turn, H, d, out)
+            if upos >= len(u):
+                return 0.0, 0.0, rpos, upos, -1
+            action = out[int(u[upos] * k)]
+            upos += 1
+        else:
+            marked, finished = False, False
+            for c in range(11):
+                if turn[c] > 0:
+                    marked = True
+                    if turn[c] >= H[c] and perm[c] < H[c]:
+                        finished = True
+            if not marked:
+                action = ROLL
+            elif finished:
+                action = STOP
+            else:
+                if upos >= len(u):
+                    return 0.0, 0.0, rpos, upos, -1
+                action = STOP if u[upos] >= ROLL_PROB else ROLL
+                upos += 1
+        if use_draws:
+            if rpos >= len(draws):
+                return 0.0, 0.0, rpos, upos, -1
+            raw = draws[rpos]
+            if ranked and action == ROLL:
+                raw = ranked_throw(perm, turn, H, raw)
+            rpos += 1
+        else:
+            if upos >= len(u):
+                return 0.0, 0.0, rpos, upos, -1
+            raw = int(u[upos] * 1296)
+            upos += 1
+        if cv and action == ROLL:
+            tail += (legal_moves(perm, turn, H, RAW_DISTINCT[raw], out) == 0) - bust_probability(perm, turn, H)
+        left, d = solitaire_step(perm, turn, left, d, action, raw)
+    return solitaire_score(perm), tail, rpos, upos, steps
+
+
+class CantStopSolitaire(SearchGame):
+    """One-player Can't Stop (thesis ch. 7): score as many points as possible in `turns` turns.
+
+    The thesis does not give the solitaire's scoring; ours (docs/search.md): each completed column is
+    worth 1000 points and a column's progress counts pro rata (1000 / height per step), so the score
+    lies in [0, 11000] and the thesis's UCB constant 5500 is half the range, as for its other games.
+    There is no opponent: no column is ever blocked, a completed column simply cannot move, and play
+    goes on after three columns until the turns run out. A turn starts with a roll.
+
+    State ``(turns_left, perm, turn, throw)``: permanent and turn-marker heights (11-tuples) and the
+    distinct throw awaiting a pairing choice (-1 at roll-or-stop). Raw chance outcomes are the
+    1296 ordered throws; `ranked_outcome` reads them by the state's luck ranking (§7.3).
+    """
+
+    num_players = 1
+    num_raw_outcomes = 1296
+    vmin, vmax = 0.0, 11000.0
+    #: offline coefficient of the bust control variate (§7.4), fitted as the thesis did: the mean
+    #: of -Cov(X, Y) / Var(Y) of the roll action over 16 positions of rollout-policy games (700-815)
+    cv_constant = 730.0
+
+    def __init__(self, turns: int = 10):
+        if not isinstance(turns, int) or turns < 1:
+            raise ValueError(f"cantstop_solitaire turns must be an integer >= 1, got {turns!r}")
+        self.turns = turns
+        self.name = f"cantstop_solitaire(turns={turns})"
+
+    @staticmethod
+    def _arrays(state):
+        return np.array(state[1], dtype=np.int64), np.array(state[2], dtype=np.int64)
+
+    def initial(self, rng=None):
+        zero = (0,) * 11
+        return (self.turns, zero, zero, -1)
+
+    def is_terminal(self, state):
+        return state[0] == 0
+
+    def player(self, state):
+        return 0
+
+    def actions(self, state):
+        if state[3] >= 0:
+            perm, turn = self._arrays(state)
+            out = np.empty(6, dtype=np.int64)
+            return tuple(out[:legal_moves(perm, turn, H, state[3], out)].tolist())
+        return (ROLL, STOP) if any(state[2]) else (ROLL,)
+
+    def chance(self, state, action):
+        if action == ROLL:
+            return REPRESENTATIVE, DISTINCT_PROBS
+        return (0,), (1.0,)
+
+    def apply(self, state, action, outcome):
+        perm, turn = self._arrays(state)
+        left, d = solitaire_step(perm, turn, state[0], state[3], action, outcome)
+        return (left, tuple(perm.tolist()), tuple(turn.tolist()), d)
+
+    def utility(self, state):
+        return float(solitaire_score(np.array(state[1], dtype=np.int64)))
+
+    def evaluate(self, state):
+        """Banked points, 70% of the turn's unbanked progress, 300 points per turn left."""
+        perm, turn = self._arrays(state)
+        banked = solitaire_score(perm)
+        reached = solitaire_score(np.maximum(perm, turn))
+        return float(min(self.vmax, banked + 0.7 * (reached - banked) + 300.0 * state[0]))
+
+    def default_policy(self, state, rng):
+        """Thesis §7.4: stop right after finishing a column, else roll with probability 0.85; a
+        uniformly random pairing move."""
+        actions = self.actions(state)
+        if state[3] >= 0:
+            return actions[int(rng.integers(len(actions)))]
+        if len(actions) == 1:
+            return ROLL
+        finished = any(state[2][c] >= HEIGHTS[c] > state[1][c] for c in range(11))
+        return STOP if finished or rng.random() >= ROLL_PROB else ROLL
+
+    def control(self, state, action, outcome):
+        """I[the roll busts] - P[a roll busts] (thesis §7.1 for Can't Stop): zero mean."""
+        if action != ROLL:
+            return 0.0
+        perm, turn = self._arrays(state)
+        out = np.empty(6, dtype=np.int64)
+        bust = legal_moves(perm, turn, H, RAW_DISTINCT[outcome], out) == 0
+        return float(bust) - bust_probability(perm, turn, H)
+
+    def antithetic(self, rank):
+        return 1295 - rank
+
+    def ranked_outcome(self, state, action, rank):
+        if action != ROLL:
+            return int(rank)
+        perm, turn = self._arrays(state)
+        return int(ranked_throw(perm, turn, H, rank))
+
+    def rollout(self, state, draws, rpos, ranked, u, upos, cv):
+        """The default policy to the end, compiled (`solitaire_rollout`); chance from `draws[rpos:]`
+        (luck ranks when `ranked`) or from u."""
+        perm, turn = self._arrays(state)
+        use = draws is not None
+        return solitaire_rollout(perm, turn, state[0], state[3], draws if use else _NO_RANKS, rpos, use, ranked,
+                                 u, upos, cv)
+
+
+_NO_RANKS = np.zeros(1, dtype=np.int64)
