@@ -272,71 +272,34 @@ def bust_probability(base, turn, limit):
     return BUST[movable(base, turn, limit)]
 
 
+def _luck_tables():
+    """Per movable mask (2048) the distinct throws from luckiest to unluckiest and their cumulative
+    counts: a throw's luck is the most points of the movable columns one of its pairings names
+    (busts, which name none, last; ties by throw index)."""
+    masks = np.arange(2048)[:, None]
+    best = np.full((2048, 126), -1.0)
+    for p in range(3):
+        a, b = PAIRS[:, p, 0], PAIRS[:, p, 1]
+        ma, mb = (masks >> a) & 1, (masks >> b) & 1
+        gain = np.where(ma, STEP_POINTS[a], 0.0) + np.where(mb & (a != b), STEP_POINTS[b], 0.0)
+        best = np.maximum(best, np.where(ma | mb, gain, -1.0))
+    order = np.argsort(-best, axis=1, kind="stable")
+    return order.astype(np.uint8), np.cumsum(COUNTS[order], axis=1).astype(np.int16)   # small enough to cache
+
+
+LUCK_ORDER, LUCK_CUMULATIVE = _luck_tables()
+
+
 @njit(cache=True)
 def ranked_throw(base, turn, limit, rank):
-    """The raw throw of luck rank `rank` (0..1295, luckiest first) in this position (§7.3): throws
-    ranked by the most solitaire points one of their moves gains, busts last; ranks are spread
-    over the 1296 equally likely raw throws, so a uniform rank gives a throw with its probability,
-    and rank 1295 - r is the antithetic partner of rank r."""
-    free = 3
-    for c in range(11):
-        if turn[c] > 0:
-            free -= 1
-    gain = np.empty(126)
-    for d in range(126):      # the best move's points, as legal_moves would list the moves
-        best = -1.0
-        for p in range(3):
-            a, b = PAIRS[d, p, 0], PAIRS[d, p, 1]
-            if a == b:
-                if _room(base, turn, limit, a, 2, free) >= 0:
-                    g = 2 * STEP_POINTS[a]
-                elif _room(base, turn, limit, a, 1, free) >= 0:
-                    g = STEP_POINTS[a]
-                else:
-                    g = -1.0
-            else:
-                left = _room(base, turn, limit, a, 1, free)
-                if left >= 0 and _room(base, turn, limit, b, 1, left) >= 0:
-                    g = STEP_POINTS[a] + STEP_POINTS[b]
-                else:
-                    g = -1.0
-                    if _room(base, turn, limit, a, 1, free) >= 0:
-                        g = STEP_POINTS[a]
-                    if _room(base, turn, limit, b, 1, free) >= 0 and STEP_POINTS[b] > g:
-                        g = STEP_POINTS[b]
-            if g > best:
-                best = g
-        gain[d] = best
-    # the gain level holding `rank` (levels from best down, each weighing its throws' counts) ...
-    levels = np.empty(126)
-    mass = np.zeros(126, dtype=np.int64)
-    n = 0
-    for d in range(126):
-        i = 0
-        while i < n and levels[i] != gain[d]:
-            i += 1
-        if i == n:
-            levels[n] = gain[d]
-            n += 1
-        mass[i] += COUNTS[d]
-    level, seen = -2.0, 0
-    while True:
-        top = -1
-        for i in range(n):
-            if mass[i] > 0 and (top < 0 or levels[i] > levels[top]):
-                top = i
-        if rank < seen + mass[top]:
-            level = levels[top]
-            break
-        seen += mass[top]
-        mass[top] = 0
-    # ... then, within the level, throws in index order
-    for d in range(126):
-        if gain[d] == level:
-            if rank < seen + COUNTS[d]:
-                return REP[d]
-            seen += COUNTS[d]
-    return REP[125]
+    """The raw throw of luck rank `rank` (0..1295, luckiest first) in this position (§7.3). The
+    ranking is a heuristic of the movable columns: throws ordered by the most points (one step per
+    movable column, ignoring marker shortage and double steps) one of their pairings names, busts
+    last; ranks are spread over the 1296 equally likely raw throws, so a uniform rank gives a throw
+    with its probability, and rank 1295 - r is the antithetic partner of rank r."""
+    m = movable(base, turn, limit)
+    j = np.searchsorted(LUCK_CUMULATIVE[m], rank, side="right")
+    return REP[LUCK_ORDER[m, j]]
 
 
 @njit(cache=True)
