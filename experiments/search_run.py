@@ -59,7 +59,7 @@ class VarianceConfig:
     runs: int = 100
     games: int = 100          # the performance study: games per point
     game: str = "pig_solitaire"   # the variance study: pig_solitaire only
-    params: Dict[str, Any] = field(default_factory=lambda: {"turns": 10, "cap": 200})
+    params: Dict[str, Any] = field(default_factory=dict)   # the game's parameters (its defaults if empty)
     c: float = 100.0
 
 
