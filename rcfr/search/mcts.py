@@ -110,7 +110,8 @@ class MCTS:
         self.cv, self.crn, self.av, self.cv_online = control_variates, common_random_numbers, antithetic, cv_online
         self.rng = np.random.default_rng(seed)
         self.nodes_touched = 0
-        self._u, self._upos = np.empty(0), 0     # uniforms drawn ahead for compiled rollouts
+        self._u, self._upos = np.empty(0), 0     # uniforms drawn ahead (fresh chance, compiled rollouts)
+        self._uniform_chance = type(game).sample is SearchGame.sample
         self.compiled = compiled_rollout(game)
 
     # -- public -----------------------------------------------------------------------------------
@@ -271,6 +272,11 @@ class MCTS:
         """The raw chance outcome after (s, a): the batch's draw at `pos` (a luck rank read in s under
         antithetic variates), or a fresh sample."""
         if batch is None:
+            if rng is None and self._uniform_chance:      # from the uniforms drawn ahead: faster
+                if self._upos >= len(self._u):
+                    self._u, self._upos = self.rng.random(1 << 14), 0
+                self._upos += 1
+                return int(self._u[self._upos - 1] * self.game.num_raw_outcomes)
             return self.game.sample(s, a, rng or self.rng)
         draw = batch.get(pos)
         return self.game.ranked_outcome(s, a, draw) if self.av else draw
@@ -284,15 +290,16 @@ class MCTS:
             return g.evaluate(s), 0.0
         if self.compiled:
             return self._compiled_rollout(s, batch, pos)
-        return self.python_rollout(s, batch, pos, self.rng)[:2]
+        return self.python_rollout(s, batch, pos)[:2]
 
-    def python_rollout(self, s, batch, pos, rng):
-        """(value, control terms, actions) of `default_policy` to the end, step by step."""
+    def python_rollout(self, s, batch, pos, rng=None):
+        """(value, control terms, actions) of `default_policy` to the end, step by step; `rng` (for
+        the policy and fresh chance) defaults to the searcher's own."""
         g = self.game
         tail, steps = 0.0, 0
         while not g.is_terminal(s):
             steps += 1
-            a = g.default_policy(s, rng)
+            a = g.default_policy(s, rng or self.rng)
             raw = self._draw(s, a, batch, pos, rng)
             pos += batch is not None
             if self.cv:
