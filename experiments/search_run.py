@@ -129,13 +129,20 @@ def run(cfg, out: Path, plots: bool = True) -> list[dict]:
             if plots:
                 plot_variance(rows, out)
         else:
+            def checkpoint(rows):
+                log.info("%d games: %s", rows[0]["games"], rows)
+                write_results(out, rows)
             rows = studies.solitaire_performance(methods, list(v.simulations), games=v.games, game=v.game,
-                                                 params=v.params, c=v.c, seed=cfg.seed, progress=progress)
+                                                 params=v.params, c=v.c, seed=cfg.seed, checkpoint=checkpoint)
             if plots:
                 plot_performance(rows, out, v.game)
+    write_results(out, rows)
+    return rows
+
+
+def write_results(out: Path, rows: list[dict]) -> None:
     atomic_write(out / "results.json", lambda f: f.write(json.dumps(rows, indent=1).encode()))
     atomic_write(out / "results.md", lambda f: f.write(markdown(rows).encode()))
-    return rows
 
 
 def markdown(rows: list[dict]) -> str:
