@@ -1,4 +1,4 @@
-"""Can't Stop (thesis §3.2.3), two players.
+"""Can't Stop (thesis §3.2.3): the two-player game and the solitaire of chapter 7.
 
 Columns 2..12 have 3, 5, 7, 9, 11, 13, 11, 9, 7, 5, 3 steps. A turn alternates two decisions:
 roll-or-stop, then (after four dice) the choice of a pairing move. A move advances the three
@@ -13,6 +13,9 @@ markers' heights (11-tuple, 0 where no marker), the player, and the sorted dice 
 pairing choice (``None`` at roll-or-stop). Actions: ``ROLL``, ``STOP``, or a move ``2 + 13 * a + b``
 advancing columns a and b (column indices 0..10, ``b = 11`` for a single column; a == b moves
 one column twice). Raw chance outcomes are the 1296 ordered four-dice throws.
+
+The move rules, and the solitaire's transitions and rollouts, exist once, as numba kernels (below)
+that the Python classes call.
 """
 
 from __future__ import annotations
@@ -35,15 +38,6 @@ _counts = Counter(SORTED)
 DISTINCT = sorted(_counts)
 REPRESENTATIVE = [SORTED.index(d) for d in DISTINCT]
 DISTINCT_PROBS = [_counts[d] / 1296 for d in DISTINCT]
-
-
-def pairings(dice) -> set[tuple[int, int]]:
-    """Column-index pairs (sorted) of the three ways to split four dice into two pairs."""
-    a, b, c, d = dice
-    out = set()
-    for x, y in ((a + b, c + d), (a + c, b + d), (a + d, b + c)):
-        out.add((min(x, y) - 2, max(x, y) - 2))
-    return out
 
 
 class CantStop(SearchGame):
@@ -72,41 +66,14 @@ class CantStop(SearchGame):
     def player(self, state):
         return state[3]
 
-    def _height(self, state, c):
-        return state[2][c] or state[state[3]][c]
-
-    def _open(self, state, c):
-        return state[0][c] < HEIGHTS[c] and state[1][c] < HEIGHTS[c]
-
     def moves(self, state, dice) -> list[int]:
-        turn = state[2]
-        used = sum(1 for h in turn if h)
-        out = []
-
-        def room(c, steps, free):
-            if not self._open(state, c) or self._height(state, c) + steps > HEIGHTS[c]:
-                return None
-            if turn[c]:
-                return free
-            return free - 1 if free > 0 else None
-
-        for a, b in sorted(pairings(dice)):
-            free = 3 - used
-            if a == b:
-                if room(a, 2, free) is not None:
-                    out.append(2 + 13 * a + a)
-                elif room(a, 1, free) is not None:
-                    out.append(2 + 13 * a + NONE)
-                continue
-            left = room(a, 1, free)
-            both = left is not None and room(b, 1, left) is not None
-            if both:
-                out.append(2 + 13 * a + b)
-            else:
-                for c in (a, b):
-                    if room(c, 1, free) is not None:
-                        out.append(2 + 13 * c + NONE)
-        return sorted(set(out))
+        """The pairing moves for `dice` (sorted) at `state`; columns claimed by either player are
+        closed. The rules are the compiled `legal_moves`, shared with the solitaire."""
+        limit = np.where(np.maximum(state[0], state[1]) >= H, 0, H)
+        out = np.empty(6, dtype=np.int64)
+        k = legal_moves(np.array(state[state[3]], dtype=np.int64), np.array(state[2], dtype=np.int64), limit,
+                        DISTINCT_INDEX[dice], out)
+        return out[:k].tolist()
 
     def actions(self, state):
         if state[4] is not None:
@@ -146,7 +113,7 @@ class CantStop(SearchGame):
             return ROLL
         p = state[3]
         finished = any(state[2][c] >= HEIGHTS[c] > state[p][c] for c in range(11))
-        return STOP if finished or rng.random() >= 0.85 else ROLL
+        return STOP if finished or rng.random() >= ROLL_PROB else ROLL
 
     def utility(self, state):
         return self.vmax if self.winner(state) == 0 else self.vmin
