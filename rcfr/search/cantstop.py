@@ -40,6 +40,17 @@ REPRESENTATIVE = [SORTED.index(d) for d in DISTINCT]
 DISTINCT_PROBS = [_counts[d] / 1296 for d in DISTINCT]
 
 
+def rollout_policy(actions, pairing, perm, turn, rng):
+    """Thesis §7.4: stop right after finishing a column, else roll with probability 0.85; a uniformly
+    random pairing move (`pairing`: the dice await one). `perm` is the mover's permanent heights."""
+    if pairing:
+        return actions[int(rng.integers(len(actions)))]
+    if len(actions) == 1:
+        return ROLL
+    finished = any(turn[c] >= HEIGHTS[c] > perm[c] for c in range(11))
+    return STOP if finished or rng.random() >= ROLL_PROB else ROLL
+
+
 class CantStop(SearchGame):
     """Can't Stop; utilities +-100."""
 
@@ -104,16 +115,7 @@ class CantStop(SearchGame):
         return (perm0, perm1, tuple(new), p, None)
 
     def default_policy(self, state, rng):
-        """Thesis §7.4: stop right after finishing a column, else roll with probability 0.85; a
-        uniformly random pairing move."""
-        actions = self.actions(state)
-        if state[4] is not None:
-            return actions[int(rng.integers(len(actions)))]
-        if len(actions) == 1:
-            return ROLL
-        p = state[3]
-        finished = any(state[2][c] >= HEIGHTS[c] > state[p][c] for c in range(11))
-        return STOP if finished or rng.random() >= ROLL_PROB else ROLL
+        return rollout_policy(self.actions(state), state[4] is not None, state[state[3]], state[2], rng)
 
     def utility(self, state):
         return self.vmax if self.winner(state) == 0 else self.vmin
@@ -418,15 +420,7 @@ class CantStopSolitaire(SearchGame):
         return float(min(self.vmax, banked + 0.7 * (reached - banked) + 300.0 * state[0]))
 
     def default_policy(self, state, rng):
-        """Thesis §7.4: stop right after finishing a column, else roll with probability 0.85; a
-        uniformly random pairing move."""
-        actions = self.actions(state)
-        if state[3] >= 0:
-            return actions[int(rng.integers(len(actions)))]
-        if len(actions) == 1:
-            return ROLL
-        finished = any(state[2][c] >= HEIGHTS[c] > state[1][c] for c in range(11))
-        return STOP if finished or rng.random() >= ROLL_PROB else ROLL
+        return rollout_policy(self.actions(state), state[3] >= 0, state[1], state[2], rng)
 
     def control(self, state, action, outcome):
         """I[the roll busts] - P[a roll busts] (thesis §7.1 for Can't Stop): zero mean."""
