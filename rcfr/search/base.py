@@ -14,8 +14,22 @@ from __future__ import annotations
 from typing import Hashable, Sequence
 
 import numpy as np
+from numba import njit
 
 State = Hashable
+
+
+@njit(cache=True)
+def draw_chance(draws, rpos, use_draws, u, upos, n):
+    """A compiled rollout's next raw chance outcome: draws[rpos] when `use_draws`, else floor(n u[upos]).
+    Returns (outcome, rpos, upos), outcome -1 when the array ran out."""
+    if use_draws:
+        if rpos >= len(draws):
+            return -1, rpos, upos
+        return draws[rpos], rpos + 1, upos
+    if upos >= len(u):
+        return -1, rpos, upos
+    return int(u[upos] * n), rpos, upos + 1
 
 
 class SearchGame:

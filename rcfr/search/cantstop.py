@@ -26,7 +26,7 @@ from collections import Counter
 import numpy as np
 from numba import njit
 
-from .base import SearchGame
+from .base import SearchGame, draw_chance
 
 HEIGHTS = (3, 5, 7, 9, 11, 13, 11, 9, 7, 5, 3)
 ROLL, STOP = 0, 1
@@ -165,6 +165,15 @@ def _room(base, turn, limit, c, steps, free):
 
 
 @njit(cache=True)
+def _free_markers(turn):
+    free = 3
+    for c in range(11):
+        if turn[c] > 0:
+            free -= 1
+    return free
+
+
+@njit(cache=True)
 def _add(out, k, move):
     for i in range(k):
         if out[i] == move:
@@ -177,10 +186,7 @@ def _add(out, k, move):
 def legal_moves(base, turn, limit, d, out):
     """The pairing moves for distinct throw `d` (sorted into out[:k]; returns k, 0 = bust): base
     heights of the mover, turn markers (0 = none), per-column limit (0 = closed)."""
-    free = 3
-    for c in range(11):
-        if turn[c] > 0:
-            free -= 1
+    free = _free_markers(turn)
     k = 0
     for p in range(3):
         a, b = PAIRS[d, p, 0], PAIRS[d, p, 1]
@@ -219,10 +225,7 @@ def _advance(base, turn, move):
 def movable(base, turn, limit):
     """Bit mask of the columns that can move one step: a throw busts when none of its pairings'
     columns is movable."""
-    free = 3
-    for c in range(11):
-        if turn[c] > 0:
-            free -= 1
+    free = _free_markers(turn)
     mask = 0
     for c in range(11):
         if _room(base, turn, limit, c, 1, free) >= 0:
@@ -333,18 +336,11 @@ def solitaire_rollout(perm, turn, left, d, draws, rpos, use_draws, ranked, u, up
                     return 0.0, 0.0, rpos, upos, -1
                 action = STOP if u[upos] >= ROLL_PROB else ROLL
                 upos += 1
-        if use_draws:
-            if rpos >= len(draws):
-                return 0.0, 0.0, rpos, upos, -1
-            raw = draws[rpos]
-            if ranked and action == ROLL:
-                raw = ranked_throw(perm, turn, H, raw)
-            rpos += 1
-        else:
-            if upos >= len(u):
-                return 0.0, 0.0, rpos, upos, -1
-            raw = int(u[upos] * 1296)
-            upos += 1
+        raw, rpos, upos = draw_chance(draws, rpos, use_draws, u, upos, 1296)
+        if raw < 0:
+            return 0.0, 0.0, rpos, upos, -1
+        if use_draws and ranked and action == ROLL:
+            raw = ranked_throw(perm, turn, H, raw)
         if cv and action == ROLL:
             tail += (legal_moves(perm, turn, H, RAW_DISTINCT[raw], out) == 0) - bust_probability(perm, turn, H)
         left, d = solitaire_step(perm, turn, left, d, action, raw)
@@ -399,10 +395,7 @@ class CantStopSolitaire(SearchGame):
             return tuple(out[:legal_moves(perm, turn, H, state[3], out)].tolist())
         return (ROLL, STOP) if any(state[2]) else (ROLL,)
 
-    def chance(self, state, action):
-        if action == ROLL:
-            return REPRESENTATIVE, DISTINCT_PROBS
-        return (0,), (1.0,)
+    chance = CantStop.chance
 
     def apply(self, state, action, outcome):
         perm, turn = self._arrays(state)

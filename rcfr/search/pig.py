@@ -22,7 +22,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .base import SearchGame
+from .base import SearchGame, draw_chance
 
 ROLL, STOP = 0, 1
 DICE = [(a, b) for a in range(1, 7) for b in range(1, 7)]
@@ -223,16 +223,9 @@ def solitaire_rollout(left, score, turn, cap, draws, rpos, use_draws, u, upos, c
             return 0.0, 0.0, rpos, upos, -1
         action = STOP if u[upos] >= ROLL_PROB else ROLL
         upos += 1
-        if use_draws:
-            if rpos >= len(draws):
-                return 0.0, 0.0, rpos, upos, -1
-            raw = draws[rpos]
-            rpos += 1
-        else:
-            if upos >= len(u):
-                return 0.0, 0.0, rpos, upos, -1
-            raw = int(u[upos] * 36)
-            upos += 1
+        raw, rpos, upos = draw_chance(draws, rpos, use_draws, u, upos, 36)
+        if raw < 0:
+            return 0.0, 0.0, rpos, upos, -1
         if cv and action == ROLL:
             tail += (ONES[raw] > 0) - P_ANY_ONE
         left, score, turn = solitaire_step(left, score, turn, action, raw, cap)
