@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from rcfr.search import MCTS, CantStopSolitaire, PigSolitaire
+from rcfr.search.mcts import Batch
 from rcfr.search.cantstop import (COUNTS, H, RAW_DISTINCT, ROLL, STOP, bust_probability, legal_moves,
                                   ranked_throw)
 
@@ -87,3 +88,55 @@ def test_cantstop_solitaire_rules():
     assert g.utility(g.apply(g.apply(s, ROLL, SORTED.index((1, 1, 6, 6))), 2 + 13 * 5 + 5, 0)) == pytest.approx(2000 / 3)
     with pytest.raises(ValueError, match="turns"):
         CantStopSolitaire(turns=0)
+
+
+CS = CantStopSolitaire(turns=1)
+N = 6000
+
+
+def z_score(samples, exact):
+    samples = np.asarray(samples)
+    return (samples.mean() - exact) / (samples.std(ddof=1) / np.sqrt(len(samples)))
+
+
+class WrongBust(CantStopSolitaire):
+    """Negative control: the control variate subtracts half the bust probability (mean not zero)."""
+
+    def control(self, state, action, outcome):
+        return super().control(state, action, outcome) + (0.5 * bust_probability(*self._arrays(state), H)
+                                                          if action == ROLL else 0.0)
+
+
+def test_cantstop_bust_control_variate_has_zero_mean():
+    m = MCTS(CS, simulations=1, leaf="rollout", control_variates=True, seed=5)
+    assert m.compiled
+    y = [m.sample_return(CS.initial(), ROLL)[1] for _ in range(N)]
+    assert abs(z_score(y, 0.0)) < 4
+    wrong = WrongBust(turns=1)
+    m = MCTS(wrong, simulations=1, leaf="rollout", control_variates=True, seed=5)
+    assert not m.compiled                    # a subclass overriding a rule rolls out step by step
+    assert abs(z_score([m.sample_return(wrong.initial(), ROLL)[1] for _ in range(N // 3)], 0.0)) > 6
+
+
+def ranked_pair_means(anti, seed):
+    m = MCTS(CS, simulations=1, leaf="rollout", antithetic=True, seed=seed)
+    s = CS.initial()
+    out = []
+    for _ in range(N // 2):
+        batch = m.new_batch()
+        mirror = Batch(None, 0, batch, anti)
+        out.append((m.sample_return(s, ROLL, batch)[0] + m.sample_return(s, ROLL, mirror)[0]) / 2)
+    return np.array(out)
+
+
+def test_cantstop_ranked_antithetic_pairs_are_unbiased():
+    plain = MCTS(CS, simulations=1, leaf="rollout", seed=6)
+    x = np.array([plain.sample_return(CS.initial(), ROLL)[0] for _ in range(N)])
+
+    def two_sample_z(pairs):
+        return (pairs.mean() - x.mean()) / np.sqrt(pairs.var(ddof=1) / len(pairs) + x.var(ddof=1) / len(x))
+
+    pairs = ranked_pair_means(CS.antithetic, seed=7)
+    assert abs(two_sample_z(pairs)) < 4
+    assert pairs.var() < 0.97 * x.var() / 2  # negatively correlated partners (0.90 here): below independent pairs
+    assert abs(two_sample_z(ranked_pair_means(lambda r: r // 2, seed=7))) > 6   # control: the lucky half
