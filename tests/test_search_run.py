@@ -30,6 +30,10 @@ def test_unknown_keys_and_names_fail_early(tmp_path):
         run(config("+experiment=fig7_variance_quick", "variance.methods=[UCT,CV+AV]"), tmp_path)
     with pytest.raises(ValueError, match="allowed: width, depth, seconds, nodes, seed"):
         run(config("+experiment=fig6_pig_quick", "+estimators.algorithms.ExpSS.options.c=3"), tmp_path)
+    with pytest.raises(ValueError, match="allowed: pig_solitaire$"):
+        run(config("+experiment=fig7_variance_quick", "variance.game=cantstop_solitaire"), tmp_path)
+    with pytest.raises(ValueError, match="allowed: turns"):
+        run(config("+experiment=fig7_3_cantstop_quick", "+variance.params.cap=3"), tmp_path)
     assert not list(tmp_path.iterdir())
 
 
@@ -41,6 +45,11 @@ def test_studies_write_rows_tables_and_plots(tmp_path):
     cfg = config("+experiment=fig7_3_pig_quick", "variance.simulations=[4]", "variance.games=3", "variance.params.turns=2")
     rows = run(cfg, tmp_path / "p", plots=False)
     assert len(rows) == 5 and all(0 <= r["mean_score"] <= 200 for r in rows)
+    cfg = config("+experiment=fig7_3_cantstop_quick", "variance.simulations=[4]", "variance.games=2",
+                 "variance.params.turns=1")
+    rows = run(cfg, tmp_path / "c", plots=False)
+    assert len(rows) == 5 and all(0 <= r["mean_score"] <= 11000 and r["games"] == 2 for r in rows)
+    assert json.loads((tmp_path / "c" / "results.json").read_text()) == rows
     cfg = config("+experiment=fig6_pig_quick", "estimators.games=1", "estimators.samples=2", "estimators.max_turns=2",
                  "estimators.goal=30")
     cfg.estimators.algorithms = {"Exp": {"name": "exp", "options": {"depth": 2}},
