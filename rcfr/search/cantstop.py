@@ -308,7 +308,7 @@ def solitaire_rollout(perm, turn, left, d, draws, rpos, use_draws, ranked, u, up
     """The default policy to the end from (perm, turn, left, d), drawing the policy's uniforms from
     u[upos:] and one chance outcome per action: draws[rpos:] when `use_draws` (luck ranks read by
     `ranked_throw` when `ranked`, else raw throws), else floor(1296 u). Returns (score, summed control terms, rpos, upos, actions
-    taken), actions -1 when u or ranks ran out (the caller extends them and reruns)."""
+    taken), actions -1 when u or draws ran out (the caller extends them and reruns)."""
     perm, turn = perm.copy(), turn.copy()
     out = np.empty(6, dtype=np.int64)
     tail, steps = 0.0, 0
@@ -438,8 +438,8 @@ class CantStopSolitaire(SearchGame):
         (luck ranks when `ranked`) or from u."""
         perm, turn = self._arrays(state)
         use = draws is not None
-        return solitaire_rollout(perm, turn, state[0], state[3], draws if use else _NO_RANKS, rpos, use, ranked,
+        return solitaire_rollout(perm, turn, state[0], state[3], draws if use else _NO_DRAWS, rpos, use, ranked,
                                  u, upos, cv)
 
 
-_NO_RANKS = np.zeros(1, dtype=np.int64)
+_NO_DRAWS = np.zeros(1, dtype=np.int64)

@@ -176,7 +176,7 @@ class PigSolitaire(_PigChance, SearchGame):
         """The default policy to the end, compiled (`solitaire_rollout`); chance from `draws[rpos:]`
         (raw dice, which are also Pig's luck ranks, so `ranked` changes nothing) or from u."""
         use = draws is not None
-        return solitaire_rollout(*state, self.cap, draws if use else _NO_RANKS, rpos, use, u, upos, cv)
+        return solitaire_rollout(*state, self.cap, draws if use else _NO_DRAWS, rpos, use, u, upos, cv)
 
     def utility(self, state):
         return float(state[1])
@@ -214,7 +214,7 @@ def solitaire_step(left, score, turn, action, raw, cap):
 def solitaire_rollout(left, score, turn, cap, draws, rpos, use_draws, u, upos, cv):
     """The default policy to the end: the policy's uniforms from u[upos:], one chance outcome per
     action from draws[rpos:] when `use_draws`, else floor(36 u). Returns (score, summed control
-    terms, rpos, upos, actions taken), actions -1 when u or ranks ran out (the caller extends them
+    terms, rpos, upos, actions taken), actions -1 when u or draws ran out (the caller extends them
     and reruns)."""
     tail, steps = 0.0, 0
     while left > 0:
@@ -232,4 +232,4 @@ def solitaire_rollout(left, score, turn, cap, draws, rpos, use_draws, u, upos, c
     return float(score), tail, rpos, upos, steps
 
 
-_NO_RANKS = np.zeros(1, dtype=np.int64)
+_NO_DRAWS = np.zeros(1, dtype=np.int64)
