@@ -307,8 +307,9 @@ def solitaire_score(perm):
 def solitaire_rollout(perm, turn, left, d, draws, rpos, use_draws, ranked, u, upos, cv):
     """The default policy to the end from (perm, turn, left, d), drawing the policy's uniforms from
     u[upos:] and one chance outcome per action: draws[rpos:] when `use_draws` (luck ranks read by
-    `ranked_throw` when `ranked`, else raw throws), else floor(1296 u). Returns (score, summed control terms, rpos, upos, actions
-    taken), actions -1 when u or draws ran out (the caller extends them and reruns)."""
+    `ranked_throw` when `ranked`, else raw throws), else floor(1296 u). Returns (score, summed
+    control terms, rpos, upos, actions taken), actions -1 when u or draws ran out (the caller
+    extends them and reruns)."""
     perm, turn = perm.copy(), turn.copy()
     out = np.empty(6, dtype=np.int64)
     tail, steps = 0.0, 0
@@ -365,7 +366,7 @@ class CantStopSolitaire(SearchGame):
     num_raw_outcomes = 1296
     vmin, vmax = 0.0, 11000.0
     #: offline coefficient of the bust control variate (§7.4), fitted as the thesis did: the mean
-    #: of -Cov(X, Y) / Var(Y) of the roll action over 16 positions of rollout-policy games (700-815)
+    #: of -Cov(X, Y) / Var(Y) of the roll action over 16 positions of rollout-policy games (680-815)
     cv_constant = 730.0
 
     def __init__(self, turns: int = 10):
