@@ -108,6 +108,7 @@ class MCTS:
         self.game, self.c, self.simulations, self.seconds = game, c, simulations, seconds
         self.leaf, self.widening, self.recommend = leaf, widening, recommend
         self.cv, self.crn, self.av, self.cv_online = control_variates, common_random_numbers, antithetic, cv_online
+        self.ranked = antithetic                 # batches hold luck ranks (read by game.ranked_outcome)
         self.rng = np.random.default_rng(seed)
         self.nodes_touched = 0
         self._u, self._upos = np.empty(0), 0     # uniforms drawn ahead (fresh chance, compiled rollouts)
@@ -279,7 +280,7 @@ class MCTS:
                 return int(self._u[self._upos - 1] * self.game.num_raw_outcomes)
             return self.game.sample(s, a, rng or self.rng)
         draw = batch.get(pos)
-        return self.game.ranked_outcome(s, a, draw) if self.av else draw
+        return self.game.ranked_outcome(s, a, draw) if self.ranked else draw
 
     def _leaf(self, s, batch, pos, rollout=False):
         """(value, summed control terms) at a new leaf: utility, heuristic, or a rollout."""
@@ -314,7 +315,7 @@ class MCTS:
             if len(self._u) - self._upos < need:
                 self._u, self._upos = self.rng.random(max(need, 1 << 14)), 0
             draws = batch.view(pos + need) if batch is not None else None
-            value, tail, _, upos, steps = self.game.rollout(s, draws, pos, self.av, self._u, self._upos, self.cv)
+            value, tail, _, upos, steps = self.game.rollout(s, draws, pos, self.ranked, self._u, self._upos, self.cv)
             if steps >= 0:
                 self._upos = upos
                 self.nodes_touched += steps
