@@ -3,7 +3,7 @@ Lanctot's thesis, chapters 6-7 (see docs/search.md), into its run directory: row
 markdown table, and the figure.
 
 Studies: ``estimators`` (Figs 6.2-6.4), ``tournament`` (Table 6.1), ``variance`` (Figs 7.1-7.2),
-``performance`` (Fig 7.3, Pig).
+``performance`` (Fig 7.3, Pig and Can't Stop).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from matplotlib.ticker import ScalarFormatter  # noqa: E402
 log = logging.getLogger("experiments.search")
 CONFIG_DIR = str(Path(__file__).resolve().parent.parent / "configs" / "search")
 STUDIES = ("estimators", "tournament", "variance", "performance")
+SOLITAIRES = ("pig_solitaire", "cantstop_solitaire")
 
 
 @dataclass
@@ -57,8 +58,8 @@ class VarianceConfig:
     simulations: List[int] = field(default_factory=lambda: [16, 32, 64, 128, 256, 512])
     runs: int = 100
     games: int = 100          # the performance study: games per point
-    turns: int = 10
-    cap: int = 200
+    game: str = "pig_solitaire"   # the variance study: pig_solitaire only
+    params: Dict[str, Any] = field(default_factory=dict)   # the game's parameters (its defaults if empty)
     c: float = 100.0
 
 
@@ -99,6 +100,9 @@ def validate(cfg) -> None:
     else:
         for m in cfg.variance.methods:
             check_choice("variance method", m, studies.VARIANCE_METHODS)
+        solitaires = ("pig_solitaire",) if cfg.study == "variance" else SOLITAIRES
+        check_choice(f"{cfg.study} game", cfg.variance.game, solitaires)
+        load_search_game(cfg.variance.game, **cfg.variance.params)
 
 
 def run(cfg, out: Path, plots: bool = True) -> list[dict]:
@@ -120,18 +124,25 @@ def run(cfg, out: Path, plots: bool = True) -> list[dict]:
         v = cfg.variance
         methods = {m: studies.VARIANCE_METHODS[m] for m in v.methods}
         if cfg.study == "variance":
-            rows = studies.root_variance(methods, list(v.simulations), runs=v.runs, turns=v.turns, cap=v.cap,
+            rows = studies.root_variance(methods, list(v.simulations), runs=v.runs, **v.params,
                                          c=v.c, seed=cfg.seed, progress=progress)
             if plots:
                 plot_variance(rows, out)
         else:
-            rows = studies.solitaire_performance(methods, list(v.simulations), games=v.games, turns=v.turns,
-                                                 cap=v.cap, c=v.c, seed=cfg.seed, progress=progress)
+            def checkpoint(rows):
+                log.info("%d games: %s", rows[0]["games"], rows)
+                write_results(out, rows)
+            rows = studies.solitaire_performance(methods, list(v.simulations), games=v.games, game=v.game,
+                                                 params=v.params, c=v.c, seed=cfg.seed, checkpoint=checkpoint)
             if plots:
-                plot_performance(rows, out)
+                plot_performance(rows, out, v.game)
+    write_results(out, rows)
+    return rows
+
+
+def write_results(out: Path, rows: list[dict]) -> None:
     atomic_write(out / "results.json", lambda f: f.write(json.dumps(rows, indent=1).encode()))
     atomic_write(out / "results.md", lambda f: f.write(markdown(rows).encode()))
-    return rows
 
 
 def markdown(rows: list[dict]) -> str:
@@ -195,17 +206,17 @@ def plot_variance(rows, out):
     _save(fig, out, "fig7_2")
 
 
-def plot_performance(rows, out):
+def plot_performance(rows, out, game):
     fig, ax = plt.subplots(figsize=(6, 4.5))
     for method in dict.fromkeys(r["method"] for r in rows):
         pts = [r for r in rows if r["method"] == method]
         ax.errorbar([r["simulations"] for r in pts], [r["mean_score"] for r in pts],
                     yerr=[r["mean_score_ci95"] for r in pts], marker="o", capsize=3, label=method)
-    ax.set(xlabel="simulations per move", ylabel="mean final score (95% CI)", title="Solitaire Pig")
+    ax.set(xlabel="simulations per move", ylabel="mean final score (95% CI)", title=game)
     _log2_x(ax)
     ax.legend()
     ax.grid(alpha=0.3)
-    _save(fig, out, "fig7_3_pig")
+    _save(fig, out, f"fig7_3_{game}")
 
 
 @hydra.main(version_base="1.3", config_path=CONFIG_DIR, config_name="config")

@@ -31,9 +31,10 @@ class WrongControl(PigSolitaire):
 class LuckyMirror(PigSolitaire):
     """Negative control: a 'pairing' that does not keep probabilities (every 1 becomes a 6)."""
 
+    lucky = np.array([6 * (5 if a == 1 else a - 1) + (5 if b == 1 else b - 1) for a, b in DICE])
+
     def antithetic(self, outcome):
-        a, b = DICE[outcome]
-        return 6 * (5 if a == 1 else a - 1) + (5 if b == 1 else b - 1)
+        return self.lucky[outcome]
 
 
 class SkewedDice(PigSolitaire):

@@ -12,13 +12,14 @@ from functools import partial
 
 from ..registry import build
 from .base import SearchGame
-from .cantstop import CantStop
+from .cantstop import CantStop, CantStopSolitaire
 from .einstein import EinStein
 from .mcts import MCTS
 from .minimax import StarSearch
 from .pig import Pig, PigSolitaire
 
-SEARCH_GAMES = {"pig": Pig, "pig_solitaire": PigSolitaire, "einstein": EinStein, "cantstop": CantStop}
+SEARCH_GAMES = {"pig": Pig, "pig_solitaire": PigSolitaire, "einstein": EinStein, "cantstop": CantStop,
+                "cantstop_solitaire": CantStopSolitaire}
 
 
 def _star(pruning, game, *, width=None, depth=None, seconds=None, nodes=None, seed=0):
@@ -49,7 +50,8 @@ SEARCHERS = {
 
 
 def load_search_game(name: str, **params) -> SearchGame:
-    """A search game by name (pig, pig_solitaire, einstein, cantstop) with its parameters."""
+    """A search game by name (pig, pig_solitaire, einstein, cantstop, cantstop_solitaire) with its
+    parameters."""
     return build("search game", SEARCH_GAMES, name, **params)
 
 
@@ -58,5 +60,5 @@ def make_searcher(name: str, game: SearchGame, **options):
     return build("searcher", SEARCHERS, name, game, **options)
 
 
-__all__ = ["SearchGame", "Pig", "PigSolitaire", "EinStein", "CantStop", "StarSearch", "MCTS",
+__all__ = ["SearchGame", "Pig", "PigSolitaire", "EinStein", "CantStop", "CantStopSolitaire", "StarSearch", "MCTS",
            "SEARCH_GAMES", "SEARCHERS", "load_search_game", "make_searcher"]

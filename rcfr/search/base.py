@@ -14,8 +14,22 @@ from __future__ import annotations
 from typing import Hashable, Sequence
 
 import numpy as np
+from numba import njit
 
 State = Hashable
+
+
+@njit(cache=True)
+def draw_chance(draws, rpos, use_draws, u, upos, n):
+    """A compiled rollout's next raw chance outcome: draws[rpos] when `use_draws`, else floor(n u[upos]).
+    Returns (outcome, rpos, upos), outcome -1 when the array ran out."""
+    if use_draws:
+        if rpos >= len(draws):
+            return -1, rpos, upos
+        return draws[rpos], rpos + 1, upos
+    if upos >= len(u):
+        return -1, rpos, upos
+    return int(u[upos] * n), rpos, upos + 1
 
 
 class SearchGame:
@@ -67,6 +81,12 @@ class SearchGame:
         """A raw outcome drawn with the right probability. Default: uniform raw outcomes, which every
         game here has (dice); override for other distributions."""
         return int(rng.integers(self.num_raw_outcomes))
+
+    def ranked_outcome(self, state: State, action: int, rank: int) -> int:
+        """The raw outcome of luck rank `rank` (a bijection of raw outcomes, so a uniform rank gives a
+        correctly distributed outcome). Antithetic variates pair rank r with `antithetic(r)`; games
+        whose luck is state-independent (Pig) rank raw outcomes by their id."""
+        return rank
 
     def step(self, state: State, action: int, rng: np.random.Generator) -> State:
         return self.apply(state, action, self.sample(state, action, rng))

@@ -17,8 +17,12 @@ Variance reduction (§7.1-7.3), for games with uniform raw chance outcomes:
   are compared on the same luck.
 * antithetic variates: the (2k+1)-th simulation through a root action replays the 2k-th one's batch
   mapped by `game.antithetic` (a probability-preserving pairing of lucky and unlucky outcomes).
-  Combined with common random numbers, the odd shared batches are the antithetic images of the
-  even ones.
+  The batch then holds luck ranks, which `game.ranked_outcome` reads in each state (Can't Stop's
+  luck depends on the position; Pig's ranks are the dice). Combined with common random numbers,
+  the odd shared batches are the antithetic images of the even ones.
+
+Games with a compiled ``rollout`` (both solitaires) run the default policy inside numba, on
+uniforms drawn ahead from the searcher's generator; others run `default_policy` step by step.
 """
 
 from __future__ import annotations
@@ -32,20 +36,37 @@ from .base import SearchGame
 
 
 class Batch:
-    """A lazily extended sequence of raw chance outcomes; ``mirror`` reads another batch through
-    the game's antithetic map."""
+    """A lazily extended array of chance draws (raw outcomes, or luck ranks under antithetic
+    variates); ``mirror`` reads another batch through the game's antithetic map."""
 
     __slots__ = ("raw", "rng", "n", "mirror", "anti")
 
     def __init__(self, rng, n, mirror=None, anti=None):
-        self.raw, self.rng, self.n, self.mirror, self.anti = [], rng, n, mirror, anti
+        self.raw, self.rng, self.n, self.mirror, self.anti = np.empty(0, dtype=np.int64), rng, n, mirror, anti
+
+    def view(self, size: int) -> np.ndarray:
+        """The draws, at least `size` of them."""
+        if len(self.raw) < size:
+            if self.mirror is not None:
+                self.raw = np.asarray(self.anti(self.mirror.view(size)), dtype=np.int64)
+            else:
+                more = self.rng.integers(self.n, size=max(size, 2 * len(self.raw), 32) - len(self.raw))
+                self.raw = np.concatenate([self.raw, more])
+        return self.raw
 
     def get(self, i):
-        if self.mirror is not None:
-            return self.anti(self.mirror.get(i))
-        while len(self.raw) <= i:
-            self.raw.extend(self.rng.integers(self.n, size=32).tolist())
-        return self.raw[i]
+        return int(self.view(i + 1)[i])
+
+
+#: the rules a compiled rollout stands for
+ROLLOUT_RULES = ("is_terminal", "actions", "apply", "utility", "default_policy", "control", "ranked_outcome", "sample")
+
+
+def compiled_rollout(game) -> bool:
+    """Whether `game.rollout` speaks for the game's rules: the class defining it also defines (or
+    inherits) every rule it compiles; a subclass overriding one rolls out step by step."""
+    owner = next((k for k in type(game).__mro__ if "rollout" in vars(k)), None)
+    return owner is not None and all(getattr(type(game), r) is getattr(owner, r) for r in ROLLOUT_RULES)
 
 
 class Node:
@@ -87,8 +108,12 @@ class MCTS:
         self.game, self.c, self.simulations, self.seconds = game, c, simulations, seconds
         self.leaf, self.widening, self.recommend = leaf, widening, recommend
         self.cv, self.crn, self.av, self.cv_online = control_variates, common_random_numbers, antithetic, cv_online
+        self.ranked = antithetic                 # batches hold luck ranks (read by game.ranked_outcome)
         self.rng = np.random.default_rng(seed)
         self.nodes_touched = 0
+        self._u, self._upos = np.empty(0), 0     # uniforms drawn ahead (fresh chance, compiled rollouts)
+        self._uniform_chance = type(game).sample is SearchGame.sample
+        self.compiled = compiled_rollout(game)
 
     # -- public -----------------------------------------------------------------------------------
     def run(self, state) -> Node:
@@ -135,7 +160,7 @@ class MCTS:
         """(X, Y): the return of `action` then the default policy to the end, and the summed control
         terms, with chance drawn from `batch` (or fresh); the rollout the tree search uses at leaves."""
         g = self.game
-        raw = batch.get(0) if batch is not None else g.sample(state, action, self.rng)
+        raw = self._draw(state, action, batch, 0)
         term = g.control(state, action, raw) if self.cv else 0.0
         value, tail = self._leaf(g.apply(state, action, raw), batch, 1, rollout=True)
         return value, term + tail
@@ -210,11 +235,8 @@ class MCTS:
             a = node.actions[i]
             if node is root:
                 batch = self._batch(root, i)
-            if batch is not None:
-                raw = batch.get(pos)
-                pos += 1
-            else:
-                raw = g.sample(s, a, self.rng)
+            raw = self._draw(s, a, batch, pos)
+            pos += batch is not None
             nxt = g.apply(s, a, raw)
             path.append([node, i, g.control(s, a, raw) if self.cv else 0.0])
             children = node.children[i]
@@ -247,6 +269,19 @@ class MCTS:
                 node.yy[i] += y * y
         return value
 
+    def _draw(self, s, a, batch, pos, rng=None):
+        """The raw chance outcome after (s, a): the batch's draw at `pos` (a luck rank read in s under
+        antithetic variates), or a fresh sample."""
+        if batch is None:
+            if rng is None and self._uniform_chance:      # from the uniforms drawn ahead: faster
+                if self._upos >= len(self._u):
+                    self._u, self._upos = self.rng.random(1 << 14), 0
+                self._upos += 1
+                return int(self._u[self._upos - 1] * self.game.num_raw_outcomes)
+            return self.game.sample(s, a, rng or self.rng)
+        draw = batch.get(pos)
+        return self.game.ranked_outcome(s, a, draw) if self.ranked else draw
+
     def _leaf(self, s, batch, pos, rollout=False):
         """(value, summed control terms) at a new leaf: utility, heuristic, or a rollout."""
         g = self.game
@@ -254,16 +289,35 @@ class MCTS:
             return g.utility(s), 0.0
         if self.leaf == "evaluate" and not rollout:
             return g.evaluate(s), 0.0
-        tail = 0.0
+        if self.compiled:
+            return self._compiled_rollout(s, batch, pos)
+        return self.python_rollout(s, batch, pos)[:2]
+
+    def python_rollout(self, s, batch, pos, rng=None):
+        """(value, control terms, actions) of `default_policy` to the end, step by step; `rng` (for
+        the policy and fresh chance) defaults to the searcher's own."""
+        g = self.game
+        tail, steps = 0.0, 0
         while not g.is_terminal(s):
-            self.nodes_touched += 1
-            a = g.default_policy(s, self.rng)
-            if batch is not None:
-                raw = batch.get(pos)
-                pos += 1
-            else:
-                raw = g.sample(s, a, self.rng)
+            steps += 1
+            a = g.default_policy(s, rng or self.rng)
+            raw = self._draw(s, a, batch, pos, rng)
+            pos += batch is not None
             if self.cv:
                 tail += g.control(s, a, raw)
             s = g.apply(s, a, raw)
-        return g.utility(s), tail
+        self.nodes_touched += steps
+        return g.utility(s), tail, steps
+
+    def _compiled_rollout(self, s, batch, pos):
+        need = 1024
+        while True:
+            if len(self._u) - self._upos < need:
+                self._u, self._upos = self.rng.random(max(need, 1 << 14)), 0
+            draws = batch.view(pos + need) if batch is not None else None
+            value, tail, _, upos, steps = self.game.rollout(s, draws, pos, self.ranked, self._u, self._upos, self.cv)
+            if steps >= 0:
+                self._upos = upos
+                self.nodes_touched += steps
+                return value, tail
+            need *= 4

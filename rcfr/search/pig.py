@@ -20,8 +20,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit
 
-from .base import SearchGame
+from .base import SearchGame, draw_chance
 
 ROLL, STOP = 0, 1
 DICE = [(a, b) for a in range(1, 7) for b in range(1, 7)]
@@ -40,11 +41,15 @@ SUMS = np.array([a + b for a, b in DICE])
 P_ANY_ONE = 11 / 36
 
 
-def antithetic_roll(outcome: int) -> int:
-    """The antithetic partner of a dice pair: each die d becomes 7 - d (an involution on equally
-    likely pairs, so it keeps the distribution; (6,6) pairs with (1,1), (1,x) with (6,7-x))."""
-    a, b = DICE[outcome]
-    return 6 * (6 - a) + (6 - b)
+#: rollout policy (thesis §7.4): roll with this probability where stopping is legal
+ROLL_PROB = 0.8
+
+
+def antithetic_roll(outcome):
+    """The antithetic partner of a dice pair (ids or an array of ids): 35 - id turns each die d into
+    7 - d, an involution on equally likely pairs, so it keeps the distribution; (6,6) pairs with
+    (1,1), (1,x) with (6,7-x)."""
+    return 35 - outcome
 
 
 class _PigChance:
@@ -57,7 +62,7 @@ class _PigChance:
     def default_policy(self, state, rng):
         """Roll with probability 0.8, stop with 0.2 (where stopping is legal)."""
         actions = self.actions(state)
-        return STOP if len(actions) > 1 and rng.random() >= 0.8 else ROLL
+        return STOP if len(actions) > 1 and rng.random() >= ROLL_PROB else ROLL
 
     def control(self, state, action, outcome):
         """I[the roll showed a 1] - P[a roll shows a 1]: zero mean at every (state, action)."""
@@ -165,22 +170,13 @@ class PigSolitaire(_PigChance, SearchGame):
         return ROLL_IDS, ROLL_PROBS
 
     def apply(self, state, action, outcome):
-        left, score, turn = state
-        if action == STOP:
-            return self._bank(left, score + turn)
-        ones = ONES[outcome]
-        if ones == 2:
-            return self._bank(left, 0)
-        if ones == 1:
-            return self._bank(left, score)
-        turn += int(SUMS[outcome])
-        if score + turn >= self.cap:
-            return (0, self.cap, 0)
-        return (left, score, turn)
+        return solitaire_step(state[0], state[1], state[2], action, outcome, self.cap)
 
-    def _bank(self, left, score):
-        score = min(score, self.cap)
-        return (0 if score >= self.cap else left - 1, score, 0)
+    def rollout(self, state, draws, rpos, ranked, u, upos, cv):
+        """The default policy to the end, compiled (`solitaire_rollout`); chance from `draws[rpos:]`
+        (raw dice, which are also Pig's luck ranks, so `ranked` changes nothing) or from u."""
+        use = draws is not None
+        return solitaire_rollout(*state, self.cap, draws if use else _NO_DRAWS, rpos, use, u, upos, cv)
 
     def utility(self, state):
         return float(state[1])
@@ -188,3 +184,52 @@ class PigSolitaire(_PigChance, SearchGame):
     def evaluate(self, state):
         left, score, turn = state
         return float(min(self.cap, score + 0.5 * turn + 8.0 * left))
+
+
+# -- compiled solitaire (numba): the one form of its transition, also run inside rollouts ----------
+
+@njit(cache=True)
+def _bank(left, score, cap):
+    score = min(score, cap)
+    return (0 if score >= cap else left - 1), score, 0
+
+
+@njit(cache=True)
+def solitaire_step(left, score, turn, action, raw, cap):
+    """(turns left, score, turn total) after `action` and the dice pair `raw`."""
+    if action == STOP:
+        return _bank(left, score + turn, cap)
+    ones = ONES[raw]
+    if ones == 2:
+        return _bank(left, 0, cap)
+    if ones == 1:
+        return _bank(left, score, cap)
+    turn += SUMS[raw]
+    if score + turn >= cap:
+        return 0, cap, 0
+    return left, score, turn
+
+
+@njit(cache=True)
+def solitaire_rollout(left, score, turn, cap, draws, rpos, use_draws, u, upos, cv):
+    """The default policy to the end: the policy's uniforms from u[upos:], one chance outcome per
+    action from draws[rpos:] when `use_draws`, else floor(36 u). Returns (score, summed control
+    terms, rpos, upos, actions taken), actions -1 when u or draws ran out (the caller extends them
+    and reruns)."""
+    tail, steps = 0.0, 0
+    while left > 0:
+        steps += 1
+        if upos >= len(u):
+            return 0.0, 0.0, rpos, upos, -1
+        action = STOP if u[upos] >= ROLL_PROB else ROLL
+        upos += 1
+        raw, rpos, upos = draw_chance(draws, rpos, use_draws, u, upos, 36)
+        if raw < 0:
+            return 0.0, 0.0, rpos, upos, -1
+        if cv and action == ROLL:
+            tail += (ONES[raw] > 0) - P_ANY_ONE
+        left, score, turn = solitaire_step(left, score, turn, action, raw, cap)
+    return float(score), tail, rpos, upos, steps
+
+
+_NO_DRAWS = np.zeros(1, dtype=np.int64)

@@ -9,7 +9,7 @@ from typing import Callable
 
 import numpy as np
 
-from . import make_searcher
+from . import load_search_game, make_searcher
 from .exact import PigValues, SolitaireValues
 from .match import match
 from .mcts import MCTS
@@ -116,7 +116,7 @@ def root_variance(methods: dict[str, dict], simulations: list[int], *, runs: int
     return rows
 
 
-def play_solitaire(game: PigSolitaire, searcher, seed: int) -> float:
+def play_solitaire(game, searcher, seed: int) -> float:
     rng = np.random.default_rng(seed)
     state = game.initial(rng)
     while not game.is_terminal(state):
@@ -124,29 +124,34 @@ def play_solitaire(game: PigSolitaire, searcher, seed: int) -> float:
     return game.utility(state)
 
 
-def solitaire_performance(methods: dict[str, dict], simulations: list[int], *, games: int, turns: int = 10,
-                          cap: int = 200, c: float = 100.0, seed: int = 0,
-                          progress: Callable | None = None) -> list[dict]:
-    """Fig 7.3 (Pig): mean final score of UCT with each variance-reduction method per simulation
-    budget, with a 95% confidence interval; game k uses the same dice seed for every method, and
-    each method's gain over plain UCT is also given paired by game."""
-    game = PigSolitaire(turns=turns, cap=cap)
-    rows, scores = [], {}
-    for label, options in methods.items():
-        for n in simulations:
-            scores[label, n] = np.array([
-                play_solitaire(game, MCTS(game, c=c, simulations=n, leaf="rollout", recommend="mean",
-                                          seed=seed * 1_000_003 + k, **options), seed * 1_000_003 + k)
-                for k in range(games)])
-            rows.append({"method": label, "simulations": n, "games": games, **_mean_ci("mean_score", scores[label, n])})
-            if progress:
-                progress(rows[-1])
-    if "UCT" in methods:
-        for row in rows:
-            if row["method"] != "UCT":
-                # paired with plain UCT on the same dice seeds: a tighter interval for the gain
-                n = row["simulations"]
-                row.update(_mean_ci("gain_vs_uct", scores[row["method"], n] - scores["UCT", n]))
+def solitaire_performance(methods: dict[str, dict], simulations: list[int], *, games: int,
+                          game: str = "pig_solitaire", params: dict | None = None, c: float = 100.0, seed: int = 0,
+                          checkpoint: Callable | None = None, every: int = 10) -> list[dict]:
+    """Fig 7.3 (Pig, Can't Stop): mean final score of UCT with each variance-reduction method per
+    simulation budget in a solitaire, with a 95% confidence interval; game k uses the same dice seed
+    for every method, and each method's gain over plain UCT is also given paired by game. Games are
+    the outer loop: every `every` games, `checkpoint(rows so far)`."""
+    solitaire = load_search_game(game, **(params or {}))
+    scores = {(label, n): [] for label in methods for n in simulations}
+    for k in range(games):
+        for label, options in methods.items():
+            for n in simulations:
+                searcher = MCTS(solitaire, c=c, simulations=n, leaf="rollout", recommend="mean",
+                                seed=seed * 1_000_003 + k, **options)
+                scores[label, n].append(play_solitaire(solitaire, searcher, seed * 1_000_003 + k))
+        if checkpoint and ((k + 1) % every == 0 or k + 1 == games):
+            checkpoint(_performance_rows(scores))
+    return _performance_rows(scores)
+
+
+def _performance_rows(scores: dict) -> list[dict]:
+    rows = []
+    for (label, n), values in scores.items():
+        values = np.array(values)
+        rows.append({"method": label, "simulations": n, "games": len(values), **_mean_ci("mean_score", values)})
+        if label != "UCT" and ("UCT", n) in scores:
+            # paired with plain UCT on the same dice seeds: a tighter interval for the gain
+            rows[-1].update(_mean_ci("gain_vs_uct", values - np.array(scores["UCT", n])))
     return rows
 
 
