@@ -36,11 +36,13 @@ ENCODE = nb.void(DATA, STATE, nb.int64, nb.float64[::1])
 
 
 class FeatureEncoder(NamedTuple):
-    """Column names, the encoder's data and its compiled ``encode(data, state, action, out)``."""
+    """Column names, the encoder's data and its compiled ``encode(data, state, action, out)``, and the
+    fingerprint of the game it was made for (`make_encoder` fills it; None: unchecked)."""
 
     names: tuple[str, ...]
     data: Any
     encode: Any
+    fingerprint: str | None = None
 
     @property
     def num_features(self) -> int:
@@ -83,6 +85,9 @@ def _rows(initial, player, num_children, child, encode, game_data, encoder_data,
 
 def sequence_rows(game, encoder: FeatureEncoder, sequences, out: np.ndarray | None = None) -> np.ndarray:
     """The (len(sequences), num_features) rows of these global sequence ids (sorted ids are fastest)."""
+    if encoder.fingerprint is not None and encoder.fingerprint != getattr(game, "fingerprint", None):
+        raise ValueError(f"this encoder was made for another game than {game.name} (its data, such as the "
+                         f"number of cards, would be read wrongly); make one with make_encoder(game, name)")
     fast = game.rules.fast()
     if fast is None:
         raise ValueError(f"{game.name} has no fast path (GameRules.fast), so no on-demand features; "
@@ -181,4 +186,4 @@ def make_encoder(game, name: str, **params) -> FeatureEncoder:
     if unknown:
         raise ValueError(f"unknown option(s) {', '.join(map(repr, unknown))} for encoder {name!r}; "
                          f"allowed: {', '.join(keyword_names(make)[1:]) or 'none'}")
-    return make(game, **params)
+    return make(game, **params)._replace(fingerprint=getattr(game, "fingerprint", None))

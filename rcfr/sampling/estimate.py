@@ -54,6 +54,8 @@ class RegretSampler:
                  beta: float = 0.0, sampling_average: np.ndarray | None = None, public_chance: str = "sample",
                  chance_sampling: str = "single"):
         self.game = game
+        if public_chance != "sample" and sampler != PUBLIC:
+            raise ValueError(f"public_chance={public_chance!r} needs sampler 'public', not {sampler!r}")
         self.buffers = SamplerBuffers(game, sampler, seed, chance=chance_sampling)
         self.sampler = sampler
         if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0.0 < epsilon <= 1.0:
