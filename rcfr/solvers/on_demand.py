@@ -105,7 +105,7 @@ class OnDemandSampling:
 
     def __init__(self, game: Game, *, sampler: str, regressor, features, targets: str, traversals: int,
                  refit_every: int, capacity: int, buffer_weighting, averaging, epsilon: float, shared: bool,
-                 weights, seed: int, regret_matching: str, selection: str = "uniform", tau: float = 1.0,
+                 weights, seed: int, regret_matching: str, selection: str = "recent", tau: float = 1.0,
                  beta: float = 0.0, chunk: int = CHUNK):
         from features.encoders import ENCODERS, make_encoder
         from ..regressors import make_regressor, seeded

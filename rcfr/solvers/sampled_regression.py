@@ -84,7 +84,7 @@ class SampledRCFR(IterativeSolver):
                  targets: str = "stored", traversals: int = 1, refit_every: int = 1, capacity: int = 100_000,
                  buffer_weighting: str | float = "linear", averaging: str | float = "uniform",
                  epsilon: float = 0.6, shared: bool = False, weights=None, features_on_demand: bool = False,
-                 selection: str = "uniform", tau: float | None = None, beta: float | None = None, seed: int = 0):
+                 selection: str = "recent", tau: float | None = None, beta: float | None = None, seed: int = 0):
         if not isinstance(features_on_demand, bool):
             raise ValueError(f"features_on_demand must be True or False, got {features_on_demand!r}")
         check_choice("sampler", sampler, SAMPLERS)
@@ -203,7 +203,7 @@ class SampledRCFRPlus(SampledRCFR):
                  targets: str = "stored", traversals: int = 1, refit_every: int = 1, capacity: int = 100_000,
                  buffer_weighting: str | float = "linear", averaging: str | float = "linear",
                  epsilon: float = 0.6, shared: bool = False, weights=None, features_on_demand: bool = False,
-                 selection: str = "uniform", tau: float | None = None, beta: float | None = None, seed: int = 0):
+                 selection: str = "recent", tau: float | None = None, beta: float | None = None, seed: int = 0):
         super().__init__(game, sampler=sampler, regressor=regressor, features=features, targets=targets,
                          traversals=traversals, refit_every=refit_every, capacity=capacity,
                          buffer_weighting=buffer_weighting, averaging=averaging, epsilon=epsilon, shared=shared,

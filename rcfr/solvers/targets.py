@@ -22,7 +22,7 @@ from ..registry import check_choice
 from ..sampling.reservoir import Reservoir
 
 TARGETS = ("stored", "bootstrap")
-SELECTIONS = ("uniform", "recent")  # which sequences with a stored target a bounded fit trains on
+SELECTIONS = ("recent", "uniform")  # which sequences with a stored target a bounded fit trains on
 REGRET_MATCHING = ("rm", "rm+")  # regret matching on regrets, or regret-matching+ on clipped Q-regrets
 
 
@@ -127,9 +127,10 @@ class StoredSums:
     Per sequence: the sum of its sampled regrets (with `plus`, the Q-regret sum clipped at zero, as
     `RegretTargets`' stored targets) and the iteration that last wrote it (0: never, so it has no target),
     12 bytes a sequence. A fit trains on sum / t of the sequences with a target, all of them when they
-    are at most `capacity`, else a choice by `selection`: ``"uniform"`` (a uniform sample without
-    replacement) or ``"recent"`` (the most recently written, ties drawn uniformly). The draws come from
-    (seed, t) alone, so they need no saved state and a resumed run draws the same."""
+    are at most `capacity`, else a choice by `selection`: ``"recent"`` (the most recently written, ties
+    drawn uniformly: the sequences the current profile reaches, whose targets are freshest) or ``"uniform"``
+    (a uniform sample without replacement; much worse on Goofspiel(5), docs/large_rcfr.md). The draws come
+    from (seed, t) alone, so they need no saved state and a resumed run draws the same."""
 
     def __init__(self, size: int, plus: bool, capacity: int, selection: str, seed: int):
         self.plus, self.capacity, self.seed = plus, int(capacity), int(seed)
