@@ -260,7 +260,8 @@ def test_non_finite_predictions_raise(goofspiel4):
 @pytest.mark.parametrize("name,options,message", [
     ("sampled-rcfr", {"targets": "bootstrap"}, "targets must be 'stored' or 'reservoir'"),
     ("sampled-rcfr+", {}, "no regret_matching='rm\\+' variant"),
-    ("sampled-rcfr+", {"targets": "stored", "selection": "newest"}, "unknown selection 'newest'; allowed: recent, uniform"),
+    ("sampled-rcfr+", {"targets": "stored", "selection": "newest"},
+     "unknown selection 'newest'; allowed: recent, uniform"),
     ("sampled-rcfr", {"tau": 2.0}, "tau and beta apply to sampler='probing' only"),
     ("sampled-rcfr", {"sampler": "probing", "beta": -1.0}, "beta must be a finite number in \\[0, inf\\)"),
     ("sampled-rcfr", {"sampler": "probing", "tau": 0.5}, "tau must be a finite number in \\[1, inf\\)"),

@@ -147,8 +147,9 @@ class OnDemandSampling:
         # the solver's own arrays
         self.buffers = SamplerBuffers(game, self.sampler, seed)
         self.settings = kernels.Settings(sampler=SAMPLERS[self.sampler], alternating=True, epsilon=float(epsilon),
-                                         decay=0.0, tau=float(tau), beta=float(beta), power=0.0, averaging=kernels.AVG_STOCHASTIC,
-                                         clip=False, direct_average=False, chance=kernels.SINGLE)
+                                         decay=0.0, tau=float(tau), beta=float(beta), power=0.0,
+                                         averaging=kernels.AVG_STOCHASTIC, clip=False, direct_average=False,
+                                         chance=kernels.SINGLE)
         self.first_seq = np.ascontiguousarray(game.infoset_first_seq, np.int64)
         self.num_actions = np.ascontiguousarray(game.infoset_num_actions, np.int64)
         players = np.asarray(game.infoset_player)
@@ -259,8 +260,9 @@ class OnDemandSampling:
 
     # ---- checkpoints ---------------------------------------------------------------------------
     def state_dict(self) -> dict[str, np.ndarray]:
-        """Iteration, sampler state (average sums and RNG), the reservoirs or sums, each player's latest training set
-        and the state of stateful regressors: resuming refits (or reloads) the same models, so it is exact."""
+        """Iteration, sampler state (average sums and RNG), the reservoirs or stored sums, each player's latest
+        training set and the state of stateful regressors: resuming refits (or reloads) the same models, so it
+        is exact."""
         from ..regressors import stateful
         state = {f"sampler.{k}": v for k, v in self.buffers.state_dict().items() if k != "regrets"}
         for p in (0, 1):
