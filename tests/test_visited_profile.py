@@ -70,6 +70,15 @@ def test_resume_is_exact(games, sampler):
     _same_run(cache, second)
 
 
+@pytest.mark.parametrize("name", ["goofspiel", "liars_dice"])
+def test_bound_rows_are_the_sequence_rows(games, name):
+    from features.encoders import bound_rows, make_encoder, sequence_rows
+    game = games[name]
+    encoder = make_encoder(game, name)
+    sequences = np.random.default_rng(0).permutation(game.num_sequences)
+    assert np.array_equal(bound_rows(game, encoder)(sequences), sequence_rows(game, encoder, sequences))
+
+
 @pytest.mark.parametrize("options,message", [
     ({"features_on_demand": True, "profile": "lazy"}, "unknown profile .lazy.; allowed: cache, visited"),
     ({"profile": "visited"}, "needs features_on_demand=True"),

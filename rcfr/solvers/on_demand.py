@@ -85,16 +85,17 @@ def _collect(first_seq, num_actions, listed, count, sums, traversals):
 def _match(prediction, t, first, size, base, sigma):
     """Regret matching on t x prediction for the information sets (first[i], size[i]) whose sequences start
     at global id `base` in `prediction`; written into sigma (global ids). The same arithmetic as
-    `rcfr.kernels.regret_matching` on the dense path's estimates."""
+    `rcfr.kernels.regret_matching` on the dense path's estimates. t = 0 (nothing fit yet) reads no prediction
+    and writes uniform strategies."""
     for i in range(first.shape[0]):
         f, n = first[i], size[i]
         total = 0.0
         for s in range(f, f + n):
-            r = prediction[s - base] * t
+            r = prediction[s - base] * t if t != 0.0 else 0.0
             if r > 0.0:
                 total += r
         for s in range(f, f + n):
-            r = prediction[s - base] * t
+            r = prediction[s - base] * t if t != 0.0 else 0.0
             if total > 0.0:
                 sigma[s] = r / total if r > 0.0 else 0.0
             else:
@@ -107,7 +108,7 @@ class OnDemandSampling:
     def __init__(self, game: Game, *, sampler: str, regressor, features, targets: str, traversals: int,
                  refit_every: int, capacity: int, buffer_weighting, averaging, epsilon: float, shared: bool,
                  weights, seed: int, regret_matching: str, profile: str = "cache", chunk: int = CHUNK):
-        from features.encoders import ENCODERS, make_encoder
+        from features.encoders import ENCODERS, bound_rows, make_encoder
         from ..regressors import make_regressor, seeded
         # every option is checked before anything per-sequence is allocated
         if regret_matching != "rm":
@@ -143,6 +144,7 @@ class OnDemandSampling:
         if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0.0 < epsilon <= 1.0:
             raise ValueError(f"epsilon must be a number in (0, 1], got {epsilon!r}")
         self.encoder = make_encoder(game, name, **params)
+        self._profile_rows = bound_rows(game, self.encoder)  # the rows of the sequences whose strategy is predicted
         self.regressors = [seeded(make_regressor(regressor), 2 * seed + p) for p in (0, 1)]
         # the solver's own arrays
         self.buffers = SamplerBuffers(game, self.sampler, seed)
@@ -229,7 +231,7 @@ class OnDemandSampling:
         """The player's checked predictions for these global sequence ids, and the t they are matched with."""
         from ..regressors import base as regressors
         model, t = self.regressors[player], int(self.fits[player]["count"][1])
-        prediction = regressors.predict(model, self.rows(sequences))
+        prediction = regressors.predict(model, self._profile_rows(sequences))
         return checked_prediction(model, prediction, len(sequences), f"player {player} at iteration {t}"), t
 
     def _refresh_all(self, player: int) -> None:

@@ -44,14 +44,39 @@ def _list(J, p, fresh, version, listed, counts):
     counts[p] += 1
 
 
+@njit(cache=True, inline="always")
+def _list_certain(tree, traverser, stack, top, below, fresh, updated, version, listed, counts):
+    """External sampling: list the stale sets of the histories the walk visits whatever the strategies, those
+    pending on its stack and, below the traverser's, every history down to the next opponent or chance node
+    (`below`: a work stack). So one batch holds the sets of all siblings of a blocking set, not one."""
+    player, first_child, num_children, infoset = tree.player, tree.first_child, tree.num_children, tree.infoset
+    for j in range(top + 1):
+        under = 0
+        below[0] = stack[j]
+        while under >= 0:
+            h = below[under]
+            under -= 1
+            p = player[h]
+            if p == TERMINAL or p == CHANCE:
+                continue
+            J = _merged(tree.abstract, infoset[h])
+            if fresh[J] < updated[p]:
+                _list(J, p, fresh, version, listed, counts)
+            if p == traverser:
+                for a in range(num_children[h]):
+                    under += 1
+                    below[under] = first_child[h] + a
+
+
 @njit(cache=True)
-def _discover(tree, sigma, cached, sampler, eps, traverser, walk, rng, stack, fresh, updated, version, listed,
-              counts):
+def _discover(tree, sigma, cached, sampler, eps, traverser, walk, rng, stack, below, fresh, updated, version,
+              listed, counts):
     """Resume the discovery walk of one traversal of `traverser`: ``walk = [top of stack, history, stamp]``
     (external sampling's explicit stack of first visits; outcome sampling's current history; the walk's
     stamp in external sampling's `cached`, negative so that it never equals a real traversal's). Lists the
     stale sets met; returns True when the walk is complete, False when it stopped at a stale set whose
-    strategy decides the path (it resumes at that history once the set is predicted)."""
+    strategy decides the path (it resumes at that history once the set is predicted; with it, external
+    sampling lists every stale set it will certainly meet, see `_list_certain`)."""
     player, first_child, num_children, infoset, first_seq = (tree.player, tree.first_child, tree.num_children,
                                                              tree.infoset, tree.first_seq)
     abstract, chance_prob = tree.abstract, tree.chance_prob
@@ -92,6 +117,7 @@ def _discover(tree, sigma, cached, sampler, eps, traverser, walk, rng, stack, fr
                     top += 1
                     stack[top] = h
                     walk[0] = top
+                    _list_certain(tree, traverser, stack, top, below, fresh, updated, version, listed, counts)
                     return False
             if p == traverser:
                 for a in range(n):
@@ -161,6 +187,7 @@ class VisitedProfile:
         self.walk = np.zeros(3, np.int64)
         self.rng = np.zeros(1, np.uint64)
         self.stack = np.zeros(max(buffers.scratch.stack.shape[0], 1), np.int64)
+        self.below = np.zeros_like(self.stack)
         self.stamp = 0
         self.rounds = self.predicted = 0  # batches and sets predicted (for benchmarks)
 
@@ -184,7 +211,7 @@ class VisitedProfile:
         sampler, listed, counts = SAMPLERS[self.sampler], self.listed, self.counts
         while True:
             done = _discover(self.tree, self.sigma, self.cached, sampler, self.epsilon, traverser, self.walk,
-                             self.rng, self.stack, self.fresh, self.updated, self.version, listed, counts)
+                             self.rng, self.stack, self.below, self.fresh, self.updated, self.version, listed, counts)
             for p in (0, 1):
                 if counts[p]:
                     sets = listed[:counts[p]] if p == 0 else listed[len(listed) - counts[p]:]
