@@ -4,6 +4,7 @@
     nice -n 10 python benchmarks/bench_large_rcfr.py --game "goofspiel(cards=5)" --iterations 50   # a minute
     nice -n 10 python benchmarks/bench_large_rcfr.py --dense                   # also the dense-matrix path at 1%
     nice -n 10 python benchmarks/bench_large_rcfr.py --plus --shares 0.01      # lean RCFR+ with stored targets
+    nice -n 10 python benchmarks/bench_large_rcfr.py --profiles cache visited --no-tabular   # both profile forms
 
 Each solver runs in a fresh subprocess on the cached compiled game (compile it once beforehand; the
 cache is $RCFR_CACHE), so its peak resident set (``ru_maxrss``) is its own. Columns: the solver and model
@@ -14,10 +15,13 @@ sampler's per-history tree-walk arrays), ``state`` (profile, average sums, regre
 per-infoset stamps), ``model`` (fitted arrays and the fit's cached sort orders), ``buffer`` (the
 reservoirs, or the stored sums of ``--plus``), ``rows`` (training rows of the last fit plus one prediction chunk), ``views`` (sequence-form
 payoff matrices, built by the tabular and dense solvers only); CPU seconds per iteration measured after a
-warm-up, and the shares of it spent fitting and refreshing the profile cache (the rest samples);
-histories visited and sampled regrets written (sequences, into the reservoirs or sums) per iteration; CPU
-microseconds per sequence of a profile refresh (encoder replay + rows + predict + regret matching). CPU seconds of a
-single-threaded process: on a shared machine wall time is longer.
+warm-up, and the shares of it spent fitting and refreshing the profile cache (the rest samples); with
+``profile="visited"`` the refresh share is the time in the discovery walks and their batched predictions;
+histories visited and sampled regrets written (sequences, into the reservoirs or sums) per iteration;
+information sets predicted per iteration (all of a player's at each of its refits for the cache) and
+prediction batches per iteration (visited); CPU microseconds per sequence of a profile refresh (encoder
+replay + rows + predict + regret matching; cache only). CPU seconds of a single-threaded process: on a
+shared machine wall time is longer.
 """
 
 from __future__ import annotations
@@ -77,40 +81,60 @@ def measure(spec: str, config: dict, iterations: int, warmup: int, tiny: str) ->
     options = _options(config, game)
     solver = rcfr.make_solver(config["solver"], game, **options)
     lean = getattr(solver, "on_demand", None)
-    spent = {"_train": 0.0, "_refresh": 0.0, "refreshed": 0}
+    spent = {"_train": 0.0, "_refresh": 0.0, "refreshed": 0, "sets": 0, "prepare": 0.0}
+    visited = getattr(lean, "visited", None)
     if lean is not None:  # time the refits (fit, then profile refresh) apart from sampling
         sequences = [int(sizes.sum()) for _, sizes in lean.sets]
         lean._train = _timed(lean._train, spent, "_train", [0, 0])
-        lean._refresh = _timed(lean._refresh, spent, "_refresh", sequences)
+        if visited is None:
+            lean._refresh = _timed(lean._refresh, spent, "_refresh", sequences, [len(sizes) for _, sizes in lean.sets])
+        else:  # the discovery walks and their predictions, before each traversal
+            prepare = visited.prepare
+
+            def timed_prepare(traverser, rng):
+                start = time.process_time()
+                prepare(traverser, rng)
+                spent["prepare"] += time.process_time() - start
+            visited.prepare = timed_prepare
         for p in (0, 1):  # count the sampled regrets written into the reservoirs or sums
             data = lean._data(p)
             data.add = _counted(data.add, spent)
     solver.run(warmup)  # compiles, and faults the scratch pages in
-    spent.update({"_train": 0.0, "_refresh": 0.0, "refreshed": 0, "written": 0})
+    spent.update({"_train": 0.0, "_refresh": 0.0, "refreshed": 0, "sets": 0, "prepare": 0.0, "written": 0})
+    batches = (visited.rounds, visited.predicted) if visited is not None else (0, 0)
     start, nodes = time.process_time(), solver.nodes_touched
     solver.run(iterations)
     seconds = time.process_time() - start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     leaves = options["regressor"]["max_leaves"] if "regressor" in options else None
-    row = {"game": spec, "solver": config["label"], "leaves": leaves, "share": config.get("share"),
+    row = {"game": spec, "solver": config["label"], "profile": options.get("profile", "cache") if lean else None,
+           "leaves": leaves, "refit_every": options.get("refit_every"), "share": config.get("share"),
            "capacity": options.get("capacity"), "peak_mib": peak / MIB, "solve_mib": (peak - loaded) / MIB,
            "game_mib": game.nbytes() / MIB, "ms_per_iteration": 1000 * seconds / iterations,
            "fit_share": (spent["_train"] - spent["_refresh"]) / seconds if lean is not None else None,
-           "refresh_share": spent["_refresh"] / seconds if lean is not None else None,
+           "refresh_share": (spent["_refresh"] + spent["prepare"]) / seconds if lean is not None else None,
            "nodes_per_iteration": (solver.nodes_touched - nodes) / iterations, "size": solver.size(),
            "written_per_iteration": spent["written"] / iterations if lean else None,
-           "refresh_us_per_sequence": None}
+           "refresh_us_per_sequence": None, "predicted_per_iteration": None, "batches_per_iteration": None}
+    if visited is not None:
+        row["batches_per_iteration"] = (visited.rounds - batches[0]) / iterations
+        row["predicted_per_iteration"] = (visited.predicted - batches[1]) / iterations
+    elif lean is not None:
+        row["predicted_per_iteration"] = spent["sets"] / iterations
     buffers = lean.buffers if lean is not None else getattr(solver, "buffers", None) or solver.sampler.buffers
     row["scratch_mib"] = _nbytes(tuple(buffers.scratch)) / MIB
     state = [tuple(buffers.state)]
     if lean is not None:
         state += [lean._sums, lean._listed, lean._listed_stamp]
+        if visited is not None:
+            state += [visited.fresh, visited.listed, visited.stack, visited.below]
         row["model_mib"] = sum(_model_bytes(m) for m in lean.regressors) / MIB
         row["buffer_mib"] = _nbytes([vars(lean._data(p)) for p in (0, 1)]) / MIB
         chunk = min(lean.chunk + max(int(sizes.max()) for _, sizes in lean.sets),  # whole sets per chunk
                     max(int(sizes.sum()) for _, sizes in lean.sets))
         row["rows_mib"] = max(max(int(f["count"][0]) for f in lean.fits), chunk) * lean.encoder.num_features * 8 / MIB
-        row["refresh_us_per_sequence"] = 1e6 * spent["_refresh"] / max(spent["refreshed"], 1)
+        if visited is None:
+            row["refresh_us_per_sequence"] = 1e6 * spent["_refresh"] / max(spent["refreshed"], 1)
         row["views_mib"] = 0.0
     else:
         row["views_mib"] = sum(_nbytes([vars(v.payoff), vars(v)]) for v in game.views) / MIB
@@ -127,13 +151,15 @@ def measure(spec: str, config: dict, iterations: int, warmup: int, tiny: str) ->
     return row
 
 
-def _timed(method, spent: dict, key: str, sequences: list[int]):
-    """`method(player)`, its CPU seconds added to spent[key] and sequences[player] to spent["refreshed"]."""
+def _timed(method, spent: dict, key: str, sequences: list[int], sets=(0, 0)):
+    """`method(player)`, its CPU seconds added to spent[key], sequences[player] to spent["refreshed"] and
+    sets[player] to spent["sets"]."""
     def timed(player):
         start = time.process_time()
         method(player)
         spent[key] += time.process_time() - start
         spent["refreshed"] += sequences[player]
+        spent["sets"] += sets[player]
     return timed
 
 
@@ -156,29 +182,34 @@ def _options(config: dict, game) -> dict:
     return options
 
 
-def configs(dense: bool, shares, sampler: str, refit_every: int, traversals: int, features: str, plus: bool = False):
+def configs(dense: bool, shares, sampler: str, refit_every: int, traversals: int, features: str,
+            profiles=("cache",), tabular: bool = True, plus: bool = False):
     lean = {"sampler": sampler, "features": features, "targets": "reservoir", "traversals": traversals,
             "refit_every": refit_every, "features_on_demand": True}
-    yield {"label": "es-mccfr", "solver": "es-mccfr", "options": {"seed": 0}}
+    if tabular:
+        yield {"label": "es-mccfr", "solver": "es-mccfr", "options": {"seed": 0}}
     for share in shares:
-        if plus:  # stored Q-regret sums, fits of at most `capacity` sequences
-            yield {"label": "sampled-rcfr+ on demand, stored", "solver": "sampled-rcfr+", "share": share,
-                   "capacity_per_leaf": 4, "min_capacity": 100_000,
-                   "options": {**lean, "targets": "stored", "seed": 0}}
-            continue
-        yield {"label": "sampled-rcfr on demand", "solver": "sampled-rcfr", "share": share, "capacity_per_leaf": 4,
-               "min_capacity": 100_000, "options": {**lean, "seed": 0}}
+        for profile in profiles:
+            if plus:  # stored Q-regret sums, fits of at most `capacity` sequences
+                yield {"label": "sampled-rcfr+ on demand, stored", "solver": "sampled-rcfr+", "share": share,
+                       "capacity_per_leaf": 4, "min_capacity": 100_000,
+                       "options": {**lean, "targets": "stored", "seed": 0, "profile": profile}}
+            else:
+                yield {"label": "sampled-rcfr on demand", "solver": "sampled-rcfr", "share": share,
+                       "capacity_per_leaf": 4, "min_capacity": 100_000, "options": {**lean, "seed": 0, "profile": profile}}
     if dense:
         options = {k: v for k, v in lean.items() if k != "features_on_demand"}
         yield {"label": "sampled-rcfr dense", "solver": "sampled-rcfr", "share": 0.01, "capacity_per_leaf": 4,
                "min_capacity": 100_000, "options": {**options, "seed": 0}}
 
 
-COLUMNS = [("solver", "{}"), ("share", "{}"), ("leaves", "{}"), ("capacity", "{}"), ("peak_mib", "{:,.0f}"),
+COLUMNS = [("solver", "{}"), ("profile", "{}"), ("refit_every", "{}"), ("share", "{}"), ("leaves", "{}"),
+           ("capacity", "{}"), ("peak_mib", "{:,.0f}"),
            ("solve_mib", "{:,.0f}"), ("game_mib", "{:,.0f}"), ("scratch_mib", "{:,.0f}"), ("state_mib", "{:,.1f}"),
            ("model_mib", "{:,.2f}"), ("buffer_mib", "{:,.1f}"), ("rows_mib", "{:,.1f}"), ("views_mib", "{:,.0f}"),
            ("ms_per_iteration", "{:.2f}"), ("fit_share", "{:.2f}"), ("refresh_share", "{:.2f}"), ("nodes_per_iteration", "{:,.0f}"),
-           ("written_per_iteration", "{:,.0f}"), ("refresh_us_per_sequence", "{:.2f}")]
+           ("written_per_iteration", "{:,.0f}"), ("predicted_per_iteration", "{:,.0f}"),
+           ("batches_per_iteration", "{:,.1f}"), ("refresh_us_per_sequence", "{:.2f}")]
 
 
 def main(argv=None):
@@ -197,6 +228,10 @@ def main(argv=None):
     parser.add_argument("--dense", action="store_true", help="also run the dense-matrix sampled RCFR at 1%%")
     parser.add_argument("--plus", action="store_true",
                         help="lean RCFR+ with stored targets (sampled-rcfr+) instead of RCFR with a reservoir")
+    parser.add_argument("--profiles", nargs="+", default=["cache"], choices=["cache", "visited"],
+                        help="the on-demand solver's current strategies: refreshed after each refit, or predicted "
+                             "for the visited information sets")
+    parser.add_argument("--no-tabular", action="store_true", help="skip the tabular ES row")
     parser.add_argument("--json", default=None, help="also write the rows here")
     parser.add_argument("--one", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -209,7 +244,7 @@ def main(argv=None):
     print("|" + "---|" * len(COLUMNS))
     rows = []
     for config in configs(args.dense, args.shares, args.sampler, args.refit_every, args.traversals, args.features,
-                          args.plus):
+                          args.profiles, not args.no_tabular, args.plus):
         done = subprocess.run([sys.executable, __file__, "--one", json.dumps(config), "--game", args.game,
                                "--iterations", str(args.iterations), "--warmup", str(args.warmup),
                                "--tiny", args.tiny],

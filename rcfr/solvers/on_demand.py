@@ -7,13 +7,17 @@ reservoir or sums, same targets) but never build a (sequences x features) matrix
 * each iteration, the sampler's traversals write sampled regrets of the information sets they visit;
   those sequences (and their mean sampled regret) go straight into the player's bounded reservoir, or
   are added to its stored (Q-)regret sums (`targets.StoredSums`: one float per sequence, the size of the
-  profile cache, plus the iteration of the latest write);
+  profile, plus the iteration of the latest write);
 * at a refit, the feature rows of the training set (the *distinct sequences in the reservoir*, or at most
   ``capacity`` of the sequences with a stored target, chosen by ``selection``) are computed in compiled
   code by the encoder (`features.encoders.sequence_rows`) and the regressor is fit on them with their
   targets and weights (`targets.reservoir_targets`, `targets.StoredSums.targets`);
-* the current strategies the sampler reads are a profile cache (one float per sequence, the array the
-  kernels already read) refreshed after each refit by predicting in chunks of ``chunk`` sequences;
+* the current strategies the sampler reads are a profile (one float per sequence, the array the kernels
+  already read): with ``profile="cache"`` it is refreshed after each refit by predicting every sequence
+  in chunks of ``chunk`` sequences; with ``profile="visited"`` a refit marks the player's sets stale and
+  only the sets each traversal reads are predicted, in batches (`rcfr.solvers.visited`); same results;
+  ``"auto"`` (the default) is "visited" under outcome sampling and "cache" under external sampling and
+  probing (the visited form's discovery walk mirrors external and outcome sampling only);
 * the average-strategy sums stay exact per sequence (exact exploitability needs them).
 
 Bootstrapped targets are refused: each is the previous model's prediction plus the sampled regrets since,
@@ -43,16 +47,17 @@ from .predictions import checked_prediction
 from .targets import SELECTIONS, StoredSums, reservoir_targets
 
 CHUNK = 16_384  # sequences per prediction chunk when refreshing the profile
+PROFILES = ("auto", "cache", "visited")  # current strategies: refreshed after each refit, or predicted when read
 
 
 @njit(cache=True)
-def _sample(tree, state, scratch, settings, traverser, traversals, weight, sums, listed, listed_stamp, stamp):
-    """`traversals` traversals at the fixed profile ``state.sigma``; each traversal's sampled regrets are added
-    to `sums` (as `kernels.collect_regrets` does) and every information set written is listed once in
-    `listed`. Returns the sorted sequences of the listed sets and their mean sampled regrets; clears `sums`."""
+def _traverse(tree, state, scratch, settings, traverser, first, last, weight, sums, listed, listed_stamp, stamp,
+              count):
+    """Traversals first+1 .. last at the fixed profile ``state.sigma``; each traversal's sampled regrets are
+    added to `sums` (as `kernels.collect_regrets` does) and every information set written is listed once in
+    `listed` (after the `count` already there). Returns the new count."""
     first_seq, num_actions, delta = tree.first_seq, tree.num_actions, state.delta
-    count = 0
-    for k in range(traversals):
+    for k in range(first, last):
         kernels.traverse(tree, state, scratch, settings, traverser, k + 1, weight, False)
         for j in range(state.num_touched[0]):
             J = state.touched[j]
@@ -64,6 +69,12 @@ def _sample(tree, state, scratch, settings, traverser, traversals, weight, sums,
                 sums[s] += delta[s]
                 delta[s] = 0.0
         state.num_touched[0] = 0
+    return count
+
+
+@njit(cache=True)
+def _collect(first_seq, num_actions, listed, count, sums, traversals):
+    """The sorted sequences of the listed sets and their mean sampled regrets over `traversals`; clears `sums`."""
     sets = np.sort(listed[:count])
     total = 0
     for J in sets:
@@ -84,16 +95,17 @@ def _sample(tree, state, scratch, settings, traverser, traversals, weight, sums,
 def _match(prediction, t, first, size, base, sigma):
     """Regret matching on t x prediction for the information sets (first[i], size[i]) whose sequences start
     at global id `base` in `prediction`; written into sigma (global ids). The same arithmetic as
-    `rcfr.kernels.regret_matching` on the dense path's estimates."""
+    `rcfr.kernels.regret_matching` on the dense path's estimates. t = 0 (nothing fit yet) reads no prediction
+    and writes uniform strategies."""
     for i in range(first.shape[0]):
         f, n = first[i], size[i]
         total = 0.0
         for s in range(f, f + n):
-            r = prediction[s - base] * t
+            r = prediction[s - base] * t if t != 0.0 else 0.0
             if r > 0.0:
                 total += r
         for s in range(f, f + n):
-            r = prediction[s - base] * t
+            r = prediction[s - base] * t if t != 0.0 else 0.0
             if total > 0.0:
                 sigma[s] = r / total if r > 0.0 else 0.0
             else:
@@ -106,8 +118,8 @@ class OnDemandSampling:
     def __init__(self, game: Game, *, sampler: str, regressor, features, targets: str, traversals: int,
                  refit_every: int, capacity: int, buffer_weighting, averaging, epsilon: float, shared: bool,
                  weights, seed: int, regret_matching: str, selection: str = "recent", tau: float = 1.0,
-                 beta: float = 0.0, chunk: int = CHUNK):
-        from features.encoders import ENCODERS, make_encoder
+                 beta: float = 0.0, profile: str = "auto", chunk: int = CHUNK):
+        from features.encoders import ENCODERS, bound_rows, make_encoder
         from ..regressors import make_regressor, seeded
         # every option is checked before anything per-sequence is allocated
         if targets not in ("stored", "reservoir"):
@@ -135,6 +147,12 @@ class OnDemandSampling:
                              f"{game.name} has none")
         self.game = game
         self.sampler = check_choice("sampler", sampler, ["external", "outcome", "probing"])
+        self.profile = check_choice("profile", profile, PROFILES)
+        if self.profile == "auto":  # an outcome-sampling iteration reads a few dozen sets: docs/large_rcfr.md
+            self.profile = "visited" if self.sampler == "outcome" else "cache"
+        if self.profile == "visited" and self.sampler == "probing":
+            raise ValueError("profile='visited' predicts what external and outcome sampling read; with "
+                             "sampler='probing' the allowed profiles are 'cache' and 'auto'")
         self.traversals = _check_count("traversals", traversals, 1)
         self.refit_every = _check_count("refit_every", refit_every, 1)
         self.capacity = _check_count("capacity", capacity, 1)
@@ -143,6 +161,7 @@ class OnDemandSampling:
         if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0.0 < epsilon <= 1.0:
             raise ValueError(f"epsilon must be a number in (0, 1], got {epsilon!r}")
         self.encoder = make_encoder(game, name, **params)
+        self._profile_rows = bound_rows(game, self.encoder)  # the rows of the sequences whose strategy is predicted
         self.regressors = [seeded(make_regressor(regressor), 2 * seed + p) for p in (0, 1)]
         # the solver's own arrays
         self.buffers = SamplerBuffers(game, self.sampler, seed)
@@ -171,8 +190,12 @@ class OnDemandSampling:
         self.fits = [{"sequence": np.zeros(self.capacity, np.int64), "value": np.zeros(self.capacity),
                       "weight": np.zeros(self.capacity), "count": np.zeros(2, np.int64)} for _ in (0, 1)]
         self.iteration = 0
+        self.visited = None
+        if self.profile == "visited":
+            from .visited import VisitedProfile
+            self.visited = VisitedProfile(self.buffers, self.sampler, epsilon, self._predict)
         for p in (0, 1):
-            self._refresh(p)
+            self._refresh_all(p)
 
     # ---- iterations ----------------------------------------------------------------------------
     def advance(self, iterations: int) -> None:
@@ -182,8 +205,17 @@ class OnDemandSampling:
             weight = float(t) ** self.power / self.traversals
             for p in (0, 1):
                 self._stamp += 1
-                sequences, values = _sample(b.tree, b.state, b.scratch, self.settings, p, self.traversals, weight,
-                                            self._sums, self._listed, self._listed_stamp, self._stamp)
+                walk = (b.tree, b.state, b.scratch, self.settings, p)
+                marks = (self._sums, self._listed, self._listed_stamp, self._stamp)
+                if self.visited is None:
+                    count = _traverse(*walk, 0, self.traversals, weight, *marks, 0)
+                else:  # predict what each traversal reads first
+                    count = 0
+                    for k in range(self.traversals):
+                        self.visited.prepare(p, b.state.rng)
+                        count = _traverse(*walk, k, k + 1, weight, *marks, count)
+                sequences, values = _collect(b.tree.first_seq, b.tree.num_actions, self._listed, count, self._sums,
+                                             self.traversals)
                 self._data(p).add(sequences - self.offsets[p], values, t)
                 if t % self.refit_every == 0:
                     self._fit(p, t)
@@ -221,25 +253,43 @@ class OnDemandSampling:
         return sequence_rows(self.game, self.encoder, sequences)
 
     def _refresh(self, player: int) -> None:
-        """Regret matching on t x the player's predictions into the profile cache, whole information sets at a
-        time, about `chunk` sequences per prediction."""
+        """After a refit of `player`: refresh its profile (cache), or mark its sets stale (visited)."""
+        if self.visited is not None and self.fits[player]["count"][1] > 0:
+            self.visited.stale(player)
+        else:
+            self._refresh_all(player)
+
+    def _predict(self, player: int, sequences: np.ndarray) -> tuple[np.ndarray, int]:
+        """The player's checked predictions for these global sequence ids, and the t they are matched with."""
         from ..regressors import base as regressors
+        model, t = self.regressors[player], int(self.fits[player]["count"][1])
+        prediction = regressors.predict(model, self._profile_rows(sequences))
+        return checked_prediction(model, prediction, len(sequences), f"player {player} at iteration {t}"), t
+
+    def _refresh_all(self, player: int) -> None:
+        """Regret matching on t x the player's predictions into the profile, whole information sets at a
+        time, about `chunk` sequences per prediction."""
         sigma, t = self.buffers.sigma, int(self.fits[player]["count"][1])
         firsts, sizes = self.sets[player]
+        if self.visited is not None:
+            self.visited.all_fresh(player)
         if t == 0:  # nothing fit yet: the estimates are zero, the strategy uniform
             _match(np.zeros(0), 0.0, firsts, sizes, 0, sigma)
             return
-        model, start = self.regressors[player], 0
+        start = 0
         while start < len(firsts):
             stop = max(start + 1, int(np.searchsorted(firsts, firsts[start] + self.chunk)))
             first, end = firsts[start], firsts[stop - 1] + sizes[stop - 1]
-            prediction = checked_prediction(model, regressors.predict(model, self.rows(np.arange(first, end))),
-                                            end - first, f"player {player} at iteration {t}")
+            prediction, _ = self._predict(player, np.arange(first, end))
             _match(prediction, float(t), firsts[start:stop], sizes[start:stop], first, sigma)
             start = stop
 
     # ---- policies and size ---------------------------------------------------------------------
     def current_policy(self) -> Policy:
+        if self.visited is not None:  # every set's strategy, not only the visited ones'
+            for p in (0, 1):
+                if self.visited.updated[p]:
+                    self._refresh_all(p)
         return Policy(self.game, self.buffers.sigma.copy())
 
     def average_policy(self) -> Policy:
