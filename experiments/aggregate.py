@@ -321,14 +321,15 @@ def curve_markdown(rows: list[dict], groups: list[dict], curves: dict[str, list[
                 continue
             measure = g.get("measure") or "exploitability"
             iterations, _, mean, _ = _mean_curve(runs, measure)
-            table[name] = (measure, dict(zip(iterations.tolist(), mean.tolist())))
+            table[name] = (measure, dict(zip(iterations.tolist(), mean.tolist())), g["seeds"])
         if not table:
             continue
-        marks = sorted({i for _, values in table.values() for i in values})
-        lines = [f"{_row_title(key)}: {', '.join(sorted({LABELS[m] for m, _ in table.values()}))}, mean over seeds",
-                 "", "| curve | " + " | ".join(f"T = {int(m):,}" for m in marks) + " |", "|---" * (len(marks) + 1) + "|"]
-        for name, (_, values) in table.items():
-            lines.append(f"| {_cell(name)} | " + " | ".join(_fmt(values.get(m), 5) for m in marks) + " |")
+        marks = sorted({i for _, values, _ in table.values() for i in values})
+        lines = [f"{_row_title(key)}: {', '.join(sorted({LABELS[m] for m, _, _ in table.values()}))}, mean over seeds",
+                 "", "| curve | seeds | " + " | ".join(f"T = {int(m):,}" for m in marks) + " |",
+                 "|---" * (len(marks) + 2) + "|"]
+        for name, (_, values, seeds) in table.items():
+            lines.append(f"| {_cell(name)} | {seeds} | " + " | ".join(_fmt(values.get(m), 5) for m in marks) + " |")
         out.append("\n".join(lines))
     return "\n\n".join(out) + ("\n" if out else "")
 
