@@ -35,15 +35,18 @@ import numpy as np
 
 from rcfr.files import atomic_write
 
+from .measures import LABELS
+
 COLUMNS = ["label", "game", "solver", "regressor", "features", "abstraction", "seed", "status", "iteration",
            "representation_size", "representation_pct", "exploitability", "exploitability_mbb", "seconds",
-           "compile_seconds", "config_hash", "max_nodes_touched", "run"]
+           "compile_seconds", "config_hash", "max_nodes_touched", "measure", "measure_value", "run"]
 #: per-configuration columns: the numbers are means over the pooled seeds, ``*_ci95`` half-widths
 GROUP_COLUMNS = ["label", "game", "solver", "regressor", "features", "abstraction", "seeds", "status", "iteration",
                  "representation_size", "representation_pct", "exploitability", "exploitability_ci95",
-                 "exploitability_mbb", "exploitability_mbb_ci95", "seconds", "compile_seconds", "runs"]
+                 "exploitability_mbb", "exploitability_mbb_ci95", "seconds", "compile_seconds", "measure",
+                 "measure_value", "measure_value_ci95", "runs"]
 POOLED = ["representation_size", "representation_pct", "exploitability", "exploitability_mbb", "seconds",
-          "compile_seconds"]
+          "compile_seconds", "measure_value"]
 PLOT_NAMES = ("exploitability_vs_size", "convergence", "exploitability_vs_nodes")
 MARKERS = "osD^v<>ph*X"
 LINESTYLES = ("-", "--", ":")
@@ -78,6 +81,9 @@ def collect(directory: Path) -> tuple[list[dict], dict[str, list[dict]]]:
         summary = json.loads((run / "summary.json").read_text())
         name = str(run.relative_to(directory)) or "."
         rows.append({**{k: summary.get(k) for k in COLUMNS}, "run": name})
+        rows[-1]["measure"] = rows[-1]["measure"] or "exploitability"  # runs from before run.measure
+        if rows[-1]["measure_value"] is None:
+            rows[-1]["measure_value"] = summary.get(rows[-1]["measure"])
         curves[name] = _read_metrics(run / "metrics.csv")
     rows.sort(key=lambda r: (r["game"], r["label"], r["representation_size"] or 0, r["seed"] or 0))
     return rows, curves
@@ -106,7 +112,7 @@ def pool(rows: list[dict]) -> list[dict]:
         for key in POOLED:
             values = [r[key] for r in runs if r[key] is not None]
             group[key] = float(np.mean(values)) if len(values) == len(runs) else None
-        for key in ("exploitability", "exploitability_mbb"):
+        for key in ("exploitability", "exploitability_mbb", "measure_value"):
             group[f"{key}_ci95"] = ci95([r[key] for r in runs]) if group[key] is not None else None
         groups.append(group)
     groups.sort(key=lambda g: (g["game"], g["label"], g["representation_size"] or 0, g["iteration"] or 0))
@@ -124,12 +130,17 @@ def _fmt(value, digits: int = 4) -> str:
 def markdown(groups: list[dict]) -> str:
     head = ["label", "game", "size", "% of game", "iterations", "exploitability (chips)", "95% CI (chips)",
             "mbb/g", "seconds", "seeds", "status"]
+    measured = any(g.get("measure", "exploitability") != "exploitability" for g in groups)
+    head += ["measure", "value (chips)", "95% CI"] if measured else []
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for g in groups:
         ci = g["exploitability_ci95"]
         cells = [g["label"], g["game"], _fmt(g["representation_size"]), _fmt(g["representation_pct"], 3),
                  _fmt(g["iteration"]), _fmt(g["exploitability"]), "-" if ci is None else f"± {ci:.2g}",
                  _fmt(g["exploitability_mbb"]), _fmt(g["seconds"], 3), g["seeds"], g["status"]]
+        if measured:
+            half = g.get("measure_value_ci95")
+            cells += [g["measure"], _fmt(g["measure_value"]), "-" if half is None else f"± {half:.2g}"]
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -153,7 +164,7 @@ def mean_ci(values) -> tuple[float, float]:
 
 
 def node_curves(rows: list[dict], curves: dict[str, list[dict]]) -> dict[tuple[str, str], list[tuple]]:
-    """(game, label) -> per point: (nodes touched, mean exploitability, CI half-width, seeds) over the
+    """(game, label) -> per point: (nodes touched, mean measure, CI half-width, seeds) over the
     runs (seeds) of that label that ran on a node budget (``run.max_nodes_touched``). Seeds evaluate at slightly different
     node counts, so each curve is interpolated (log-log) at the first seed's evaluation points that
     every seed covers, and at the end of the shortest."""
@@ -163,11 +174,11 @@ def node_curves(rows: list[dict], curves: dict[str, list[dict]]) -> dict[tuple[s
             continue
         curve = [c for c in curves.get(r["run"], []) if c.get("nodes_touched") is not None]
         if curve:
-            runs[(r["game"], r["label"])].append(curve)
+            runs[(r["game"], r["label"])].append((curve, r.get("measure") or "exploitability"))
     table = {}
     for key, group in sorted(runs.items()):
-        xs = [np.log([c["nodes_touched"] for c in curve]) for curve in group]
-        ys = [np.log([c["exploitability"] for c in curve]) for curve in group]
+        xs = [np.log([c["nodes_touched"] for c in curve]) for curve, _ in group]
+        ys = [np.log([c[measure] for c in curve]) for curve, measure in group]
         low, high = max(x[0] for x in xs), min(x[-1] for x in xs)
         grid = [g for g in xs[0] if low <= g < high] + [high]
         table[key] = [(float(np.exp(g)), *mean_ci([np.exp(np.interp(g, x, y)) for x, y in zip(xs, ys)]),
@@ -175,8 +186,8 @@ def node_curves(rows: list[dict], curves: dict[str, list[dict]]) -> dict[tuple[s
     return table
 
 
-def node_markdown(table: dict[tuple[str, str], list[tuple]]) -> str:
-    head = ["game", "label", "seeds", "nodes touched", "exploitability (chips)", "95% CI"]
+def node_markdown(table: dict[tuple[str, str], list[tuple]], ylabel: str = LABELS["exploitability"]) -> str:
+    head = ["game", "label", "seeds", "nodes touched", ylabel, "95% CI"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for (game, label), points in table.items():
         nodes, mean, half, seeds = points[-1]
@@ -205,7 +216,8 @@ def panel_layout(table: dict[tuple[str, str], list[tuple]]) -> tuple[int, int, d
     return len(games), max(len(p) for p in per_game.values()), places
 
 
-def plot_nodes(directory: Path, table: dict[tuple[str, str], list[tuple]]) -> list[Path]:
+def plot_nodes(directory: Path, table: dict[tuple[str, str], list[tuple]],
+               ylabel: str = LABELS["exploitability"]) -> list[Path]:
     """Exploitability against nodes touched (`panel_layout`; the panels of a game share one vertical
     range, and a curve name keeps its colour and marker in every panel)."""
     import matplotlib
@@ -227,7 +239,7 @@ def plot_nodes(directory: Path, table: dict[tuple[str, str], list[tuple]]) -> li
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("nodes touched")
-        ax.set_ylabel("exploitability (chips)")
+        ax.set_ylabel(ylabel)
         ax.set_title(f"{game}: {panel}" if panel else game, fontsize=9)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
@@ -258,15 +270,68 @@ def _style(i: int) -> dict:
             "linestyle": LINESTYLES[(i // 10) % len(LINESTYLES)]}
 
 
-def _mean_curve(curves: list[list[dict]]) -> tuple[np.ndarray, ...]:
-    """Iterations, mean solve seconds, mean and 95% half-width of exploitability (mbb/g) over the
-    seeds' curves, at the iterations every curve has."""
+def _mean_curve(curves: list[list[dict]], column: str = "exploitability_mbb") -> tuple[np.ndarray, ...]:
+    """Iterations, mean solve seconds, mean and 95% half-width of `column` over the seeds' curves, at the
+    iterations every curve has."""
     common = sorted(set.intersection(*({c["iteration"] for c in curve} for curve in curves)))
     at = [{c["iteration"]: c for c in curve} for curve in curves]
-    seconds = np.array([[a[i]["seconds"] for a in at] for i in common])
-    mbb = np.array([[a[i]["exploitability_mbb"] for a in at] for i in common])
-    half = np.array([ci95(row) or 0.0 for row in mbb])
-    return np.array(common), seconds.mean(axis=1), mbb.mean(axis=1), half
+    seconds = np.array([[a[i]["seconds"] for a in at] for i in common]).reshape(len(common), -1)
+    values = np.array([[a[i][column] for a in at] for i in common]).reshape(len(common), -1)
+    half = np.array([ci95(row) or 0.0 for row in values])
+    return np.array(common), seconds.mean(axis=1), values.mean(axis=1), half
+
+
+def _plotted(group: dict) -> tuple[str, str]:
+    """Column and axis label of a configuration's curve: exploitability in mbb/g, any other measure in chips."""
+    measure = group.get("measure") or "exploitability"
+    return ("exploitability_mbb", "exploitability (mbb/g)") if measure == "exploitability" else (measure, LABELS[measure])
+
+
+def curve_rows(groups: list[dict]) -> dict[tuple[str, str], list[tuple[str, dict]]]:
+    """The rows of the convergence plot and of `curve_markdown`: (row title, ...) -> [(curve name,
+    configuration)]. One row per game; where labels name a panel ("<panel> | <curve>"), one row per game
+    family and panel, so a panel can hold one game under several parameters (Skew-DRP(δ) for each δ);
+    a curve name that two games share there gets its game."""
+    rows = defaultdict(list)
+    for g in groups:
+        panel, curve = split_label(g["label"])
+        rows[(g["game"].split("(")[0], panel) if panel else (g["game"], "")].append((curve, g))
+    for key, members in rows.items():
+        games = defaultdict(set)
+        for curve, g in members:
+            games[curve].add(g["game"])
+        rows[key] = [(f"{curve} ({g['game']})" if len(games[curve]) > 1 else curve, g) for curve, g in members]
+    return dict(sorted(rows.items()))
+
+
+def _row_title(key: tuple[str, str]) -> str:
+    return key[1] or key[0]
+
+
+def curve_markdown(rows: list[dict], groups: list[dict], curves: dict[str, list[dict]]) -> str:
+    """Per row of `curve_rows`, the mean over seeds of each configuration's measure (chips) at each
+    evaluation iteration all its seeds share (runs with a node budget evaluate at node counts: left out)."""
+    budget = {r["run"] for r in rows if r.get("max_nodes_touched")}
+    out = []
+    for key, members in curve_rows(groups).items():
+        table = {}
+        for name, g in members:
+            runs = [curves.get(r) for r in g["runs"].split()]
+            if not all(runs) or budget & set(g["runs"].split()):
+                continue
+            measure = g.get("measure") or "exploitability"
+            iterations, _, mean, _ = _mean_curve(runs, measure)
+            table[name] = (measure, dict(zip(iterations.tolist(), mean.tolist())), g["seeds"])
+        if not table:
+            continue
+        marks = sorted({i for _, values, _ in table.values() for i in values})
+        lines = [f"{_row_title(key)}: {', '.join(sorted({LABELS[m] for m, _, _ in table.values()}))}, mean over seeds",
+                 "", "| curve | seeds | " + " | ".join(f"T = {int(m):,}" for m in marks) + " |",
+                 "|---" * (len(marks) + 2) + "|"]
+        for name, (_, values, seeds) in table.items():
+            lines.append(f"| {_cell(name)} | {seeds} | " + " | ".join(_fmt(values.get(m), 5) for m in marks) + " |")
+        out.append("\n".join(lines))
+    return "\n\n".join(out) + ("\n" if out else "")
 
 
 def plot(directory: Path, groups: list[dict], curves: dict[str, list[dict]]) -> list[Path]:
@@ -304,19 +369,19 @@ def plot(directory: Path, groups: list[dict], curves: dict[str, list[dict]]) -> 
     files += _save_figure(fig, directory, "exploitability_vs_size")
     plt.close(fig)
 
-    fig, axes = plt.subplots(len(games), 2, figsize=(11, 4 * len(games)), squeeze=False, layout="constrained")
+    layout = curve_rows(groups)
+    fig, axes = plt.subplots(len(layout), 2, figsize=(11, 4 * len(layout)), squeeze=False, layout="constrained")
     sizes_per_label = defaultdict(set)
     for g in groups:
         sizes_per_label[(g["game"], g["label"])].add(g["representation_size"])
-    for row, game in enumerate(games):
+    for row, (key, members) in enumerate(layout.items()):
         names: set[str] = set()
-        shown = [g for g in groups if g["game"] == game and all(curves.get(r) for r in g["runs"].split())]
-        means = [_mean_curve([curves[r] for r in g["runs"].split()]) for g in shown]
+        shown = [(name, g) for name, g in members if all(curves.get(r) for r in g["runs"].split())]
+        means = [_mean_curve([curves[r] for r in g["runs"].split()], _plotted(g)[0]) for _, g in shown]
         # on a log axis a 95% band reaching zero or below is drawn down to half the lowest mean instead
         floor = 0.5 * min((float(np.min(m[2][m[2] > 0])) for m in means if np.any(m[2] > 0)), default=1e-12)
-        for i, (g, (iterations, seconds, mbb, half)) in enumerate(zip(shown, means)):
-            name = g["label"]
-            if len(sizes_per_label[(game, g["label"])]) > 1:
+        for i, ((name, g), (iterations, seconds, mbb, half)) in enumerate(zip(shown, means)):
+            if len(sizes_per_label[(g["game"], g["label"])]) > 1:
                 name += f" ({_fmt(g['representation_pct'], 3)}%)"
             if g["seeds"] > 1:
                 name += f" (n={g['seeds']})"
@@ -328,12 +393,13 @@ def plot(directory: Path, groups: list[dict], curves: dict[str, list[dict]]) -> 
                 if g["seeds"] > 1:
                     ax.fill_between(xs, np.maximum(mbb - half, floor), mbb + half, color=_style(i)["color"],
                                     alpha=0.15, linewidth=0)
-        for ax, key in zip(axes[row], ("iterations", "solve seconds (compilation and evaluation excluded)")):
+        ylabel = " / ".join(sorted({_plotted(g)[1] for _, g in members}))
+        for ax, axis in zip(axes[row], ("iterations", "solve seconds (compilation and evaluation excluded)")):
             ax.set_xscale("log")
             ax.set_yscale("log")
-            ax.set_xlabel(key)
-            ax.set_ylabel("exploitability (mbb/g)")
-            ax.set_title(f"{game}: convergence", fontsize=9)
+            ax.set_xlabel(axis)
+            ax.set_ylabel(ylabel)
+            ax.set_title(f"{_row_title(key)}: convergence", fontsize=9)
             ax.grid(True, which="both", alpha=0.3)
         if shown:
             axes[row][1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
@@ -355,21 +421,31 @@ def aggregate(directory: str | Path, *, plots: bool = True) -> Aggregate | None:
     _write_csv(directory / "results.csv", GROUP_COLUMNS, groups)
     table = markdown(groups)
     by_nodes = node_curves(rows, curves)
+    ylabel = _measure_label(rows)
     if by_nodes:
-        table += f"\nMean over seeds at the last evaluation:\n\n{node_markdown(by_nodes)}"
+        table += f"\nMean over seeds at the last evaluation:\n\n{node_markdown(by_nodes, ylabel)}"
     atomic_write(directory / "results.md", lambda f: f.write(table.encode()))
     files = [directory / "runs.csv", directory / "results.csv", directory / "results.md"]
+    by_iteration = curve_markdown(rows, groups, curves)
+    if by_iteration:
+        atomic_write(directory / "curves.md", lambda f: f.write(by_iteration.encode()))
+        files.append(directory / "curves.md")
     if plots:
         files += plot(directory, groups, curves)
         if by_nodes:
-            files += plot_nodes(directory, by_nodes)
+            files += plot_nodes(directory, by_nodes, ylabel)
     return Aggregate(directory, rows, groups, curves, files)
+
+
+def _measure_label(rows: list[dict]) -> str:
+    """The axis label of the runs' measure (`experiments.measures.LABELS`), or all of them joined."""
+    return " / ".join(LABELS[m] for m in sorted({r.get("measure") or "exploitability" for r in rows}))
 
 
 def report(result: Aggregate) -> str:
     plots = [str(p) for p in result.files if p.suffix == ".png"]
     by_nodes = node_curves(result.rows, result.curves)
-    extra = f"\n{node_markdown(by_nodes)}" if by_nodes else ""
+    extra = f"\n{node_markdown(by_nodes, _measure_label(result.rows))}" if by_nodes else ""
     return (f"\n{markdown(result.groups)}{extra}\n{len(result.rows)} runs ({len(result.groups)} configurations) in "
             f"{result.directory}\n"
             f"table: {result.directory / 'results.csv'}\nplots: {', '.join(plots)}\n")

@@ -46,9 +46,15 @@ class Setup:
     game: Game  # the full game, where every policy is evaluated
     solver: CFRSolver
     to_full: Callable[[Policy], Policy] = lambda policy: policy
+    average_space: str = "full"  # on an abstraction, "abstract" ties the merged sets' averages
 
     def policy(self) -> Policy:
-        return self.to_full(self.solver.average_policy())
+        from rcfr.abstraction import average_policy
+        return self.to_full(average_policy(self.solver, self.average_space))
+
+    def current_policy(self) -> Policy:
+        """The profile the solver plays in its next iteration, in the full game."""
+        return self.to_full(self.solver.current_policy())
 
     def size(self) -> int | None:
         """Values the solver keeps to produce its strategy (`solver.size()`: table entries, abstract
@@ -77,8 +83,9 @@ def make_setup(spec: ExperimentConfig, game: Game) -> Setup:
                               f"solvers that do: {', '.join(takers)} (action abstractions work with every solver)")
         params = dict(abstraction.params)
         kind = params.pop("partition") if abstraction.name == "card" else abstraction.name
+        space = spec.solver.options.get("average_space", "full")
         return Setup(game, abstractions.abstract_solver(
-            name, game, abstractions.make_abstraction(game, kind, **params), **options))
+            name, game, abstractions.make_abstraction(game, kind, **params), **options), average_space=space)
     except (ValueError, TypeError) as err:  # a value only a constructor can check
         raise ConfigError(f"solver {name!r} with abstraction {abstraction.name!r}: {err}") from None
 
@@ -86,6 +93,8 @@ def make_setup(spec: ExperimentConfig, game: Game) -> Setup:
 def _options(spec: ExperimentConfig, game: Game) -> dict:
     accepted = keyword_names(SOLVERS[spec.solver.name])
     options = dict(spec.solver.options)
+    if "average_space" not in accepted:  # the kit's option (components.KIT_OPTIONS), applied by `Setup.policy`
+        options.pop("average_space", None)
     if "regressor" in accepted:
         options["regressor"] = make_component("regressor", spec.regressor.name, spec.regressor.params, game)
     if "features" in accepted and options.get("features_on_demand"):  # the solver's encoder computes rows

@@ -6,11 +6,16 @@ component name -> the keyword parameters its factory accepts. Validation (`schem
 from __future__ import annotations
 
 from features import FEATURES as FEATURE_REGISTRY
+from rcfr.abstraction.store import AVERAGE_SPACES  # noqa: F401  (the kit's average_space choices)
 from rcfr.regressors import REGRESSORS as REGRESSOR_REGISTRY
 from rcfr.registry import keyword_names
 
 #: solver constructor keywords the kit fills from other config groups (never from solver.options)
 INJECTED_OPTIONS = ("regressor", "features", "seed")
+#: solver options the kit itself handles for solvers whose constructor lacks them: ``average_space``
+#: ("full" | "abstract") averages a full-width solver on an abstraction in the full or the abstract space
+#: (`rcfr.abstraction.average_policy`); the sampled solvers take it as their own option
+KIT_OPTIONS = ("average_space",)
 
 
 def _parameters(registry: dict, skip: int = 0) -> dict[str, list[str]]:

@@ -43,6 +43,7 @@ from rcfr import evaluate
 from rcfr.files import atomic_write, write_json
 
 from . import build
+from .measures import make_measure
 from .schema import JSON_POLICY_LIMIT, ConfigError, ExperimentConfig, to_spec, validate
 
 log = logging.getLogger("experiments")
@@ -118,8 +119,9 @@ def _rng_of(solver):
     return rng if isinstance(rng, np.random.Generator) else None
 
 
-def _save_checkpoint(path: Path, solver, meta: dict) -> None:
+def _save_checkpoint(path: Path, solver, meta: dict, measure) -> None:
     state = {f"solver.{k}": np.asarray(v) for k, v in solver.state_dict().items()}
+    state.update({f"measure.{k}": np.asarray(v) for k, v in measure.state_dict().items()})
     rng = _rng_of(solver)
     if rng is not None:
         meta = {**meta, "rng": rng.bit_generator.state}
@@ -136,8 +138,9 @@ def default_label(spec: ExperimentConfig) -> str:
     return " ".join(parts)
 
 
-def _load_checkpoint(path: Path, solver, key: str) -> dict | None:
-    """Restore `solver` from `path` when the checkpoint belongs to this configuration."""
+def _load_checkpoint(path: Path, solver, key: str, measure) -> dict | None:
+    """Restore `solver` (and the running sums of `measure`) from `path` when the checkpoint belongs to
+    this configuration."""
     try:
         with np.load(path, allow_pickle=False) as data:
             meta = json.loads(str(data["meta"]))
@@ -145,6 +148,8 @@ def _load_checkpoint(path: Path, solver, key: str) -> dict | None:
                 log.warning("checkpoint %s is for another configuration; starting over", path)
                 return None
             solver.load_state_dict({k[7:]: data[k] for k in data.files if k.startswith("solver.")})
+            measure.load_state_dict({k[8:]: data[k] for k in data.files if k.startswith("measure.")},
+                                    solver.iteration)
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:  # truncated or damaged
         log.warning("cannot read checkpoint %s (%s); starting over", path, err)
         return None
@@ -156,7 +161,8 @@ def _load_checkpoint(path: Path, solver, key: str) -> dict | None:
 
 def _write_metrics(path: Path, rows: list[dict]) -> None:
     text = io.StringIO()
-    writer = csv.DictWriter(text, fieldnames=METRICS, lineterminator="\n")
+    writer = csv.DictWriter(text, fieldnames=METRICS + [k for k in (rows[:1] or [{}])[0] if k not in METRICS],
+                            lineterminator="\n")  # + the run's measure (`experiments.measures`)
     writer.writeheader()
     writer.writerows(rows)
     atomic_write(path, lambda f: f.write(text.getvalue().encode()))
@@ -167,8 +173,10 @@ def _warm_up(spec: ExperimentConfig, game) -> float:
     numba compilation (or loading its cache) and first-use costs, kept out of the solve seconds."""
     setup = build.make_setup(spec, game)
     started = time.perf_counter()
+    measure = make_measure(spec.run.measure, setup)
+    measure.observe(setup)
     setup.solver.run(1)
-    evaluate(game, setup.policy())
+    measure.value(evaluate(game, setup.policy()))
     return time.perf_counter() - started
 
 
@@ -245,10 +253,12 @@ def _run_locked(spec: ExperimentConfig, game, setup: build.Setup, run_dir: Path,
     solver = setup.solver
     total = spec.run.iterations
     checkpoint = run_dir / "checkpoint.npz"
-    meta = _load_checkpoint(checkpoint, solver, key) if spec.run.resume and checkpoint.exists() else None
+    measure = make_measure(spec.run.measure, setup)
+    meta = _load_checkpoint(checkpoint, solver, key, measure) if spec.run.resume and checkpoint.exists() else None
     if meta is None and solver.iteration:  # a checkpoint that failed half-way through loading
         setup = build.make_setup(spec, game)
         solver = setup.solver
+        measure = make_measure(spec.run.measure, setup)
     if solver.iteration > total:
         raise ConfigError(f"run.iterations={total} is below the {solver.iteration} iterations already done in "
                           f"{run_dir}; set run.iterations >= {solver.iteration}, or choose another directory")
@@ -278,7 +288,7 @@ def _run_locked(spec: ExperimentConfig, game, setup: build.Setup, run_dir: Path,
     def checkpoint_now() -> None:
         nonlocal last_checkpoint
         _save_checkpoint(checkpoint, solver, {"identity": key, "rows": rows, "solve_seconds": solve_seconds,
-                                              "wall_seconds": wall(), "compile_seconds": compile_seconds})
+                                              "wall_seconds": wall(), "compile_seconds": compile_seconds}, measure)
         last_checkpoint = time.monotonic()
 
     def summary(status: str) -> dict:
@@ -289,13 +299,16 @@ def _run_locked(spec: ExperimentConfig, game, setup: build.Setup, run_dir: Path,
     with _stop_on_signals(flag), tqdm(total=total, initial=min(solver.iteration, total), unit="it",
                                       desc=label, disable=None if spec.run.progress is None
                                       else not spec.run.progress, leave=False) as bar:
-        chunk = max(1, int(getattr(solver, "chunk", 1)))  # the solver's own batch (MCCFR: compiled loops)
+        # the solver's own batch (MCCFR: compiled loops), or one iteration for a measure that sees each one
+        chunk = 1 if measure.steps else max(1, int(getattr(solver, "chunk", 1)))
         while solver.iteration < total and not (budget and nodes() >= budget):
             it = solver.iteration
             stop_at = min([total, it + chunk] + schedule[:1] + ([(it // every + 1) * every] if every else []))
             if budget:  # aim at the next node mark from the nodes per iteration so far
                 stop_at = min(stop_at, it + (max(1, int(np.ceil((marks[0] - nodes()) * it / nodes())))
                                              if it and nodes() else 1))
+            if measure.steps:
+                measure.observe(setup)
             t0 = time.perf_counter()
             solver.run(stop_at - it)
             solve_seconds += time.perf_counter() - t0
@@ -314,7 +327,8 @@ def _run_locked(spec: ExperimentConfig, game, setup: build.Setup, run_dir: Path,
                              "exploitability_mbb": result.exploitability_mbb, "value": result.value,
                              "representation_size": size,
                              "representation_pct": None if size is None else 100.0 * size / game.num_sequences,
-                             "nodes_touched": nodes()})
+                             "nodes_touched": nodes(),
+                             **({} if measure.name == "exploitability" else {measure.name: measure.value(result)})})
                 _write_metrics(run_dir / "metrics.csv", rows)
                 log.info("iteration %d: exploitability %.6g chips (%.4g mbb/g), %.3g s",
                          it, result.exploitability, result.exploitability_mbb, solve_seconds)
@@ -362,6 +376,7 @@ def _write_summary(run_dir: Path, spec: ExperimentConfig, label: str, game, rows
         "abstraction": spec.abstraction.name, "abstraction_params": spec.abstraction.params,
         "game_sequences": game.num_sequences, "game_infosets": game.num_infosets,
         **{k: final.get(k) for k in METRICS if k != "iteration"}, "compile_seconds": compile_seconds,
+        "measure": spec.run.measure, "measure_value": final.get(spec.run.measure),
         "config_hash": hashlib.sha1(seedless_identity(spec).encode()).hexdigest()[:12],
     }
     write_json(run_dir / "summary.json", summary)

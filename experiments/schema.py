@@ -20,6 +20,7 @@ from rcfr import SOLVERS, make_rules
 from rcfr.registry import check_choice, keyword_names
 
 from . import components
+from .measures import MEASURES
 
 
 @dataclass
@@ -59,6 +60,7 @@ class RunConfig:
     resume: bool = True  # continue from checkpoint.npz in the run directory when its config matches
     progress: Optional[bool] = None  # None: a bar on a terminal, nothing in logs
     policy_format: str = "auto"  # json | npz | auto (npz above JSON_POLICY_LIMIT information sets)
+    measure: str = "exploitability"  # exploitability | full_regret (experiments.measures), per evaluation
 
 
 POLICY_FORMATS = ("auto", "json", "npz")
@@ -157,6 +159,8 @@ def validate(cfg) -> ExperimentConfig:
         _check_int(f"run.{name}", getattr(run, name), low, RUN_LIMITS[name])
     if run.policy_format not in POLICY_FORMATS:
         raise ConfigError(f"run.policy_format must be one of {', '.join(POLICY_FORMATS)}, got {run.policy_format!r}")
+    if run.measure not in MEASURES:
+        raise ConfigError(f"run.measure must be one of {', '.join(MEASURES)}, got {run.measure!r}")
     seconds = run.checkpoint_seconds
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds) or seconds < 0:
         raise ConfigError(f"run.checkpoint_seconds must be a finite number >= 0, got {seconds!r}")
@@ -171,8 +175,10 @@ def validate(cfg) -> ExperimentConfig:
     check(spec.solver.name)
     accepted = keyword_names(solvers[spec.solver.name])[1:]
     injected = [k for k in components.INJECTED_OPTIONS if k in accepted]
+    kit_options = [k for k in components.KIT_OPTIONS if k not in accepted]
     _check_params("solver.options", "solver", spec.solver.name, spec.solver.options,
-                  [k for k in accepted if k not in injected])
+                  [k for k in accepted if k not in injected] + kit_options)
+    _check_average_space(spec, kit_options)
 
     for group, table in (("regressor", components.REGRESSORS), ("features", components.FEATURES),
                          ("abstraction", components.ABSTRACTIONS)):
@@ -195,6 +201,19 @@ def validate(cfg) -> ExperimentConfig:
         if spec.abstraction.name == kind and key not in spec.abstraction.params:
             raise ConfigError(f"abstraction {kind!r} needs abstraction.params.{key}")
     return spec
+
+
+def _check_average_space(spec: ExperimentConfig, kit_options: list[str]) -> None:
+    """``solver.options.average_space`` of a full-width solver is the kit's (the sampled solvers check
+    their own): full or abstract, and abstract only on an information-set abstraction."""
+    if "average_space" not in kit_options or "average_space" not in spec.solver.options:
+        return
+    space = spec.solver.options["average_space"]
+    _choice("solver.options.average_space", components.AVERAGE_SPACES)(space)
+    if space == "abstract" and spec.abstraction.name in ("none", "action"):
+        raise ConfigError(f"solver.options.average_space='abstract' averages over merged information sets, so it "
+                          f"needs an information-set abstraction (abstraction={spec.abstraction.name!r} has none); "
+                          f"choose one of: {', '.join(k for k in components.ABSTRACTIONS if k not in ('none', 'action'))}")
 
 
 def _choice(field_name: str, table):

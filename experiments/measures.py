@@ -1,0 +1,82 @@
+"""What a run measures at each evaluation besides exploitability (``run.measure``).
+
+* ``exploitability`` (default): the exploitability of the average policy; nothing per iteration.
+* ``full_regret``: (R_1^{T,+} + R_2^{T,+}) / T in the full game over the profiles σ^1..σ^T the solver
+  *played* (Lanctot 2013, Fig 5.4; `rcfr.abstraction.FullRegret`). It needs every iteration's current
+  policy, so the runner steps one iteration at a time and shows the measure σ^t before iteration t.
+
+A measure's running sums go into the checkpoint (`state_dict`), so a resumed run measures exactly what
+an uninterrupted one does. Its value is the ``<name>`` column of metrics.csv (exploitability has its
+own columns) and the y axis of the aggregate's plots, labelled by `LABELS`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+MEASURES = ("exploitability", "full_regret")
+#: axis label of each measure, in chips (the convergence plot shows exploitability in mbb/g)
+LABELS = {"exploitability": "exploitability (chips)",
+          "full_regret": "(R1+ + R2+)/T of the played profiles, full game (chips)"}
+
+
+class Exploitability:
+    """The default: the evaluation's exploitability; no per-iteration work."""
+
+    name, steps = "exploitability", False
+
+    def __init__(self, setup):
+        pass
+
+    def observe(self, setup) -> None:
+        pass
+
+    def value(self, result) -> float:
+        return result.exploitability
+
+    def state_dict(self) -> dict[str, np.ndarray]:
+        return {}
+
+    def load_state_dict(self, state: dict[str, np.ndarray], iteration: int) -> None:
+        pass
+
+
+class FullRegretMeasure:
+    """Sums of the played profiles' realization plans and values (`FullRegret`), one profile per iteration."""
+
+    name, steps = "full_regret", True
+
+    def __init__(self, setup):
+        from rcfr.abstraction import FullRegret
+
+        self.tracker = FullRegret(setup.game)
+
+    def observe(self, setup) -> None:
+        """Count the profile the solver is about to play (call before each iteration)."""
+        self.tracker.add(setup.current_policy())
+
+    def value(self, result) -> float:
+        return self.tracker.positive_sum()
+
+    def state_dict(self) -> dict[str, np.ndarray]:
+        t = self.tracker
+        return {"t": np.array(t.t), "value": np.array(t.value), "plan0": t.plans[0], "plan1": t.plans[1]}
+
+    def load_state_dict(self, state: dict[str, np.ndarray], iteration: int) -> None:
+        t = self.tracker
+        if int(state["t"]) != iteration:
+            raise ValueError(f"full_regret has {int(state['t'])} profiles for {iteration} iterations")
+        t.t, t.value = int(state["t"]), float(state["value"])
+        for p in (0, 1):
+            if state[f"plan{p}"].shape != t.plans[p].shape:
+                raise ValueError(f"full_regret plan of player {p} has shape {state[f'plan{p}'].shape}, "
+                                 f"the game {t.plans[p].shape}")
+            t.plans[p][:] = state[f"plan{p}"]
+
+
+_KINDS = {"exploitability": Exploitability, "full_regret": FullRegretMeasure}
+
+
+def make_measure(name: str, setup):
+    """The measure `name` (one of `MEASURES`) of a run's `build.Setup`."""
+    return _KINDS[name](setup)
