@@ -13,7 +13,7 @@ never builds a (sequences x features) matrix or any other per-sequence array for
   already read): with ``profile="cache"`` it is refreshed after each refit by predicting every sequence
   in chunks of ``chunk`` sequences; with ``profile="visited"`` a refit marks the player's sets stale and
   only the sets each traversal reads are predicted, in batches (`rcfr.solvers.visited`); same results;
-  ``"auto"`` (the default) is "visited" under outcome sampling and "cache" under external sampling;
+  "visited" is the default (faster on every large game measured but one, docs/large_rcfr.md);
 * the average-strategy sums stay exact per sequence (exact exploitability needs them).
 
 So the learner holds the model, the reservoir (24 bytes an example) and one chunk of rows; what stays
@@ -38,7 +38,7 @@ from .predictions import checked_prediction
 from .targets import reservoir_targets
 
 CHUNK = 16_384  # sequences per prediction chunk when refreshing the profile
-PROFILES = ("auto", "cache", "visited")  # current strategies: refreshed after each refit, or predicted when read
+PROFILES = ("cache", "visited")  # the current strategies: refreshed after each refit, or predicted when read
 
 
 @njit(cache=True)
@@ -108,7 +108,7 @@ class OnDemandSampling:
 
     def __init__(self, game: Game, *, sampler: str, regressor, features, targets: str, traversals: int,
                  refit_every: int, capacity: int, buffer_weighting, averaging, epsilon: float, shared: bool,
-                 weights, seed: int, regret_matching: str, profile: str = "auto", chunk: int = CHUNK):
+                 weights, seed: int, regret_matching: str, profile: str = "visited", chunk: int = CHUNK):
         from features.encoders import ENCODERS, bound_rows, make_encoder
         from ..regressors import make_regressor, seeded
         # every option is checked before anything per-sequence is allocated
@@ -137,8 +137,6 @@ class OnDemandSampling:
         self.game = game
         self.sampler = check_choice("sampler", sampler, ["external", "outcome"])
         self.profile = check_choice("profile", profile, PROFILES)
-        if self.profile == "auto":  # an outcome-sampling iteration reads a few dozen sets: docs/large_rcfr.md
-            self.profile = "visited" if self.sampler == "outcome" else "cache"
         self.traversals = _check_count("traversals", traversals, 1)
         self.refit_every = _check_count("refit_every", refit_every, 1)
         self.capacity = _check_count("capacity", capacity, 1)

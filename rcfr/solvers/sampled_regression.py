@@ -13,10 +13,9 @@ data, either
 
 and the regressor of p is refit every `refit_every` iterations. With ``features_on_demand=True`` (reservoir
 targets, features named by an encoder) no feature matrix or per-sequence target is built: see
-`rcfr.solvers.on_demand`; there ``profile="auto"|"cache"|"visited"`` picks whether a refit refreshes every
-current strategy or only those the traversals read (`rcfr.solvers.visited`; "auto": visited under outcome
-sampling). The average policy sums the sampler's
-stochastically weighted average-strategy increments (weight t^power). All target, fit and regret
+`rcfr.solvers.on_demand`; there ``profile="cache"|"visited"`` (None: "visited") picks whether a refit
+refreshes every current strategy or only those the traversals read (`rcfr.solvers.visited`). The average
+policy sums the sampler's stochastically weighted average-strategy increments (weight t^power). All target, fit and regret
 matching logic is `RegressionRegrets`'; with indicator features, the `table` regressor, stored
 targets and one traversal per iteration this is tabular MCCFR with the same sampler and seed.
 """
@@ -69,20 +68,20 @@ class SampledRCFR(IterativeSolver):
                  targets: str = "stored", traversals: int = 1, refit_every: int = 1, capacity: int = 100_000,
                  buffer_weighting: str | float = "linear", averaging: str | float = "uniform",
                  epsilon: float = 0.6, shared: bool = False, weights=None, features_on_demand: bool = False,
-                 profile: str = "auto", seed: int = 0):
+                 profile: str | None = None, seed: int = 0):
         if not isinstance(features_on_demand, bool):
             raise ValueError(f"features_on_demand must be True or False, got {features_on_demand!r}")
         self.game, self.on_demand, self._store = game, None, None
-        if profile not in ("auto", "cache") and not features_on_demand:
+        if profile is not None and not features_on_demand:
             raise ValueError(f"profile={profile!r} needs features_on_demand=True (the dense path predicts every "
-                             f"sequence at each refit); allowed without it: 'auto', 'cache'")
+                             f"sequence at each refit); leave it None")
         if features_on_demand:
             from .on_demand import OnDemandSampling
             self.on_demand = OnDemandSampling(
                 game, sampler=sampler, regressor=regressor, features=features, targets=targets,
                 traversals=traversals, refit_every=refit_every, capacity=capacity, buffer_weighting=buffer_weighting,
                 averaging=averaging, epsilon=epsilon, shared=shared, weights=weights, seed=seed,
-                regret_matching=self.regret_matching, profile=profile)
+                regret_matching=self.regret_matching, profile="visited" if profile is None else profile)
             self.iteration = 0
             return
         self.views = game.views
@@ -186,7 +185,7 @@ class SampledRCFRPlus(SampledRCFR):
                  targets: str = "stored", traversals: int = 1, refit_every: int = 1, capacity: int = 100_000,
                  buffer_weighting: str | float = "linear", averaging: str | float = "linear",
                  epsilon: float = 0.6, shared: bool = False, weights=None, features_on_demand: bool = False,
-                 profile: str = "auto", seed: int = 0):
+                 profile: str | None = None, seed: int = 0):
         super().__init__(game, sampler=sampler, regressor=regressor, features=features, targets=targets,
                          traversals=traversals, refit_every=refit_every, capacity=capacity,
                          buffer_weighting=buffer_weighting, averaging=averaging, epsilon=epsilon, shared=shared,
