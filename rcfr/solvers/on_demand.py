@@ -13,7 +13,7 @@ never builds a (sequences x features) matrix or any other per-sequence array for
   already read): with ``profile="cache"`` it is refreshed after each refit by predicting every sequence
   in chunks of ``chunk`` sequences; with ``profile="visited"`` a refit marks the player's sets stale and
   only the sets each traversal reads are predicted, in batches (`rcfr.solvers.visited`); same results;
-  "visited" is the default (faster on every large game measured but one, docs/large_rcfr.md);
+  "visited" is the default (faster in 13 of 14 large-game configurations measured, docs/large_rcfr.md);
 * the average-strategy sums stay exact per sequence (exact exploitability needs them).
 
 So the learner holds the model, the reservoir (24 bytes an example) and one chunk of rows; what stays
