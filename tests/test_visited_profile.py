@@ -70,10 +70,9 @@ def test_resume_is_exact(games, sampler):
     _same_run(cache, second)
 
 
-def test_auto_is_visited_under_outcome_sampling_only(games):
-    game = games["goofspiel"]
-    assert _lean(game, "goofspiel", sampler="outcome").on_demand.visited is not None
-    assert _lean(game, "goofspiel", sampler="external").on_demand.visited is None
+def test_the_default_is_visited(games):
+    assert _lean(games["goofspiel"], "goofspiel").on_demand.visited is not None
+    assert _lean(games["goofspiel"], "goofspiel", profile="cache").on_demand.visited is None
 
 
 @pytest.mark.parametrize("name", ["goofspiel", "liars_dice"])
@@ -86,7 +85,7 @@ def test_bound_rows_are_the_sequence_rows(games, name):
 
 
 @pytest.mark.parametrize("options,message", [
-    ({"features_on_demand": True, "profile": "lazy"}, "unknown profile .lazy.; allowed: auto, cache, visited"),
+    ({"features_on_demand": True, "profile": "lazy"}, "unknown profile .lazy.; allowed: cache, visited"),
     ({"profile": "visited"}, "needs features_on_demand=True"),
     ({"features_on_demand": True, "profile": "visited", "sampler": "probing"}, "with sampler='probing' the allowed"),
 ])

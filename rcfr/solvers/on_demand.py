@@ -16,8 +16,8 @@ reservoir or sums, same targets) but never build a (sequences x features) matrix
   already read): with ``profile="cache"`` it is refreshed after each refit by predicting every sequence
   in chunks of ``chunk`` sequences; with ``profile="visited"`` a refit marks the player's sets stale and
   only the sets each traversal reads are predicted, in batches (`rcfr.solvers.visited`); same results;
-  ``"auto"`` (the default) is "visited" under outcome sampling and "cache" under external sampling and
-  probing (the visited form's discovery walk mirrors external and outcome sampling only);
+  "visited" is the default (faster in 13 of 14 large-game configurations measured, docs/large_rcfr.md),
+  except under probing, whose sampling the discovery walk does not mirror: there the cache;
 * the average-strategy sums stay exact per sequence (exact exploitability needs them).
 
 Bootstrapped targets are refused: each is the previous model's prediction plus the sampled regrets since,
@@ -47,7 +47,7 @@ from .predictions import checked_prediction
 from .targets import SELECTIONS, StoredSums, reservoir_targets
 
 CHUNK = 16_384  # sequences per prediction chunk when refreshing the profile
-PROFILES = ("auto", "cache", "visited")  # current strategies: refreshed after each refit, or predicted when read
+PROFILES = ("cache", "visited")  # the current strategies: refreshed after each refit, or predicted when read
 
 
 @njit(cache=True)
@@ -118,7 +118,7 @@ class OnDemandSampling:
     def __init__(self, game: Game, *, sampler: str, regressor, features, targets: str, traversals: int,
                  refit_every: int, capacity: int, buffer_weighting, averaging, epsilon: float, shared: bool,
                  weights, seed: int, regret_matching: str, selection: str = "recent", tau: float = 1.0,
-                 beta: float = 0.0, profile: str = "auto", chunk: int = CHUNK):
+                 beta: float = 0.0, profile: str | None = None, chunk: int = CHUNK):
         from features.encoders import ENCODERS, bound_rows, make_encoder
         from ..regressors import make_regressor, seeded
         # every option is checked before anything per-sequence is allocated
@@ -147,12 +147,12 @@ class OnDemandSampling:
                              f"{game.name} has none")
         self.game = game
         self.sampler = check_choice("sampler", sampler, ["external", "outcome", "probing"])
+        if profile is None:  # the discovery walk mirrors external and outcome sampling only
+            profile = "cache" if self.sampler == "probing" else "visited"
         self.profile = check_choice("profile", profile, PROFILES)
-        if self.profile == "auto":  # an outcome-sampling iteration reads a few dozen sets: docs/large_rcfr.md
-            self.profile = "visited" if self.sampler == "outcome" else "cache"
         if self.profile == "visited" and self.sampler == "probing":
             raise ValueError("profile='visited' predicts what external and outcome sampling read; with "
-                             "sampler='probing' the allowed profiles are 'cache' and 'auto'")
+                             "sampler='probing' the allowed profiles are 'cache' and None")
         self.traversals = _check_count("traversals", traversals, 1)
         self.refit_every = _check_count("refit_every", refit_every, 1)
         self.capacity = _check_count("capacity", capacity, 1)

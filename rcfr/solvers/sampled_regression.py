@@ -14,8 +14,8 @@ training data, either
 and the regressor of p is refit every `refit_every` iterations. With ``features_on_demand=True`` (reservoir
 or stored targets, features named by an encoder) no feature matrix is built and a fit sees at most
 `capacity` sequences (for stored targets, chosen by `selection`): see `rcfr.solvers.on_demand`; there
-``profile="auto"|"cache"|"visited"`` picks whether a refit refreshes every current strategy or only those
-the traversals read (`rcfr.solvers.visited`; "auto": visited under outcome sampling).
+``profile="cache"|"visited"`` (None: "visited", or "cache" under probing) picks whether a refit refreshes
+every current strategy or only those the traversals read (`rcfr.solvers.visited`).
 Probing (``sampler="probing"``, Gibson et al. 2012) samples each of the traverser's actions with
 probability max(epsilon, (beta + tau s[a]) / (beta + sum s)), s the average-strategy sums so far, and
 values the others by one on-policy probe; tau = 1 and beta = 0 by default, so that the rule does not
@@ -87,15 +87,15 @@ class SampledRCFR(IterativeSolver):
                  buffer_weighting: str | float = "linear", averaging: str | float = "uniform",
                  epsilon: float = 0.6, shared: bool = False, weights=None, features_on_demand: bool = False,
                  selection: str = "recent", tau: float | None = None, beta: float | None = None,
-                 profile: str = "auto", seed: int = 0):
+                 profile: str | None = None, seed: int = 0):
         if not isinstance(features_on_demand, bool):
             raise ValueError(f"features_on_demand must be True or False, got {features_on_demand!r}")
         check_choice("sampler", sampler, SAMPLERS)
         tau, beta = probing_options(sampler, tau, beta)
         self.game, self.on_demand, self._store = game, None, None
-        if profile not in ("auto", "cache") and not features_on_demand:
+        if profile is not None and not features_on_demand:
             raise ValueError(f"profile={profile!r} needs features_on_demand=True (the dense path predicts every "
-                             f"sequence at each refit); allowed without it: 'auto', 'cache'")
+                             f"sequence at each refit); leave it None")
         if features_on_demand:
             from .on_demand import OnDemandSampling
             self.on_demand = OnDemandSampling(
@@ -210,7 +210,7 @@ class SampledRCFRPlus(SampledRCFR):
                  buffer_weighting: str | float = "linear", averaging: str | float = "linear",
                  epsilon: float = 0.6, shared: bool = False, weights=None, features_on_demand: bool = False,
                  selection: str = "recent", tau: float | None = None, beta: float | None = None,
-                 profile: str = "auto", seed: int = 0):
+                 profile: str | None = None, seed: int = 0):
         super().__init__(game, sampler=sampler, regressor=regressor, features=features, targets=targets,
                          traversals=traversals, refit_every=refit_every, capacity=capacity,
                          buffer_weighting=buffer_weighting, averaging=averaging, epsilon=epsilon, shared=shared,
