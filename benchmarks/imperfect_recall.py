@@ -17,9 +17,9 @@ import argparse
 import csv
 import re
 import shutil
+import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,12 +33,16 @@ START, END = "<!-- imperfect-recall:start -->", "<!-- imperfect-recall:end -->"
 BLUFF21 = [f"lanctot_fig54/bluff21_{r}" for r in ("r1", "r2", "r4", "full")]
 
 
-def sweep(preset: str, directory: Path, *overrides: str) -> float:
-    """Run (or resume) a preset's sweep into `directory`; its wall seconds."""
-    started = time.perf_counter()
+def sweep(preset: str, directory: Path, *overrides: str) -> None:
+    """Run (or resume, or reuse the finished runs of) a preset's sweep into `directory`."""
     subprocess.run([sys.executable, "-m", "experiments.run", f"+experiment={preset}", f"hydra.sweep.dir={directory}",
                     "run.progress=false", *overrides], cwd=ROOT, check=True)
-    return time.perf_counter() - started
+
+
+def run_seconds(directory: Path) -> str:
+    """Wall seconds of the runs under `directory`, summed over the runs (their own, across resumptions)."""
+    summaries = [json.loads(p.read_text()) for p in directory.rglob("summary.json")]
+    return f"{sum(s['wall_seconds'] for s in summaries):,.0f} s over {len(summaries)} runs"
 
 
 def fig54_arms(preset: str) -> list[str]:
@@ -67,22 +71,23 @@ def main() -> None:
     args = parser.parse_args()
     suffix = "_quick" if args.quick else ""
     f53, f54 = (args.dir / f"lanctot_fig5{n}{suffix}" for n in (3, 4))
-    seconds = {"5.3": sweep(f"lanctot_fig53{suffix}", f53)}
+    sweep(f"lanctot_fig53{suffix}", f53)
     if args.quick:
-        seconds["5.4"] = sweep("lanctot_fig54_quick", f54)
+        sweep("lanctot_fig54_quick", f54)
     else:
-        seconds["5.4"] = sweep("lanctot_fig54", f54, f"+arm={','.join(fig54_arms('lanctot_fig54'))}")
-        seconds["5.4, Bluff(2,1)"] = sweep("lanctot_fig54", f54 / "bluff21", f"+arm={','.join(BLUFF21)}", "run.seed=0",
-                                           "hydra.launcher.n_jobs=1")  # 3.6 GB per run: one at a time
+        sweep("lanctot_fig54", f54, f"+arm={','.join(fig54_arms('lanctot_fig54'))}")
+        sweep("lanctot_fig54", f54 / "bluff21", f"+arm={','.join(BLUFF21)}", "run.seed=0",
+              "hydra.launcher.n_jobs=1")  # 3.6 GB per run: one at a time
         aggregate(f54)  # the main sweep's tables and plots, with the Bluff(2,1) runs in them
+    seconds = {"5.3": run_seconds(f53), "5.4": run_seconds(f54)}
     FIGURES.mkdir(parents=True, exist_ok=True)
     for number, directory in (("3", f53), ("4", f54)):
         shutil.copyfile(directory / "convergence.png", FIGURES / f"fig5_{number}{suffix}.png")
     gaps = largest_gap(f53)
     command = "python benchmarks/imperfect_recall.py" + (" --quick" if args.quick else "")
     text = "\n\n".join([
-        f"Command: `{command} --write` (wall seconds, 2 shared cores under load: "
-        + ", ".join(f"Fig {k} {v:.0f} s" for k, v in seconds.items()) + ").",
+        f"Command: `{command} --write` (run wall time summed, 2 shared cores under load: "
+        + "; ".join(f"Fig {k}: {v}" for k, v in seconds.items()) + ").",
         "**Fig 5.3** (`lanctot_fig53`: vanilla CFR, exploitability in the full game, chips; full vs abstract "
         "averaging):", (f53 / "curves.md").read_text().strip(),
         "Largest |full - abstract| over the evaluations: " + "; ".join(f"{k}: {v:.2e}" for k, v in gaps.items()) + ".",

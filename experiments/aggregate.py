@@ -65,7 +65,7 @@ class Aggregate:
 
 def find_runs(directory: Path) -> list[Path]:
     return sorted((p.parent for p in directory.rglob("summary.json") if ".hydra" not in p.parts),
-                  key=lambda p: [int(s) if s.isdigit() else s for s in p.relative_to(directory).parts])
+                  key=lambda p: [(0, int(s), "") if s.isdigit() else (1, 0, s) for s in p.relative_to(directory).parts])
 
 
 def _read_metrics(path: Path) -> list[dict]:
