@@ -17,7 +17,12 @@
 * ``exploitability_vs_nodes.{png,svg}`` (runs with a node budget) exploitability against nodes
   touched, log-log, one panel per game (or per game and the label's part before " | ", one row per game
   on one vertical range), the mean over seeds with 95% confidence intervals (Lanctot 2013, Figs 4.2-4.5);
-  ``results.md`` then adds the final means per game and label.
+  ``results.md`` then adds the final means per game and label. A label with several sizes gets a
+  curve per size. ``exploitability_vs_cpu_seconds.{png,svg}``: the same curves against the solve's
+  process CPU seconds (evaluation and compilation excluded), which a loaded machine does not inflate.
+
+Memory (``peak_rss_mib``, ``solve_peak_rss_mib``, ``anon_rss_mib``: `experiments.runner.MEMORY`) is in
+the tables, pooled like the other numbers.
 """
 
 from __future__ import annotations
@@ -35,16 +40,22 @@ import numpy as np
 
 from rcfr.files import atomic_write
 
+from .memory import MEMORY
+
 COLUMNS = ["label", "game", "solver", "regressor", "features", "abstraction", "seed", "status", "iteration",
            "representation_size", "representation_pct", "exploitability", "exploitability_mbb", "seconds",
-           "compile_seconds", "config_hash", "max_nodes_touched", "run"]
+           "cpu_seconds", "compile_seconds", *MEMORY, "nodes_touched", "config_hash", "max_nodes_touched", "run"]
 #: per-configuration columns: the numbers are means over the pooled seeds, ``*_ci95`` half-widths
 GROUP_COLUMNS = ["label", "game", "solver", "regressor", "features", "abstraction", "seeds", "status", "iteration",
                  "representation_size", "representation_pct", "exploitability", "exploitability_ci95",
-                 "exploitability_mbb", "exploitability_mbb_ci95", "seconds", "compile_seconds", "runs"]
+                 "exploitability_mbb", "exploitability_mbb_ci95", "seconds", "cpu_seconds", "compile_seconds",
+                 *MEMORY, "nodes_touched", "runs"]
 POOLED = ["representation_size", "representation_pct", "exploitability", "exploitability_mbb", "seconds",
-          "compile_seconds"]
-PLOT_NAMES = ("exploitability_vs_size", "convergence", "exploitability_vs_nodes")
+          "cpu_seconds", "compile_seconds", *MEMORY, "nodes_touched"]
+PLOT_NAMES = ("exploitability_vs_size", "convergence", "exploitability_vs_nodes", "exploitability_vs_cpu_seconds")
+#: the x axes of the per-evaluation curve plots of budgeted runs: metrics column -> axis label
+CURVE_AXES = {"nodes_touched": "nodes touched",
+              "cpu_seconds": "solve CPU seconds (process; compilation and evaluation excluded)"}
 MARKERS = "osD^v<>ph*X"
 LINESTYLES = ("-", "--", ":")
 #: in a label, what comes before it names the panel of the nodes-touched plot (`split_label`)
@@ -123,13 +134,14 @@ def _fmt(value, digits: int = 4) -> str:
 
 def markdown(groups: list[dict]) -> str:
     head = ["label", "game", "size", "% of game", "iterations", "exploitability (chips)", "95% CI (chips)",
-            "mbb/g", "seconds", "seeds", "status"]
+            "mbb/g", "seconds", "CPU seconds", "peak MiB", "seeds", "status"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for g in groups:
         ci = g["exploitability_ci95"]
         cells = [g["label"], g["game"], _fmt(g["representation_size"]), _fmt(g["representation_pct"], 3),
                  _fmt(g["iteration"]), _fmt(g["exploitability"]), "-" if ci is None else f"± {ci:.2g}",
-                 _fmt(g["exploitability_mbb"]), _fmt(g["seconds"], 3), g["seeds"], g["status"]]
+                 _fmt(g["exploitability_mbb"]), _fmt(g["seconds"], 3), _fmt(g.get("cpu_seconds"), 3),
+                 _fmt(g.get("peak_rss_mib"), 4), g["seeds"], g["status"]]
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -152,21 +164,29 @@ def mean_ci(values) -> tuple[float, float]:
     return float(np.mean(values)), ci95(values) or 0.0
 
 
-def node_curves(rows: list[dict], curves: dict[str, list[dict]]) -> dict[tuple[str, str], list[tuple]]:
+def node_curves(rows: list[dict], curves: dict[str, list[dict]],
+                x: str = "nodes_touched") -> dict[tuple[str, str], list[tuple]]:
     """(game, label) -> per point: (nodes touched, mean exploitability, CI half-width, seeds) over the
     runs (seeds) of that label that ran on a node budget (``run.max_nodes_touched``). Seeds evaluate at slightly different
     node counts, so each curve is interpolated (log-log) at the first seed's evaluation points that
-    every seed covers, and at the end of the shortest."""
+    every seed covers, and at the end of the shortest. A label with runs of several sizes gets one
+    curve per size, "<label> (<% of game>%)". `x` is the metrics column of the first coordinate
+    (`CURVE_AXES`: nodes touched, or the solve's CPU seconds)."""
+    budgeted = [r for r in rows if r.get("max_nodes_touched")]
+    sizes = defaultdict(set)
+    for r in budgeted:
+        sizes[(r["game"], r["label"])].add(r["representation_pct"])
     runs = defaultdict(list)
-    for r in rows:
-        if not r.get("max_nodes_touched"):
-            continue
-        curve = [c for c in curves.get(r["run"], []) if c.get("nodes_touched") is not None]
+    for r in budgeted:
+        curve = [c for c in curves.get(r["run"], []) if c.get(x) and c.get("nodes_touched") is not None]
+        label = r["label"]
+        if len(sizes[(r["game"], label)]) > 1:
+            label += f" ({_fmt(r['representation_pct'], 2)}%)"
         if curve:
-            runs[(r["game"], r["label"])].append(curve)
+            runs[(r["game"], label)].append(curve)
     table = {}
     for key, group in sorted(runs.items()):
-        xs = [np.log([c["nodes_touched"] for c in curve]) for curve in group]
+        xs = [np.log([c[x] for c in curve]) for curve in group]
         ys = [np.log([c["exploitability"] for c in curve]) for curve in group]
         low, high = max(x[0] for x in xs), min(x[-1] for x in xs)
         grid = [g for g in xs[0] if low <= g < high] + [high]
@@ -205,9 +225,9 @@ def panel_layout(table: dict[tuple[str, str], list[tuple]]) -> tuple[int, int, d
     return len(games), max(len(p) for p in per_game.values()), places
 
 
-def plot_nodes(directory: Path, table: dict[tuple[str, str], list[tuple]]) -> list[Path]:
-    """Exploitability against nodes touched (`panel_layout`; the panels of a game share one vertical
-    range, and a curve name keeps its colour and marker in every panel)."""
+def plot_nodes(directory: Path, table: dict[tuple[str, str], list[tuple]], x: str = "nodes_touched") -> list[Path]:
+    """Exploitability against nodes touched, or the `x` of `node_curves` (`panel_layout`; the panels of
+    a game share one vertical range, and a curve name keeps its colour and marker in every panel)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -226,7 +246,7 @@ def plot_nodes(directory: Path, table: dict[tuple[str, str], list[tuple]]) -> li
                         **_style(curves.index(name)))
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_xlabel("nodes touched")
+        ax.set_xlabel(CURVE_AXES[x])
         ax.set_ylabel("exploitability (chips)")
         ax.set_title(f"{game}: {panel}" if panel else game, fontsize=9)
         ax.grid(True, which="both", alpha=0.3)
@@ -234,7 +254,7 @@ def plot_nodes(directory: Path, table: dict[tuple[str, str], list[tuple]]) -> li
     for row, col in set(np.ndindex(rows, cols)) - set(places.values()):
         axes[row][col].set_visible(False)
     fig.tight_layout()
-    files = _save_figure(fig, directory, "exploitability_vs_nodes")
+    files = _save_figure(fig, directory, "exploitability_vs_nodes" if x == "nodes_touched" else f"exploitability_vs_{x}")
     plt.close(fig)
     return files
 
@@ -363,6 +383,9 @@ def aggregate(directory: str | Path, *, plots: bool = True) -> Aggregate | None:
         files += plot(directory, groups, curves)
         if by_nodes:
             files += plot_nodes(directory, by_nodes)
+            by_cpu = node_curves(rows, curves, "cpu_seconds")
+            if by_cpu:  # runs from before cpu_seconds was recorded have none
+                files += plot_nodes(directory, by_cpu, "cpu_seconds")
     return Aggregate(directory, rows, groups, curves, files)
 
 

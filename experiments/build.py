@@ -27,7 +27,7 @@ from rcfr.registry import keyword_names
 from rcfr.solvers import CFRSolver
 from rcfr.tree import Game
 
-from .schema import ConfigError, ExperimentConfig
+from .schema import ConfigError, ExperimentConfig, resolve_shares
 
 def make_game(spec: ExperimentConfig) -> Game:
     return load_game(spec.game.name, **spec.game.params)
@@ -66,9 +66,9 @@ def make_setup(spec: ExperimentConfig, game: Game) -> Setup:
     try:
         if abstraction.name == "action":
             abstract_game = abstractions.action_abstraction(game, **abstraction.params)
-            solver = make_solver(name, abstract_game, **_options(spec, abstract_game))
+            solver = make_solver(name, abstract_game, **_options(spec, abstract_game, game.num_sequences))
             return Setup(game, solver, lambda policy: abstractions.translate(game, abstract_game, policy))
-        options = _options(spec, game)
+        options = _options(spec, game, game.num_sequences)
         if abstraction.name == "none":
             return Setup(game, make_solver(name, game, **options))
         takers = abstractions.card_abstraction_solvers()
@@ -83,11 +83,13 @@ def make_setup(spec: ExperimentConfig, game: Game) -> Setup:
         raise ConfigError(f"solver {name!r} with abstraction {abstraction.name!r}: {err}") from None
 
 
-def _options(spec: ExperimentConfig, game: Game) -> dict:
+def _options(spec: ExperimentConfig, game: Game, sequences: int) -> dict:
+    """The solver's keywords; counts given as shares ("1%") are of the full game's `sequences`."""
     accepted = keyword_names(SOLVERS[spec.solver.name])
-    options = dict(spec.solver.options)
+    options = resolve_shares("solver.options", spec.solver.options, sequences)
     if "regressor" in accepted:
-        options["regressor"] = make_component("regressor", spec.regressor.name, spec.regressor.params, game)
+        params = resolve_shares("regressor.params", spec.regressor.params, sequences)
+        options["regressor"] = make_component("regressor", spec.regressor.name, params, game)
     if "features" in accepted and options.get("features_on_demand"):  # the solver's encoder computes rows
         options["features"] = {"name": spec.features.name, **spec.features.params}
     elif "features" in accepted:

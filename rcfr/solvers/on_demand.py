@@ -76,7 +76,13 @@ def _sample(tree, state, scratch, settings, traverser, traversals, weight, sums,
 def _match(prediction, t, first, size, base, sigma):
     """Regret matching on t x prediction for the information sets (first[i], size[i]) whose sequences start
     at global id `base` in `prediction`; written into sigma (global ids). The same arithmetic as
-    `rcfr.kernels.regret_matching` on the dense path's estimates."""
+    `rcfr.kernels.regret_matching` on the dense path's estimates. With t = 0 (nothing fit yet) the
+    strategy is uniform and `prediction` is not read (it may be empty)."""
+    if t == 0.0:
+        for i in range(first.shape[0]):
+            for s in range(first[i], first[i] + size[i]):
+                sigma[s] = 1.0 / size[i]
+        return
     for i in range(first.shape[0]):
         f, n = first[i], size[i]
         total = 0.0
