@@ -169,21 +169,26 @@ def node_curves(rows: list[dict], curves: dict[str, list[dict]],
     """(game, label) -> per point: (nodes touched, mean exploitability, CI half-width, seeds) over the
     runs (seeds) of that label that ran on a node budget (``run.max_nodes_touched``). Seeds evaluate at slightly different
     node counts, so each curve is interpolated (log-log) at the first seed's evaluation points that
-    every seed covers, and at the end of the shortest. A label with runs of several sizes gets one
-    curve per size, "<label> (<% of game>%)". `x` is the metrics column of the first coordinate
-    (`CURVE_AXES`: nodes touched, or the solve's CPU seconds)."""
-    budgeted = [r for r in rows if r.get("max_nodes_touched")]
-    sizes = defaultdict(set)
-    for r in budgeted:
-        sizes[(r["game"], r["label"])].add(r["representation_pct"])
+    every seed covers, and at the end of the shortest. A label with several configurations (e.g. model
+    sizes) gets a curve per configuration, "<label> (<mean % of game>%)". `x` is the metrics column of
+    the first coordinate (`CURVE_AXES`: nodes touched, or the solve's CPU seconds)."""
+    budgeted = defaultdict(list)  # (game, label) -> configuration -> runs
+    for r in rows:
+        if r.get("max_nodes_touched"):
+            budgeted[(r["game"], r["label"])].append(r)
     runs = defaultdict(list)
-    for r in budgeted:
-        curve = [c for c in curves.get(r["run"], []) if c.get(x) and c.get("nodes_touched") is not None]
-        label = r["label"]
-        if len(sizes[(r["game"], label)]) > 1:
-            label += f" ({_fmt(r['representation_pct'], 2)}%)"
-        if curve:
-            runs[(r["game"], label)].append(curve)
+    for (game, label), members in budgeted.items():
+        configurations = defaultdict(list)
+        for r in members:
+            configurations[r["config_hash"] or r["run"]].append(r)
+        for same in configurations.values():
+            name = label
+            if len(configurations) > 1:
+                name += f" ({_fmt(float(np.mean([r['representation_pct'] or 0.0 for r in same])), 2)}%)"
+            for r in same:
+                curve = [c for c in curves.get(r["run"], []) if c.get(x) and c.get("nodes_touched") is not None]
+                if curve:
+                    runs[(game, name)].append(curve)
     table = {}
     for key, group in sorted(runs.items()):
         xs = [np.log([c[x] for c in curve]) for curve in group]
@@ -225,8 +230,8 @@ def panel_layout(table: dict[tuple[str, str], list[tuple]]) -> tuple[int, int, d
     return len(games), max(len(p) for p in per_game.values()), places
 
 
-def plot_nodes(directory: Path, table: dict[tuple[str, str], list[tuple]], x: str = "nodes_touched") -> list[Path]:
-    """Exploitability against nodes touched, or the `x` of `node_curves` (`panel_layout`; the panels of
+def plot_nodes(directory: Path, table: dict[tuple[str, str], list[tuple]], axis: str = "nodes_touched") -> list[Path]:
+    """Exploitability against nodes touched, or the `axis` of `node_curves` (`panel_layout`; the panels of
     a game share one vertical range, and a curve name keeps its colour and marker in every panel)."""
     import matplotlib
     matplotlib.use("Agg")
@@ -246,7 +251,7 @@ def plot_nodes(directory: Path, table: dict[tuple[str, str], list[tuple]], x: st
                         **_style(curves.index(name)))
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_xlabel(CURVE_AXES[x])
+        ax.set_xlabel(CURVE_AXES[axis])
         ax.set_ylabel("exploitability (chips)")
         ax.set_title(f"{game}: {panel}" if panel else game, fontsize=9)
         ax.grid(True, which="both", alpha=0.3)
@@ -254,7 +259,7 @@ def plot_nodes(directory: Path, table: dict[tuple[str, str], list[tuple]], x: st
     for row, col in set(np.ndindex(rows, cols)) - set(places.values()):
         axes[row][col].set_visible(False)
     fig.tight_layout()
-    files = _save_figure(fig, directory, "exploitability_vs_nodes" if x == "nodes_touched" else f"exploitability_vs_{x}")
+    files = _save_figure(fig, directory, "exploitability_vs_nodes" if axis == "nodes_touched" else f"exploitability_vs_{axis}")
     plt.close(fig)
     return files
 
