@@ -105,15 +105,19 @@ def ci95(values) -> float | None:
 
 def pool(rows: list[dict]) -> list[dict]:
     """One row per configuration: runs that differ only in their seed, at the same iteration and
-    status, pooled into means, 95% half-widths and the seed count."""
+    status (complete runs on a node budget at any iteration), pooled into means, 95% half-widths and the
+    seed count."""
     members = defaultdict(list)
-    for r in rows:
-        members[(r["game"], r["label"], r["config_hash"] or r["run"], r["status"], r["iteration"])].append(r)
+    for r in rows:  # runs on a node budget stop at different iterations: their seeds pool all the same
+        stop = None if r.get("max_nodes_touched") and r["status"] == "complete" else r["iteration"]
+        members[(r["game"], r["label"], r["config_hash"] or r["run"], r["status"], stop)].append(r)
     groups = []
     for runs in members.values():
         first = runs[0]
         group = {k: first[k] for k in GROUP_COLUMNS if k in first}
         group.update(seeds=len(runs), runs=" ".join(r["run"] for r in runs))
+        if len({r["iteration"] for r in runs}) > 1:  # a node budget: the mean iteration
+            group["iteration"] = round(float(np.mean([r["iteration"] for r in runs])))
         for key in POOLED:
             values = [r[key] for r in runs if r[key] is not None]
             group[key] = float(np.mean(values)) if len(values) == len(runs) else None
