@@ -3,6 +3,7 @@
     nice -n 10 python benchmarks/bench_large_rcfr.py                           # goofspiel(cards=7)
     nice -n 10 python benchmarks/bench_large_rcfr.py --game "goofspiel(cards=5)" --iterations 50   # a minute
     nice -n 10 python benchmarks/bench_large_rcfr.py --dense                   # also the dense-matrix path at 1%
+    nice -n 10 python benchmarks/bench_large_rcfr.py --plus --shares 0.01      # lean RCFR+ with stored targets
 
 Each solver runs in a fresh subprocess on the cached compiled game (compile it once beforehand; the
 cache is $RCFR_CACHE), so its peak resident set (``ru_maxrss``) is its own. Columns: the solver and model
@@ -11,10 +12,10 @@ process, and its growth over the process after loading the game (``solve MiB``);
 hold (MiB; virtual sizes of arrays, of which only the touched pages are resident): ``scratch`` (the
 sampler's per-history tree-walk arrays), ``state`` (profile, average sums, regrets or sampled-regret sums,
 per-infoset stamps), ``model`` (fitted arrays and the fit's cached sort orders), ``buffer`` (the
-reservoirs), ``rows`` (training rows of the last fit plus one prediction chunk), ``views`` (sequence-form
+reservoirs, or the stored sums of ``--plus``), ``rows`` (training rows of the last fit plus one prediction chunk), ``views`` (sequence-form
 payoff matrices, built by the tabular and dense solvers only); CPU seconds per iteration measured after a
 warm-up, and the shares of it spent fitting and refreshing the profile cache (the rest samples);
-histories visited and sampled regrets written (sequences, into the reservoirs) per iteration; CPU
+histories visited and sampled regrets written (sequences, into the reservoirs or sums) per iteration; CPU
 microseconds per sequence of a profile refresh (encoder replay + rows + predict + regret matching). CPU seconds of a
 single-threaded process: on a shared machine wall time is longer.
 """
@@ -81,9 +82,11 @@ def measure(spec: str, config: dict, iterations: int, warmup: int, tiny: str) ->
         sequences = [int(sizes.sum()) for _, sizes in lean.sets]
         lean._train = _timed(lean._train, spent, "_train", [0, 0])
         lean._refresh = _timed(lean._refresh, spent, "_refresh", sequences)
+        for p in (0, 1):  # count the sampled regrets written into the reservoirs or sums
+            data = lean._data(p)
+            data.add = _counted(data.add, spent)
     solver.run(warmup)  # compiles, and faults the scratch pages in
-    spent.update({"_train": 0.0, "_refresh": 0.0, "refreshed": 0})
-    written = sum(r.seen for r in lean.reservoirs) if lean is not None else 0
+    spent.update({"_train": 0.0, "_refresh": 0.0, "refreshed": 0, "written": 0})
     start, nodes = time.process_time(), solver.nodes_touched
     solver.run(iterations)
     seconds = time.process_time() - start
@@ -95,7 +98,7 @@ def measure(spec: str, config: dict, iterations: int, warmup: int, tiny: str) ->
            "fit_share": (spent["_train"] - spent["_refresh"]) / seconds if lean is not None else None,
            "refresh_share": spent["_refresh"] / seconds if lean is not None else None,
            "nodes_per_iteration": (solver.nodes_touched - nodes) / iterations, "size": solver.size(),
-           "written_per_iteration": (sum(r.seen for r in lean.reservoirs) - written) / iterations if lean else None,
+           "written_per_iteration": spent["written"] / iterations if lean else None,
            "refresh_us_per_sequence": None}
     buffers = lean.buffers if lean is not None else getattr(solver, "buffers", None) or solver.sampler.buffers
     row["scratch_mib"] = _nbytes(tuple(buffers.scratch)) / MIB
@@ -103,7 +106,7 @@ def measure(spec: str, config: dict, iterations: int, warmup: int, tiny: str) ->
     if lean is not None:
         state += [lean._sums, lean._listed, lean._listed_stamp]
         row["model_mib"] = sum(_model_bytes(m) for m in lean.regressors) / MIB
-        row["buffer_mib"] = _nbytes([vars(r) for r in lean.reservoirs]) / MIB
+        row["buffer_mib"] = _nbytes([vars(lean._data(p)) for p in (0, 1)]) / MIB
         chunk = min(lean.chunk + max(int(sizes.max()) for _, sizes in lean.sets),  # whole sets per chunk
                     max(int(sizes.sum()) for _, sizes in lean.sets))
         row["rows_mib"] = max(max(int(f["count"][0]) for f in lean.fits), chunk) * lean.encoder.num_features * 8 / MIB
@@ -134,6 +137,14 @@ def _timed(method, spent: dict, key: str, sequences: list[int]):
     return timed
 
 
+def _counted(add, spent: dict):
+    """`add(sequences, values, t)`, the number of sequences added to spent["written"]."""
+    def counted(sequences, values, t):
+        spent["written"] = spent.get("written", 0) + len(sequences)
+        add(sequences, values, t)
+    return counted
+
+
 def _options(config: dict, game) -> dict:
     """The solver's options; a model size given as a share of the game's sequences becomes best-first leaves
     and a reservoir of `capacity_per_leaf` examples a leaf (at least `min_capacity`)."""
@@ -145,11 +156,16 @@ def _options(config: dict, game) -> dict:
     return options
 
 
-def configs(dense: bool, shares, sampler: str, refit_every: int, traversals: int, features: str):
+def configs(dense: bool, shares, sampler: str, refit_every: int, traversals: int, features: str, plus: bool = False):
     lean = {"sampler": sampler, "features": features, "targets": "reservoir", "traversals": traversals,
             "refit_every": refit_every, "features_on_demand": True}
     yield {"label": "es-mccfr", "solver": "es-mccfr", "options": {"seed": 0}}
     for share in shares:
+        if plus:  # stored Q-regret sums, fits of at most `capacity` sequences
+            yield {"label": "sampled-rcfr+ on demand, stored", "solver": "sampled-rcfr+", "share": share,
+                   "capacity_per_leaf": 4, "min_capacity": 100_000,
+                   "options": {**lean, "targets": "stored", "seed": 0}}
+            continue
         yield {"label": "sampled-rcfr on demand", "solver": "sampled-rcfr", "share": share, "capacity_per_leaf": 4,
                "min_capacity": 100_000, "options": {**lean, "seed": 0}}
     if dense:
@@ -170,7 +186,7 @@ def main(argv=None):
     parser.add_argument("--game", default="goofspiel(cards=7)")
     parser.add_argument("--shares", nargs="+", type=float, default=[0.001, 0.01, 0.1],
                         help="best-first leaves as a share of the game's sequences")
-    parser.add_argument("--sampler", default="external", choices=["external", "outcome"])
+    parser.add_argument("--sampler", default="external", choices=["external", "outcome", "probing"])
     parser.add_argument("--features", default="goofspiel", help="an encoder of the game")
     parser.add_argument("--tiny", default="goofspiel(cards=3)",
                         help="a small game of the same features, run first so JIT memory is not measured")
@@ -179,6 +195,8 @@ def main(argv=None):
     parser.add_argument("--iterations", type=int, default=200, help="measured iterations (after the warm-up)")
     parser.add_argument("--warmup", type=int, default=100)
     parser.add_argument("--dense", action="store_true", help="also run the dense-matrix sampled RCFR at 1%%")
+    parser.add_argument("--plus", action="store_true",
+                        help="lean RCFR+ with stored targets (sampled-rcfr+) instead of RCFR with a reservoir")
     parser.add_argument("--json", default=None, help="also write the rows here")
     parser.add_argument("--one", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -190,7 +208,8 @@ def main(argv=None):
     print("| " + " | ".join(c for c, _ in COLUMNS) + " |")
     print("|" + "---|" * len(COLUMNS))
     rows = []
-    for config in configs(args.dense, args.shares, args.sampler, args.refit_every, args.traversals, args.features):
+    for config in configs(args.dense, args.shares, args.sampler, args.refit_every, args.traversals, args.features,
+                          args.plus):
         done = subprocess.run([sys.executable, __file__, "--one", json.dumps(config), "--game", args.game,
                                "--iterations", str(args.iterations), "--warmup", str(args.warmup),
                                "--tiny", args.tiny],

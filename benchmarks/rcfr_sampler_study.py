@@ -10,6 +10,9 @@ iteration (one refit per player) costs about the same number of nodes touched fo
     python benchmarks/rcfr_sampler_study.py --quick          # minutes
     python benchmarks/rcfr_sampler_study.py --out study.csv  # the table in docs/large_rcfr.md
 
+``--on-demand`` runs the lean path (`features_on_demand=True`), ``--capacity`` and ``--selections`` its
+bounded fit; probing (``--samplers probing``) runs as many traversals as external sampling.
+
 Rows are appended to ``--out`` as runs finish (a rerun skips the rows it finds), then the table prints.
 """
 
@@ -37,7 +40,8 @@ REGRESSORS = {  # name: (registry name, params) of about 46-48 parameters or lea
     "lightgbm": ("lightgbm", {"num_leaves": 4, "n_estimators": 12, "min_child_samples": 1}),
     "mlp": ("mlp", {"hidden": [1], "epochs": 20}),
 }
-TRAVERSALS = {"external": 32, "outcome": 1024}
+TRAVERSALS = {"external": 32, "outcome": 1024, "probing": 32}
+TABULAR = {"external": "es-mccfr", "outcome": "os-mccfr", "probing": "probing-mccfr"}
 FIELDS = ["game", "method", "solver", "sampler", "targets", "regressor", "seed", "iterations", "nodes_touched",
           "size", "size_pct", "seconds", "exploitability"]
 
@@ -49,30 +53,37 @@ def regressor_spec(name: str):
     return REGRESSORS[name]
 
 
-def arms(solvers, samplers, targets, regressors):
-    for arm in itertools.product(solvers, samplers, targets, regressors):
-        yield dict(zip(("solver", "sampler", "targets", "regressor"), arm))
+def arms(solvers, samplers, targets, regressors, lean=None):
+    """Every combination; `lean` = (capacity, selections) for the on-demand path, None for the dense one."""
+    for selection in (lean[1] if lean else [None]):
+        for arm in itertools.product(solvers, samplers, targets, regressors):
+            yield dict(zip(("solver", "sampler", "targets", "regressor"), arm),
+                       **({"capacity": lean[0], "selection": selection} if lean else {}))
     for sampler in samplers:
-        yield dict(solver=f"{sampler[0]}s-mccfr", sampler=sampler, targets="", regressor="table")
+        yield dict(solver=TABULAR[sampler], sampler=sampler, targets="", regressor="table")
 
 
 def method_name(arm) -> str:
     if arm["regressor"] == "table":
         return arm["solver"]
-    return f"{arm['solver']} {arm['sampler'][:2]} {arm['targets']} {arm['regressor']}"
+    name = f"{arm['solver']} {arm['sampler'][:2]} {arm['targets']} {arm['regressor']}"
+    if "selection" in arm:
+        name += " lean" + (f" {arm['selection']} capacity {arm['capacity']}" if arm["capacity"] else "")
+    return name
 
 
 def run(game, game_name, features, arm, seed, max_nodes):
     """One seeded run to `max_nodes` nodes touched; CPU seconds exclude compilation (a throwaway solver
     runs one iteration first)."""
     build(game, features, arm, seed).run(1)
-    solver = build(game, features, arm, seed)
+    solver, method = build(game, features, arm, seed), method_name(arm)
     start = time.process_time()
     while solver.nodes_touched < max_nodes:
         solver.run(1)
     seconds = time.process_time() - start
     size = solver.size() if arm["regressor"] != "table" else game.num_sequences
-    return dict(game=game_name, method=method_name(arm), **arm, seed=seed, iterations=solver.iteration,
+    arm = {k: arm[k] for k in ("solver", "sampler", "targets", "regressor")}
+    return dict(game=game_name, method=method, **arm, seed=seed, iterations=solver.iteration,
                 nodes_touched=solver.nodes_touched, size=size, size_pct=round(100 * size / game.num_sequences, 2),
                 seconds=round(seconds, 2), exploitability=rcfr.exploitability(game, solver.average_policy()))
 
@@ -82,9 +93,14 @@ def build(game, features, arm, seed):
         solver = rcfr.make_solver(arm["solver"], game, seed=seed)
     else:
         name, params = regressor_spec(arm["regressor"])
+        lean = {}
+        if "selection" in arm:
+            lean = {"features_on_demand": True, "selection": arm["selection"]}
+            if arm["capacity"]:
+                lean["capacity"] = arm["capacity"]
         solver = rcfr.make_solver(arm["solver"], game, sampler=arm["sampler"], targets=arm["targets"],
                                   regressor=make_regressor(name, **params), features=features,
-                                  traversals=TRAVERSALS[arm["sampler"]], seed=seed)
+                                  traversals=TRAVERSALS[arm["sampler"]], seed=seed, **lean)
     return solver
 
 
@@ -115,6 +131,9 @@ def main():
     parser.add_argument("--solvers", nargs="+", default=["sampled-rcfr", "sampled-rcfr+"])
     parser.add_argument("--samplers", nargs="+", default=["external", "outcome"])
     parser.add_argument("--targets", nargs="+", default=["stored", "bootstrap"])
+    parser.add_argument("--on-demand", action="store_true", help="the lean path (features_on_demand=True)")
+    parser.add_argument("--capacity", type=int, default=0, help="on-demand: sequences per fit (0: the default)")
+    parser.add_argument("--selections", nargs="+", default=["recent"], help="on-demand: recent and/or uniform")
     parser.add_argument("--quick", action="store_true", help="1e6 nodes, 2 seeds, best-first trees only")
     parser.add_argument("--out", default="rcfr_sampler_study.csv")
     args = parser.parse_args()
@@ -125,7 +144,8 @@ def main():
     out = Path(args.out)
     rows = list(csv.DictReader(out.open())) if out.exists() else []
     done = {(r["game"], r["method"], int(r["seed"])) for r in rows}
-    for arm in arms(args.solvers, args.samplers, args.targets, args.regressors):
+    lean = (args.capacity, args.selections) if args.on_demand else None
+    for arm in arms(args.solvers, args.samplers, args.targets, args.regressors, lean):
         for seed in range(args.seeds):
             method = method_name(arm)
             if (args.game, method, seed) in done:

@@ -1,4 +1,5 @@
-"""Sampled RCFR with features on demand: equal to the dense path, exact resume, bounded reservoir, clear errors."""
+"""Sampled RCFR(+) with features on demand: equal to the dense path, exact resume, bounded reservoir and
+stored-target fits, probing as a data source, clear errors."""
 
 import numpy as np
 import pytest
@@ -10,6 +11,7 @@ from features.encoders import encoded_features, make_encoder
 from rcfr.regressors import make_regressor
 from rcfr.sampling.reservoir import Reservoir
 from rcfr.solvers import make_solver
+from rcfr.solvers.targets import StoredSums
 
 OPTIONS = {"features": "goofspiel", "targets": "reservoir", "capacity": 300, "traversals": 2, "refit_every": 2,
            "seed": 5}
@@ -39,6 +41,100 @@ def test_equals_the_dense_path_with_the_same_encoder(goofspiel4, sampler):
     assert not np.allclose(lean.current_policy().probs, rcfr.Policy.uniform(goofspiel4).probs)  # it learned
     assert np.allclose(dense.average_policy().probs, lean.average_policy().probs, rtol=0, atol=1e-12)
     assert dense.nodes_touched == lean.nodes_touched
+
+
+@pytest.mark.parametrize("name,sampler", [("sampled-rcfr+", "external"), ("sampled-rcfr+", "outcome"),
+                                          ("sampled-rcfr", "external")])
+def test_stored_targets_equal_the_dense_path(goofspiel4, name, sampler):
+    """Stored (Q-)regret sums, capacity above the visited sequences, exact table: the lean path trains on the
+    sequences with a target, the dense one on all (the others have target 0, which the table predicts for
+    unseen rows too), so the current policies are identical."""
+    options = {**OPTIONS, "targets": "stored", "sampler": sampler, "regressor": "table"}
+    dense = make_solver(name, goofspiel4, **options).run(15)
+    lean = make_solver(name, goofspiel4, features_on_demand=True, **options).run(15)
+    for p in (0, 1):
+        sums, block = lean.on_demand.stored[p], dense.store.blocks[p]
+        assert 0 < np.count_nonzero(sums.written) < len(sums.written) <= OPTIONS["capacity"]
+        assert np.array_equal(sums.total, block.total)
+        if name == "sampled-rcfr+":
+            assert sums.total.min() >= 0.0
+    assert np.array_equal(dense.current_policy().probs, lean.current_policy().probs)
+    assert not np.allclose(lean.current_policy().probs, rcfr.Policy.uniform(goofspiel4).probs)
+    assert np.allclose(dense.average_policy().probs, lean.average_policy().probs, rtol=0, atol=1e-12)
+
+
+def _sums(written, capacity=4, selection="uniform", seed=0):
+    sums = StoredSums(len(written), True, capacity, selection, seed)
+    sums.written[:], sums.total[:] = written, np.arange(len(written), dtype=float)
+    return sums
+
+
+def test_a_bounded_fit_chooses_among_the_sequences_with_a_target():
+    written = np.array([0, 3, 1, 0, 5, 5, 2, 5, 0, 4])  # 7 have a target
+    everything = _sums(written, capacity=7).targets(10)
+    assert np.array_equal(everything[0], np.flatnonzero(written)) and np.allclose(everything[1], everything[0] / 10)
+    recent = _sums(written, selection="recent").targets(10)[0]  # the three written at 5, and the one at 4
+    assert np.array_equal(recent, [4, 5, 7, 9])
+    tie = {tuple(_sums(written, capacity=2, selection="recent").targets(t)[0]) for t in range(1, 40)}
+    assert tie == {(4, 5), (4, 7), (5, 7)}  # ties at the cut are drawn
+    a, b = _sums(written).targets(10)[0], _sums(written).targets(10)[0]
+    assert np.array_equal(a, b) and len(a) == 4 and np.all(written[a] > 0)  # seeded by (seed, t)
+    add = _sums(np.zeros(3, np.int64))
+    add.add(np.array([0, 2]), np.array([-5.0, 1.0]), 7)
+    assert np.array_equal(add.total, [0.0, 1.0, 3.0]) and np.array_equal(add.written, [7, 0, 7])  # Q-sums clip
+
+
+def test_the_uniform_choice_is_uniform_and_the_test_rejects_recency():
+    """Chi-square on how often each sequence with a target is chosen, over many fits: uniform inclusion
+    probability capacity / (sequences with a target); 'recent' (a deliberately non-uniform choice here, as
+    the write iterations differ) must be rejected by the same test."""
+    written = np.array([0, 1, 2, 0, 3, 4, 5, 6, 0, 7, 8, 9])
+    have = np.flatnonzero(written)
+
+    def pvalue(selection):
+        counts = np.zeros(len(written))
+        for t in range(1, 2001):
+            counts[_sums(written, 3, selection, seed=1).targets(t)[0]] += 1
+        return stats.chisquare(counts[have], np.full(len(have), 2000 * 3 / len(have))).pvalue
+
+    assert pvalue("uniform") > 1e-3
+    assert pvalue("recent") < 1e-6
+
+
+@pytest.mark.parametrize("regressor,selection", [("table", "uniform"), ({"name": "best_first", "max_leaves": 8},
+                                                                        "recent")])
+def test_stored_resume_is_exact_with_a_bounded_fit(goofspiel4, regressor, selection):
+    options = {"targets": "stored", "regressor": regressor, "refit_every": 3, "capacity": 40, "selection": selection}
+    first = make_solver("sampled-rcfr+", goofspiel4, features_on_demand=True, **{**OPTIONS, **options}).run(7)
+    assert all(int(f["count"][0]) == 40 for f in first.on_demand.fits)  # more than 40 have a target
+    state = first.state_dict()
+    first.run(6)
+    second = make_solver("sampled-rcfr+", goofspiel4, features_on_demand=True, **{**OPTIONS, **options})
+    second.load_state_dict(state)
+    second.run(6)
+    assert np.array_equal(first.current_policy().probs, second.current_policy().probs)
+    assert np.array_equal(first.average_policy().probs, second.average_policy().probs)
+    for a, b in zip(first.on_demand.stored, second.on_demand.stored):
+        assert np.array_equal(a.total, b.total) and np.array_equal(a.written, b.written)
+
+
+@pytest.mark.parametrize("lean", [True, False])
+def test_probing_feeds_sampled_rcfr_and_resumes(goofspiel4, lean):
+    """Probing as the data source (its sampled regrets are unbiased at a fixed profile:
+    tests/test_mccfr_samplers.py), on both paths: it fits, probes (fewer nodes than external sampling
+    with the same seed) and resumes bit for bit."""
+    options = {**OPTIONS, "targets": "stored", "regressor": "table", "features_on_demand": lean}
+    external = make_solver("sampled-rcfr+", goofspiel4, **options).run(8)
+    probing = make_solver("sampled-rcfr+", goofspiel4, sampler="probing", epsilon=0.3, **options).run(4)
+    state = probing.state_dict()
+    probing.run(4)
+    again = make_solver("sampled-rcfr+", goofspiel4, sampler="probing", epsilon=0.3, **options)
+    again.load_state_dict(state)
+    again.run(4)
+    assert np.array_equal(probing.current_policy().probs, again.current_policy().probs)
+    assert np.array_equal(probing.average_policy().probs, again.average_policy().probs)
+    assert 0 < probing.nodes_touched < external.nodes_touched
+    assert not np.allclose(probing.current_policy().probs, rcfr.Policy.uniform(goofspiel4).probs)
 
 
 def test_best_first_strategy_matches_a_brute_force_reference(goofspiel4):
@@ -162,8 +258,12 @@ def test_non_finite_predictions_raise(goofspiel4):
 
 
 @pytest.mark.parametrize("name,options,message", [
-    ("sampled-rcfr", {"targets": "stored"}, "targets must be 'reservoir'"),
+    ("sampled-rcfr", {"targets": "bootstrap"}, "targets must be 'stored' or 'reservoir'"),
     ("sampled-rcfr+", {}, "no regret_matching='rm\\+' variant"),
+    ("sampled-rcfr+", {"targets": "stored", "selection": "newest"}, "unknown selection 'newest'; allowed: recent, uniform"),
+    ("sampled-rcfr", {"tau": 2.0}, "tau and beta apply to sampler='probing' only"),
+    ("sampled-rcfr", {"sampler": "probing", "beta": -1.0}, "beta must be a finite number in \\[0, inf\\)"),
+    ("sampled-rcfr", {"sampler": "probing", "tau": 0.5}, "tau must be a finite number in \\[1, inf\\)"),
     ("sampled-rcfr", {"shared": True}, "shared must be False"),
     ("sampled-rcfr", {"weights": np.ones(348)}, "weights must be None"),
     ("sampled-rcfr", {"features": "indicator"}, "features named by an encoder; allowed: .*goofspiel"),

@@ -1,19 +1,27 @@
 """Sampled RCFR with features on demand: memory for the model and its training buffer, not a feature matrix.
 
-`SampledRCFR(..., features_on_demand=True)` runs the same algorithm as sampled RCFR with
-``targets="reservoir"`` (same sampler kernels, same random stream, same reservoir, same targets) but
-never builds a (sequences x features) matrix or any other per-sequence array for the learner:
+`SampledRCFR(..., features_on_demand=True)` and `SampledRCFRPlus(...)` run the same algorithm as sampled
+RCFR(+) with ``targets="reservoir"`` or ``"stored"`` (same sampler kernels, same random stream, same
+reservoir or sums, same targets) but never build a (sequences x features) matrix:
 
 * each iteration, the sampler's traversals write sampled regrets of the information sets they visit;
-  those sequences (and their mean sampled regret) go straight into the player's bounded reservoir;
-* at a refit, the feature rows of the *distinct sequences in the reservoir* (at most ``capacity``) are
-  computed in compiled code by the encoder (`features.encoders.sequence_rows`) and the regressor is fit
-  on them with the reservoir's targets and weights (`targets.reservoir_targets`);
+  those sequences (and their mean sampled regret) go straight into the player's bounded reservoir, or
+  are added to its stored (Q-)regret sums (`targets.StoredSums`: one float per sequence, the size of the
+  profile cache, plus the iteration of the latest write);
+* at a refit, the feature rows of the training set (the *distinct sequences in the reservoir*, or at most
+  ``capacity`` of the sequences with a stored target, chosen by ``selection``) are computed in compiled
+  code by the encoder (`features.encoders.sequence_rows`) and the regressor is fit on them with their
+  targets and weights (`targets.reservoir_targets`, `targets.StoredSums.targets`);
 * the current strategies the sampler reads are a profile cache (one float per sequence, the array the
   kernels already read) refreshed after each refit by predicting in chunks of ``chunk`` sequences;
 * the average-strategy sums stay exact per sequence (exact exploitability needs them).
 
-So the learner holds the model, the reservoir (24 bytes an example) and one chunk of rows; what stays
+Bootstrapped targets are refused: each is the previous model's prediction plus the sampled regrets since,
+for every sequence, so a fit on a bounded subset would need a prediction pass over the game per refit
+to make them, and they lost to stored targets in every pairing measured (docs/large_rcfr.md).
+
+So the learner holds the model, its buffer (24 bytes a reservoir example, or 12 bytes a sequence of
+stored sums) and one chunk of rows; what stays
 per sequence or per history is what every sampled solver on a compiled game holds (the game, the
 sampler's scratch, the profile and the average). docs/large_rcfr.md measures each part.
 """
@@ -32,7 +40,7 @@ from ..tree import Game
 from .base import _check_count
 from .cfr import averaging_power
 from .predictions import checked_prediction
-from .targets import reservoir_targets
+from .targets import SELECTIONS, StoredSums, reservoir_targets
 
 CHUNK = 16_384  # sequences per prediction chunk when refreshing the profile
 
@@ -103,17 +111,19 @@ class OnDemandSampling:
 
     def __init__(self, game: Game, *, sampler: str, regressor, features, targets: str, traversals: int,
                  refit_every: int, capacity: int, buffer_weighting, averaging, epsilon: float, shared: bool,
-                 weights, seed: int, regret_matching: str, chunk: int = CHUNK):
+                 weights, seed: int, regret_matching: str, selection: str = "recent", tau: float = 1.0,
+                 beta: float = 0.0, chunk: int = CHUNK):
         from features.encoders import ENCODERS, make_encoder
         from ..regressors import make_regressor, seeded
         # every option is checked before anything per-sequence is allocated
-        if regret_matching != "rm":
-            raise ValueError("features_on_demand=True needs targets='reservoir', which has no "
-                             "regret_matching='rm+' variant (Q-regrets need per-sequence sums); use sampled-rcfr")
-        if targets != "reservoir":
-            raise ValueError(f"features_on_demand=True keeps its training data in a bounded buffer: targets must "
-                             f"be 'reservoir', got {targets!r} ('stored' and 'bootstrap' hold one target per "
-                             f"sequence)")
+        if targets not in ("stored", "reservoir"):
+            raise ValueError(f"features_on_demand=True: targets must be 'stored' or 'reservoir', got {targets!r} "
+                             f"('bootstrap' needs a prediction of every sequence at each refit)")
+        self.targets = targets
+        if targets == "reservoir" and regret_matching != "rm":
+            raise ValueError("targets='reservoir' has no regret_matching='rm+' variant (Q-regrets need "
+                             "per-sequence sums); use targets='stored' with sampled-rcfr+")
+        self.selection = check_choice("selection", selection, list(SELECTIONS))
         if shared is not False:
             raise ValueError(f"features_on_demand=True fits one regressor per player: shared must be False, "
                              f"got {shared!r}")
@@ -130,7 +140,7 @@ class OnDemandSampling:
             raise ValueError(f"features_on_demand=True needs a game with a fast path (GameRules.fast); "
                              f"{game.name} has none")
         self.game = game
-        self.sampler = check_choice("sampler", sampler, ["external", "outcome"])
+        self.sampler = check_choice("sampler", sampler, ["external", "outcome", "probing"])
         self.traversals = _check_count("traversals", traversals, 1)
         self.refit_every = _check_count("refit_every", refit_every, 1)
         self.capacity = _check_count("capacity", capacity, 1)
@@ -143,15 +153,21 @@ class OnDemandSampling:
         # the solver's own arrays
         self.buffers = SamplerBuffers(game, self.sampler, seed)
         self.settings = kernels.Settings(sampler=SAMPLERS[self.sampler], alternating=True, epsilon=float(epsilon),
-                                         decay=0.0, tau=1.0, beta=0.0, power=0.0, averaging=kernels.AVG_STOCHASTIC,
+                                         decay=0.0, tau=float(tau), beta=float(beta), power=0.0, averaging=kernels.AVG_STOCHASTIC,
                                          clip=False, direct_average=False, chance=kernels.SINGLE)
-        self.reservoirs = [Reservoir(self.capacity, 2 * seed + 1 + p) for p in (0, 1)]  # as ReservoirTargets
         self.first_seq = np.ascontiguousarray(game.infoset_first_seq, np.int64)
         self.num_actions = np.ascontiguousarray(game.infoset_num_actions, np.int64)
         players = np.asarray(game.infoset_player)
         mine = [np.flatnonzero(players == p) for p in (0, 1)]
         self.sets = [(self.first_seq[m], self.num_actions[m]) for m in mine]  # each player's (first, size)
         self.offsets = [0, int(self.num_actions[mine[0]].sum())]  # player p's first global sequence
+        # each player's training data, seeded as the dense path's (ReservoirTargets; StoredSums draws from 2s+1+p)
+        if self.targets == "reservoir":
+            self.reservoirs = [Reservoir(self.capacity, 2 * seed + 1 + p) for p in (0, 1)]
+        else:
+            sizes = (self.offsets[1], game.num_sequences - self.offsets[1])
+            self.stored = [StoredSums(sizes[p], regret_matching == "rm+", self.capacity, self.selection,
+                                      2 * seed + 1 + p) for p in (0, 1)]
         self._sums = np.zeros(game.num_sequences)  # one iteration's summed regrets (zero between iterations)
         self._listed = np.zeros(game.num_infosets, np.int64)
         self._listed_stamp = np.zeros(game.num_infosets, np.int64)
@@ -173,13 +189,21 @@ class OnDemandSampling:
                 self._stamp += 1
                 sequences, values = _sample(b.tree, b.state, b.scratch, self.settings, p, self.traversals, weight,
                                             self._sums, self._listed, self._listed_stamp, self._stamp)
-                self.reservoirs[p].add(sequences - self.offsets[p], values, t)
+                self._data(p).add(sequences - self.offsets[p], values, t)
                 if t % self.refit_every == 0:
                     self._fit(p, t)
 
+    def _data(self, player: int):
+        """The player's training data: its reservoir or its stored sums."""
+        return (self.reservoirs if self.targets == "reservoir" else self.stored)[player]
+
     def _fit(self, player: int, t: int) -> None:
-        """Targets of the reservoir's distinct sequences at iteration t; train on them."""
-        local, value, weight = reservoir_targets(*self.reservoirs[player].examples(), self.buffer_power)
+        """The training set at iteration t (the reservoir's distinct sequences, or a bounded choice of those
+        with stored targets); train on it."""
+        if self.targets == "reservoir":
+            local, value, weight = reservoir_targets(*self.reservoirs[player].examples(), self.buffer_power)
+        else:
+            local, value, weight = self.stored[player].targets(t)
         if len(local) == 0:  # nothing sampled yet: the estimates stay as they are
             return
         fit, n = self.fits[player], len(local)
@@ -241,12 +265,12 @@ class OnDemandSampling:
 
     # ---- checkpoints ---------------------------------------------------------------------------
     def state_dict(self) -> dict[str, np.ndarray]:
-        """Iteration, sampler state (average sums and RNG), the reservoirs, each player's latest training set
+        """Iteration, sampler state (average sums and RNG), the reservoirs or sums, each player's latest training set
         and the state of stateful regressors: resuming refits (or reloads) the same models, so it is exact."""
         from ..regressors import stateful
         state = {f"sampler.{k}": v for k, v in self.buffers.state_dict().items() if k != "regrets"}
         for p in (0, 1):
-            state.update(self.reservoirs[p].state_dict(f"player{p}.buffer."))
+            state.update(self._data(p).state_dict(f"player{p}.buffer."))
             state.update({f"player{p}.fit.{k}": v.copy() for k, v in self.fits[p].items()})
             if stateful(self.regressors[p]):
                 state.update({f"regressor{p}.{k}": v for k, v in self.regressors[p].state_dict().items()})
@@ -259,7 +283,7 @@ class OnDemandSampling:
         sampler["regrets"] = self.buffers.regrets  # unused by sampled RCFR (zero), not checkpointed
         self.buffers.load_state_dict(sampler)
         for p in (0, 1):
-            self.reservoirs[p].load_state_dict(state, f"player{p}.buffer.")
+            self._data(p).load_state_dict(state, f"player{p}.buffer.")
             for k, v in self.fits[p].items():
                 v[:] = state[f"player{p}.fit.{k}"]
             model = self.regressors[p]

@@ -1,9 +1,9 @@
 """Sampled RCFR and RCFR+: regret estimation trained on Monte Carlo CFR samples.
 
 Each iteration, for each player p in turn: regret matching on the regressors' predictions gives the
-current profile; `traversals` external- or outcome-sampling traversals (compiled kernels,
-`rcfr.sampling.RegretSampler`) at that profile give p's mean sampled regrets; these become training
-data, either
+current profile; `traversals` external-sampling, outcome-sampling or probing traversals (compiled
+kernels, `rcfr.sampling.RegretSampler`) at that profile give p's mean sampled regrets; these become
+training data, either
 
 * ``targets="stored"``: per-sequence sums of the sampled regrets (or, under ``regret_matching="rm+"``,
   Q-regrets clipped at zero), trained on sum / t, as full-width RCFR's stored targets;
@@ -12,8 +12,12 @@ data, either
   visited sequences with iteration weights (Deep CFR);
 
 and the regressor of p is refit every `refit_every` iterations. With ``features_on_demand=True`` (reservoir
-targets, features named by an encoder) no feature matrix or per-sequence target is built: see
-`rcfr.solvers.on_demand`. The average policy sums the sampler's
+or stored targets, features named by an encoder) no feature matrix is built and a fit sees at most
+`capacity` sequences (for stored targets, chosen by `selection`): see `rcfr.solvers.on_demand`.
+Probing (``sampler="probing"``, Gibson et al. 2012) samples each of the traverser's actions with
+probability max(epsilon, (beta + tau s[a]) / (beta + sum s)), s the average-strategy sums so far, and
+values the others by one on-policy probe; tau = 1 and beta = 0 by default, so that the rule does not
+depend on the scale of the averaging weights. The average policy sums the sampler's
 stochastically weighted average-strategy increments (weight t^power). All target, fit and regret
 matching logic is `RegressionRegrets`'; with indicator features, the `table` regressor, stored
 targets and one traversal per iteration this is tabular MCCFR with the same sampler and seed.
@@ -30,10 +34,23 @@ from ..tree import Game
 from .base import IterativeSolver, _check_count
 from .cfr import averaging_power
 from .regression import RegressionRegrets
-from .targets import RegretTargets, ReservoirTargets
+from .targets import SELECTIONS, RegretTargets, ReservoirTargets
 
-SAMPLERS = ("external", "outcome")
+SAMPLERS = ("external", "outcome", "probing")
 TARGETS = ("stored", "bootstrap", "reservoir")
+
+
+def probing_options(sampler: str, tau, beta) -> tuple[float, float]:
+    """(tau, beta) of probing, checked: 1 and 0 unless given; the other samplers take neither."""
+    if sampler != "probing":
+        if tau is not None or beta is not None:
+            raise ValueError(f"tau and beta apply to sampler='probing' only, got sampler={sampler!r}")
+        return 1.0, 0.0
+    tau, beta = 1.0 if tau is None else tau, 0.0 if beta is None else beta
+    for name, value, low in (("tau", tau, 1.0), ("beta", beta, 0.0)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value < np.inf:
+            raise ValueError(f"{name} must be a finite number in [{low:g}, inf), got {value!r}")
+    return float(tau), float(beta)
 
 
 class SampledRegressionRegrets(RegressionRegrets):
@@ -59,7 +76,7 @@ class SampledRegressionRegrets(RegressionRegrets):
 
 
 class SampledRCFR(IterativeSolver):
-    """RCFR fed by external or outcome sampling (see the module docstring for the options)."""
+    """RCFR fed by external sampling, outcome sampling or probing (see the module docstring for the options)."""
 
     regret_matching = "rm"
 
@@ -67,9 +84,11 @@ class SampledRCFR(IterativeSolver):
                  targets: str = "stored", traversals: int = 1, refit_every: int = 1, capacity: int = 100_000,
                  buffer_weighting: str | float = "linear", averaging: str | float = "uniform",
                  epsilon: float = 0.6, shared: bool = False, weights=None, features_on_demand: bool = False,
-                 seed: int = 0):
+                 selection: str = "recent", tau: float | None = None, beta: float | None = None, seed: int = 0):
         if not isinstance(features_on_demand, bool):
             raise ValueError(f"features_on_demand must be True or False, got {features_on_demand!r}")
+        check_choice("sampler", sampler, SAMPLERS)
+        tau, beta = probing_options(sampler, tau, beta)
         self.game, self.on_demand, self._store = game, None, None
         if features_on_demand:
             from .on_demand import OnDemandSampling
@@ -77,17 +96,18 @@ class SampledRCFR(IterativeSolver):
                 game, sampler=sampler, regressor=regressor, features=features, targets=targets,
                 traversals=traversals, refit_every=refit_every, capacity=capacity, buffer_weighting=buffer_weighting,
                 averaging=averaging, epsilon=epsilon, shared=shared, weights=weights, seed=seed,
-                regret_matching=self.regret_matching)
+                regret_matching=self.regret_matching, selection=selection, tau=tau, beta=beta)
             self.iteration = 0
             return
+        check_choice("selection", selection, SELECTIONS)  # used by the on-demand path only
         self.views = game.views
-        self.sampler_name = check_choice("sampler", sampler, SAMPLERS)
+        self.sampler_name = sampler
         self.traversals = _check_count("traversals", traversals, 1)
         self.power = averaging_power(averaging)
         self._store = SampledRegressionRegrets(regressor, features, regret_matching=self.regret_matching, targets=targets,
                                               capacity=capacity, buffer_weighting=buffer_weighting, seed=seed,
                                               refit_every=refit_every, shared=shared, weights=weights)
-        self.sampler = RegretSampler(game, sampler, seed=seed, epsilon=epsilon)
+        self.sampler = RegretSampler(game, sampler, seed=seed, epsilon=epsilon, tau=tau, beta=beta)
         self.store.bind(game)
         self.iteration = 0
         self.average = np.zeros(game.num_sequences)  # average-strategy sums, global sequence ids
@@ -122,6 +142,8 @@ class SampledRCFR(IterativeSolver):
             for p in (0, 1):
                 for q in (0, 1):
                     self._profile[self._slice(q)] = self.store.strategy(q)[1:]
+                if self.sampler_name == "probing":  # steered by the average-strategy sums so far
+                    self.sampler.sampling_average[:] = self.average
                 batch = self.sampler.sample(self._profile, p, self.traversals)
                 self.average += weight * batch.average_increment
                 local[p][1:] = batch.mean[self._slice(p)]
@@ -181,8 +203,9 @@ class SampledRCFRPlus(SampledRCFR):
                  targets: str = "stored", traversals: int = 1, refit_every: int = 1, capacity: int = 100_000,
                  buffer_weighting: str | float = "linear", averaging: str | float = "linear",
                  epsilon: float = 0.6, shared: bool = False, weights=None, features_on_demand: bool = False,
-                 seed: int = 0):
+                 selection: str = "recent", tau: float | None = None, beta: float | None = None, seed: int = 0):
         super().__init__(game, sampler=sampler, regressor=regressor, features=features, targets=targets,
                          traversals=traversals, refit_every=refit_every, capacity=capacity,
                          buffer_weighting=buffer_weighting, averaging=averaging, epsilon=epsilon, shared=shared,
-                         weights=weights, features_on_demand=features_on_demand, seed=seed)
+                         weights=weights, features_on_demand=features_on_demand, selection=selection, tau=tau,
+                         beta=beta, seed=seed)

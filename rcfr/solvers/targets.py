@@ -10,6 +10,8 @@ With refits every k iterations, the bootstrapped sum holds the regrets since the
 `ReservoirTargets` (sampled RCFR): a reservoir of (sequence, sampled regret, iteration) examples
 (Deep CFR); the targets are each sequence's iteration-weighted mean sampled regret, with the summed
 iteration weights as example weights.
+
+`StoredSums` (on-demand sampled RCFR): stored targets whose fit sees a bounded training set.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from ..registry import check_choice
 from ..sampling.reservoir import Reservoir
 
 TARGETS = ("stored", "bootstrap")
+SELECTIONS = ("recent", "uniform")  # which sequences with a stored target a bounded fit trains on
 REGRET_MATCHING = ("rm", "rm+")  # regret matching on regrets, or regret-matching+ on clipped Q-regrets
 
 
@@ -116,3 +119,52 @@ def reservoir_targets(sequence: np.ndarray, regret: np.ndarray, iteration: np.nd
     sequences, totals, sums = sequences[present], totals[present], sums[present]
     weights = totals * (len(totals) / totals.sum()) if len(totals) else totals
     return sequences, sums / totals, weights
+
+
+class StoredSums:
+    """Stored targets of one player's sequences for a fit of at most `capacity` examples.
+
+    Per sequence: the sum of its sampled regrets (with `plus`, the Q-regret sum clipped at zero, as
+    `RegretTargets`' stored targets) and the iteration that last wrote it (0: never, so it has no target),
+    12 bytes a sequence. A fit trains on sum / t of the sequences with a target, all of them when they
+    are at most `capacity`, else a choice by `selection`: ``"recent"`` (the most recently written, ties
+    drawn uniformly: the sequences the current profile reaches, whose targets are freshest) or ``"uniform"``
+    (a uniform sample without replacement; much worse on Goofspiel(5), docs/large_rcfr.md). The draws come
+    from (seed, t) alone, so they need no saved state and a resumed run draws the same."""
+
+    def __init__(self, size: int, plus: bool, capacity: int, selection: str, seed: int):
+        self.plus, self.capacity, self.seed = plus, int(capacity), int(seed)
+        self.selection = check_choice("selection", selection, SELECTIONS)
+        self.total = np.zeros(size)  # R_t or Q_t of the sequences written so far
+        self.written = np.zeros(size, np.int32)  # iteration of the latest write, 0 for never
+
+    def add(self, sequences: np.ndarray, regrets: np.ndarray, t: int) -> None:
+        """Iteration t's sampled regrets of the sequences a traversal wrote (sorted, distinct)."""
+        total = self.total[sequences] + regrets
+        self.total[sequences] = np.maximum(total, 0.0) if self.plus else total
+        self.written[sequences] = t
+
+    def targets(self, t: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(sequences, targets, weights) of iteration t's fit: sorted sequences, sum / t, ones."""
+        have = np.flatnonzero(self.written)
+        if len(have) > self.capacity:
+            rng = np.random.default_rng([self.seed, t])
+            if self.selection == "uniform":
+                have = rng.choice(have, self.capacity, replace=False)
+            else:
+                when = self.written[have]
+                cut = np.partition(when, len(when) - self.capacity)[len(when) - self.capacity]
+                newer, tied = have[when > cut], have[when == cut]
+                have = np.concatenate([newer, rng.choice(tied, self.capacity - len(newer), replace=False)])
+            have.sort()
+        return have, self.total[have] / t, np.ones(len(have))
+
+    def state_dict(self, prefix: str) -> dict[str, np.ndarray]:
+        return {f"{prefix}total": self.total.copy(), f"{prefix}written": self.written.copy()}
+
+    def load_state_dict(self, state: dict[str, np.ndarray], prefix: str) -> None:
+        for name in ("total", "written"):
+            value, target = np.asarray(state[f"{prefix}{name}"]), getattr(self, name)
+            if value.shape != target.shape:
+                raise ValueError(f"checkpoint field {prefix}{name!r} has shape {value.shape}, expected {target.shape}")
+            target[:] = value
