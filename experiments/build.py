@@ -77,10 +77,28 @@ def make_setup(spec: ExperimentConfig, game: Game) -> Setup:
                               f"solvers that do: {', '.join(takers)} (action abstractions work with every solver)")
         params = dict(abstraction.params)
         kind = params.pop("partition") if abstraction.name == "card" else abstraction.name
-        return Setup(game, abstractions.abstract_solver(
-            name, game, abstractions.make_abstraction(game, kind, **params), **options))
+        return Setup(game, abstractions.abstract_solver(name, game, _abstraction(game, kind, params), **options))
     except (ValueError, TypeError) as err:  # a value only a constructor can check
         raise ConfigError(f"solver {name!r} with abstraction {abstraction.name!r}: {err}") from None
+
+
+_LAST_ABSTRACTION: list = []  # [(game, kind, params, abstraction)]: at most the last one built
+
+
+def _abstraction(game: Game, kind: str, params: dict):
+    """`make_abstraction(game, kind, **params)`, reusing the last one built for this very game object: a
+    run's warm-up builds its setup twice, and on a game of millions of information sets an abstraction
+    takes seconds to minutes to build."""
+    from rcfr.abstraction import make_abstraction
+
+    if _LAST_ABSTRACTION:
+        last_game, last_kind, last_params, last = _LAST_ABSTRACTION[0]
+        if last_game is game and last_kind == kind and last_params == params:
+            return last
+    _LAST_ABSTRACTION.clear()
+    abstraction = make_abstraction(game, kind, **params)
+    _LAST_ABSTRACTION.append((game, kind, params, abstraction))
+    return abstraction
 
 
 def _options(spec: ExperimentConfig, game: Game, sequences: int) -> dict:
