@@ -54,17 +54,18 @@ def tables(directories: list[str]) -> str:
                        f"{_num(g['cpu_seconds'])} | {_num(g['exploitability'], 4)} | "
                        f"±{_num(g['exploitability_ci95'], 2)} | {_num(g['peak_rss_mib'], 4)} | "
                        f"{_num(g['anon_rss_mib'], 4)} | {g['seeds']} |")
-        targets = [(label, points) for (gm, label), points in by_nodes.items() if gm == game and label.startswith("RCFR")]
+        targets = [(label, points) for (gm, label), points in by_nodes.items()
+                   if gm == game and label.startswith("RCFR") and "table" not in label]
         if not targets:
             continue
         names = sorted(label for gm, label in by_nodes if gm == game)
-        out += ["", "Read off the curves (mean over seeds) at each RCFR configuration's final nodes touched / final "
-                "CPU seconds:", "", "| at | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
-        for label, points in targets:
-            nodes = points[-1][0]
+        out += ["", "Read off the curves (mean over seeds) at the RCFR arms' node budget and at each one's final CPU "
+                "seconds:", "", "| at | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+        budgets = sorted({float(f"{points[-1][0]:.2g}") for _, points in targets})
+        for nodes in budgets:  # the RCFR arms share a node budget: one row for it
+            out.append(f"| {nodes:.3g} nodes | " + " | ".join(_at(by_nodes[(game, n)], nodes) for n in names) + " |")
+        for label, _ in targets:
             seconds = by_cpu[(game, label)][-1][0]
-            out.append(f"| {label}: {nodes:.3g} nodes | " + " | ".join(
-                _at(by_nodes[(game, n)], nodes) for n in names) + " |")
             out.append(f"| {label}: {seconds:.3g} CPU s | " + " | ".join(
                 _at(by_cpu[(game, n)], seconds) for n in names) + " |")
     return "\n".join(out) + "\n"

@@ -287,10 +287,14 @@ def _style(i: int) -> dict:
             "linestyle": LINESTYLES[(i // 10) % len(LINESTYLES)]}
 
 
+def _common_iterations(curves: list[list[dict]]) -> list:
+    return sorted(set.intersection(*({c["iteration"] for c in curve} for curve in curves)))
+
+
 def _mean_curve(curves: list[list[dict]]) -> tuple[np.ndarray, ...]:
     """Iterations, mean solve seconds, mean and 95% half-width of exploitability (mbb/g) over the
     seeds' curves, at the iterations every curve has."""
-    common = sorted(set.intersection(*({c["iteration"] for c in curve} for curve in curves)))
+    common = _common_iterations(curves)
     at = [{c["iteration"]: c for c in curve} for curve in curves]
     seconds = np.array([[a[i]["seconds"] for a in at] for i in common])
     mbb = np.array([[a[i]["exploitability_mbb"] for a in at] for i in common])
@@ -339,7 +343,8 @@ def plot(directory: Path, groups: list[dict], curves: dict[str, list[dict]]) -> 
         sizes_per_label[(g["game"], g["label"])].add(g["representation_size"])
     for row, game in enumerate(games):
         names: set[str] = set()
-        shown = [g for g in groups if g["game"] == game and all(curves.get(r) for r in g["runs"].split())]
+        shown = [g for g in groups if g["game"] == game and all(curves.get(r) for r in g["runs"].split())
+                 and _common_iterations([curves[r] for r in g["runs"].split()])]  # node-budget seeds may share none
         means = [_mean_curve([curves[r] for r in g["runs"].split()]) for g in shown]
         # on a log axis a 95% band reaching zero or below is drawn down to half the lowest mean instead
         floor = 0.5 * min((float(np.min(m[2][m[2] > 0])) for m in means if np.any(m[2] > 0)), default=1e-12)
