@@ -101,6 +101,11 @@ def _abstraction(game: Game, kind: str, params: dict):
     return abstraction
 
 
+def forget() -> None:
+    """Drop the abstraction kept by `_abstraction` (and with it its game)."""
+    _LAST_ABSTRACTION.clear()
+
+
 def _options(spec: ExperimentConfig, game: Game, sequences: int) -> dict:
     """The solver's keywords; counts given as shares ("1%") are of the full game's `sequences`."""
     accepted = keyword_names(SOLVERS[spec.solver.name])

@@ -235,8 +235,11 @@ def run_experiment(cfg, run_dir: str | Path, *,
                           f"{spec.solver.name!r} does not")
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
-    with _locked(run_dir):
-        return _run_locked(spec, game, setup, run_dir, should_stop)
+    try:
+        with _locked(run_dir):
+            return _run_locked(spec, game, setup, run_dir, should_stop)
+    finally:  # a sweep's next job in this process must not hold this one's game (its memory is measured)
+        build.forget()
 
 
 def _run_locked(spec: ExperimentConfig, game, setup: build.Setup, run_dir: Path,
