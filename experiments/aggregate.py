@@ -17,7 +17,12 @@
 * ``exploitability_vs_nodes.{png,svg}`` (runs with a node budget) exploitability against nodes
   touched, log-log, one panel per game (or per game and the label's part before " | ", one row per game
   on one vertical range), the mean over seeds with 95% confidence intervals (Lanctot 2013, Figs 4.2-4.5);
-  ``results.md`` then adds the final means per game and label.
+  ``results.md`` then adds the final means per game and label. A label with several sizes gets a
+  curve per size. ``exploitability_vs_cpu_seconds.{png,svg}``: the same curves against the solve's
+  process CPU seconds (evaluation and compilation excluded), which a loaded machine does not inflate.
+
+Memory (``peak_rss_mib``, ``solve_peak_rss_mib``, ``anon_rss_mib``: `experiments.runner.MEMORY`) is in
+the tables, pooled like the other numbers.
 """
 
 from __future__ import annotations
@@ -36,18 +41,23 @@ import numpy as np
 from rcfr.files import atomic_write
 
 from .measures import LABELS
+from .memory import MEMORY
 
 COLUMNS = ["label", "game", "solver", "regressor", "features", "abstraction", "seed", "status", "iteration",
            "representation_size", "representation_pct", "exploitability", "exploitability_mbb", "seconds",
-           "compile_seconds", "config_hash", "max_nodes_touched", "measure", "measure_value", "run"]
+           "cpu_seconds", "compile_seconds", *MEMORY, "nodes_touched", "config_hash", "max_nodes_touched", "measure",
+           "measure_value", "run"]
 #: per-configuration columns: the numbers are means over the pooled seeds, ``*_ci95`` half-widths
 GROUP_COLUMNS = ["label", "game", "solver", "regressor", "features", "abstraction", "seeds", "status", "iteration",
                  "representation_size", "representation_pct", "exploitability", "exploitability_ci95",
-                 "exploitability_mbb", "exploitability_mbb_ci95", "seconds", "compile_seconds", "measure",
-                 "measure_value", "measure_value_ci95", "runs"]
+                 "exploitability_mbb", "exploitability_mbb_ci95", "seconds", "cpu_seconds", "compile_seconds",
+                 *MEMORY, "nodes_touched", "measure", "measure_value", "measure_value_ci95", "runs"]
 POOLED = ["representation_size", "representation_pct", "exploitability", "exploitability_mbb", "seconds",
-          "compile_seconds", "measure_value"]
-PLOT_NAMES = ("exploitability_vs_size", "convergence", "exploitability_vs_nodes")
+          "cpu_seconds", "compile_seconds", *MEMORY, "nodes_touched", "measure_value"]
+PLOT_NAMES = ("exploitability_vs_size", "convergence", "exploitability_vs_nodes", "exploitability_vs_cpu_seconds")
+#: the x axes of the per-evaluation curve plots of budgeted runs: metrics column -> axis label
+CURVE_AXES = {"nodes_touched": "nodes touched",
+              "cpu_seconds": "solve CPU seconds (process; compilation and evaluation excluded)"}
 MARKERS = "osD^v<>ph*X"
 LINESTYLES = ("-", "--", ":")
 #: in a label, what comes before it names the panel of the nodes-touched plot (`split_label`)
@@ -100,15 +110,19 @@ def ci95(values) -> float | None:
 
 def pool(rows: list[dict]) -> list[dict]:
     """One row per configuration: runs that differ only in their seed, at the same iteration and
-    status, pooled into means, 95% half-widths and the seed count."""
+    status (complete runs on a node budget at any iteration), pooled into means, 95% half-widths and the
+    seed count."""
     members = defaultdict(list)
-    for r in rows:
-        members[(r["game"], r["label"], r["config_hash"] or r["run"], r["status"], r["iteration"])].append(r)
+    for r in rows:  # runs on a node budget stop at different iterations: their seeds pool all the same
+        stop = None if r.get("max_nodes_touched") and r["status"] == "complete" else r["iteration"]
+        members[(r["game"], r["label"], r["config_hash"] or r["run"], r["status"], stop)].append(r)
     groups = []
     for runs in members.values():
         first = runs[0]
         group = {k: first[k] for k in GROUP_COLUMNS if k in first}
         group.update(seeds=len(runs), runs=" ".join(r["run"] for r in runs))
+        if len({r["iteration"] for r in runs}) > 1:  # a node budget: the mean iteration
+            group["iteration"] = round(float(np.mean([r["iteration"] for r in runs])))
         for key in POOLED:
             values = [r[key] for r in runs if r[key] is not None]
             group[key] = float(np.mean(values)) if len(values) == len(runs) else None
@@ -129,7 +143,7 @@ def _fmt(value, digits: int = 4) -> str:
 
 def markdown(groups: list[dict]) -> str:
     head = ["label", "game", "size", "% of game", "iterations", "exploitability (chips)", "95% CI (chips)",
-            "mbb/g", "seconds", "seeds", "status"]
+            "mbb/g", "seconds", "CPU seconds", "peak MiB", "seeds", "status"]
     measured = any(g.get("measure", "exploitability") != "exploitability" for g in groups)
     head += ["measure", "value (chips)", "95% CI"] if measured else []
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -137,7 +151,8 @@ def markdown(groups: list[dict]) -> str:
         ci = g["exploitability_ci95"]
         cells = [g["label"], g["game"], _fmt(g["representation_size"]), _fmt(g["representation_pct"], 3),
                  _fmt(g["iteration"]), _fmt(g["exploitability"]), "-" if ci is None else f"± {ci:.2g}",
-                 _fmt(g["exploitability_mbb"]), _fmt(g["seconds"], 3), g["seeds"], g["status"]]
+                 _fmt(g["exploitability_mbb"]), _fmt(g["seconds"], 3), _fmt(g.get("cpu_seconds"), 3),
+                 _fmt(g.get("peak_rss_mib"), 4), g["seeds"], g["status"]]
         if measured:
             half = g.get("measure_value_ci95")
             cells += [g["measure"], _fmt(g["measure_value"]), "-" if half is None else f"± {half:.2g}"]
@@ -163,21 +178,34 @@ def mean_ci(values) -> tuple[float, float]:
     return float(np.mean(values)), ci95(values) or 0.0
 
 
-def node_curves(rows: list[dict], curves: dict[str, list[dict]]) -> dict[tuple[str, str], list[tuple]]:
+def node_curves(rows: list[dict], curves: dict[str, list[dict]],
+                x: str = "nodes_touched") -> dict[tuple[str, str], list[tuple]]:
     """(game, label) -> per point: (nodes touched, mean measure, CI half-width, seeds) over the
     runs (seeds) of that label that ran on a node budget (``run.max_nodes_touched``). Seeds evaluate at slightly different
     node counts, so each curve is interpolated (log-log) at the first seed's evaluation points that
-    every seed covers, and at the end of the shortest."""
-    runs = defaultdict(list)
+    every seed covers, and at the end of the shortest. A label with several configurations (e.g. model
+    sizes) gets a curve per configuration, "<label> (<mean % of game>%)". `x` is the metrics column of
+    the first coordinate (`CURVE_AXES`: nodes touched, or the solve's CPU seconds)."""
+    budgeted = defaultdict(list)  # (game, label) -> configuration -> runs
     for r in rows:
-        if not r.get("max_nodes_touched"):
-            continue
-        curve = [c for c in curves.get(r["run"], []) if c.get("nodes_touched") is not None]
-        if curve:
-            runs[(r["game"], r["label"])].append((curve, r.get("measure") or "exploitability"))
+        if r.get("max_nodes_touched"):
+            budgeted[(r["game"], r["label"])].append(r)
+    runs = defaultdict(list)
+    for (game, label), members in budgeted.items():
+        configurations = defaultdict(list)
+        for r in members:
+            configurations[r["config_hash"] or r["run"]].append(r)
+        for same in configurations.values():
+            name = label
+            if len(configurations) > 1:
+                name += f" ({_fmt(float(np.mean([r['representation_pct'] or 0.0 for r in same])), 2)}%)"
+            for r in same:
+                curve = [c for c in curves.get(r["run"], []) if c.get(x) and c.get("nodes_touched") is not None]
+                if curve:
+                    runs[(game, name)].append((curve, r.get("measure") or "exploitability"))
     table = {}
     for key, group in sorted(runs.items()):
-        xs = [np.log([c["nodes_touched"] for c in curve]) for curve, _ in group]
+        xs = [np.log([c[x] for c in curve]) for curve, _ in group]
         ys = [np.log([c[measure] for c in curve]) for curve, measure in group]
         low, high = max(x[0] for x in xs), min(x[-1] for x in xs)
         grid = [g for g in xs[0] if low <= g < high] + [high]
@@ -216,10 +244,10 @@ def panel_layout(table: dict[tuple[str, str], list[tuple]]) -> tuple[int, int, d
     return len(games), max(len(p) for p in per_game.values()), places
 
 
-def plot_nodes(directory: Path, table: dict[tuple[str, str], list[tuple]],
+def plot_nodes(directory: Path, table: dict[tuple[str, str], list[tuple]], axis: str = "nodes_touched",
                ylabel: str = LABELS["exploitability"]) -> list[Path]:
-    """Exploitability against nodes touched (`panel_layout`; the panels of a game share one vertical
-    range, and a curve name keeps its colour and marker in every panel)."""
+    """The measure against nodes touched, or the `axis` of `node_curves` (`panel_layout`; the panels of a
+    game share one vertical range, and a curve name keeps its colour and marker in every panel)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -238,7 +266,7 @@ def plot_nodes(directory: Path, table: dict[tuple[str, str], list[tuple]],
                         **_style(curves.index(name)))
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_xlabel("nodes touched")
+        ax.set_xlabel(CURVE_AXES[axis])
         ax.set_ylabel(ylabel)
         ax.set_title(f"{game}: {panel}" if panel else game, fontsize=9)
         ax.grid(True, which="both", alpha=0.3)
@@ -246,7 +274,7 @@ def plot_nodes(directory: Path, table: dict[tuple[str, str], list[tuple]],
     for row, col in set(np.ndindex(rows, cols)) - set(places.values()):
         axes[row][col].set_visible(False)
     fig.tight_layout()
-    files = _save_figure(fig, directory, "exploitability_vs_nodes")
+    files = _save_figure(fig, directory, "exploitability_vs_nodes" if axis == "nodes_touched" else f"exploitability_vs_{axis}")
     plt.close(fig)
     return files
 
@@ -270,10 +298,14 @@ def _style(i: int) -> dict:
             "linestyle": LINESTYLES[(i // 10) % len(LINESTYLES)]}
 
 
+def _common_iterations(curves: list[list[dict]]) -> list:
+    return sorted(set.intersection(*({c["iteration"] for c in curve} for curve in curves)))
+
+
 def _mean_curve(curves: list[list[dict]], column: str = "exploitability_mbb") -> tuple[np.ndarray, ...]:
     """Iterations, mean solve seconds, mean and 95% half-width of `column` over the seeds' curves, at the
     iterations every curve has."""
-    common = sorted(set.intersection(*({c["iteration"] for c in curve} for curve in curves)))
+    common = _common_iterations(curves)
     at = [{c["iteration"]: c for c in curve} for curve in curves]
     seconds = np.array([[a[i]["seconds"] for a in at] for i in common]).reshape(len(common), -1)
     values = np.array([[a[i][column] for a in at] for i in common]).reshape(len(common), -1)
@@ -376,7 +408,8 @@ def plot(directory: Path, groups: list[dict], curves: dict[str, list[dict]]) -> 
         sizes_per_label[(g["game"], g["label"])].add(g["representation_size"])
     for row, (key, members) in enumerate(layout.items()):
         names: set[str] = set()
-        shown = [(name, g) for name, g in members if all(curves.get(r) for r in g["runs"].split())]
+        shown = [(name, g) for name, g in members if all(curves.get(r) for r in g["runs"].split())
+                 and _common_iterations([curves[r] for r in g["runs"].split()])]  # node-budget seeds may share none
         means = [_mean_curve([curves[r] for r in g["runs"].split()], _plotted(g)[0]) for _, g in shown]
         # on a log axis a 95% band reaching zero or below is drawn down to half the lowest mean instead
         floor = 0.5 * min((float(np.min(m[2][m[2] > 0])) for m in means if np.any(m[2] > 0)), default=1e-12)
@@ -433,7 +466,10 @@ def aggregate(directory: str | Path, *, plots: bool = True) -> Aggregate | None:
     if plots:
         files += plot(directory, groups, curves)
         if by_nodes:
-            files += plot_nodes(directory, by_nodes, ylabel)
+            files += plot_nodes(directory, by_nodes, ylabel=ylabel)
+            by_cpu = node_curves(rows, curves, "cpu_seconds")
+            if by_cpu:  # runs from before cpu_seconds was recorded have none
+                files += plot_nodes(directory, by_cpu, "cpu_seconds", ylabel)
     return Aggregate(directory, rows, groups, curves, files)
 
 

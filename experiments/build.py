@@ -27,7 +27,7 @@ from rcfr.registry import keyword_names
 from rcfr.solvers import CFRSolver
 from rcfr.tree import Game
 
-from .schema import ConfigError, ExperimentConfig
+from .schema import ConfigError, ExperimentConfig, resolve_shares
 
 def make_game(spec: ExperimentConfig) -> Game:
     return load_game(spec.game.name, **spec.game.params)
@@ -72,9 +72,9 @@ def make_setup(spec: ExperimentConfig, game: Game) -> Setup:
     try:
         if abstraction.name == "action":
             abstract_game = abstractions.action_abstraction(game, **abstraction.params)
-            solver = make_solver(name, abstract_game, **_options(spec, abstract_game))
+            solver = make_solver(name, abstract_game, **_options(spec, abstract_game, game.num_sequences))
             return Setup(game, solver, lambda policy: abstractions.translate(game, abstract_game, policy))
-        options = _options(spec, game)
+        options = _options(spec, game, game.num_sequences)
         if abstraction.name == "none":
             return Setup(game, make_solver(name, game, **options))
         takers = abstractions.card_abstraction_solvers()
@@ -84,19 +84,45 @@ def make_setup(spec: ExperimentConfig, game: Game) -> Setup:
         params = dict(abstraction.params)
         kind = params.pop("partition") if abstraction.name == "card" else abstraction.name
         space = spec.solver.options.get("average_space", "full")
-        return Setup(game, abstractions.abstract_solver(
-            name, game, abstractions.make_abstraction(game, kind, **params), **options), average_space=space)
+        return Setup(game, abstractions.abstract_solver(name, game, _abstraction(game, kind, params), **options),
+                     average_space=space)
     except (ValueError, TypeError) as err:  # a value only a constructor can check
         raise ConfigError(f"solver {name!r} with abstraction {abstraction.name!r}: {err}") from None
 
 
-def _options(spec: ExperimentConfig, game: Game) -> dict:
+_LAST_ABSTRACTION: list = []  # [(game, kind, params, abstraction)]: at most the last one built
+
+
+def _abstraction(game: Game, kind: str, params: dict):
+    """`make_abstraction(game, kind, **params)`, reusing the last one built for this very game object: a
+    run's warm-up builds its setup twice, and on a game of millions of information sets an abstraction
+    takes seconds to minutes to build."""
+    from rcfr.abstraction import make_abstraction
+
+    if _LAST_ABSTRACTION:
+        last_game, last_kind, last_params, last = _LAST_ABSTRACTION[0]
+        if last_game is game and last_kind == kind and last_params == params:
+            return last
+    _LAST_ABSTRACTION.clear()
+    abstraction = make_abstraction(game, kind, **params)
+    _LAST_ABSTRACTION.append((game, kind, params, abstraction))
+    return abstraction
+
+
+def forget() -> None:
+    """Drop the abstraction kept by `_abstraction` (and with it its game)."""
+    _LAST_ABSTRACTION.clear()
+
+
+def _options(spec: ExperimentConfig, game: Game, sequences: int) -> dict:
+    """The solver's keywords; counts given as shares ("1%") are of the full game's `sequences`."""
     accepted = keyword_names(SOLVERS[spec.solver.name])
-    options = dict(spec.solver.options)
+    options = resolve_shares("solver.options", spec.solver.options, sequences)
     if "average_space" not in accepted:  # the kit's option (components.KIT_OPTIONS), applied by `Setup.policy`
         options.pop("average_space", None)
     if "regressor" in accepted:
-        options["regressor"] = make_component("regressor", spec.regressor.name, spec.regressor.params, game)
+        params = resolve_shares("regressor.params", spec.regressor.params, sequences)
+        options["regressor"] = make_component("regressor", spec.regressor.name, params, game)
     if "features" in accepted and options.get("features_on_demand"):  # the solver's encoder computes rows
         options["features"] = {"name": spec.features.name, **spec.features.params}
     elif "features" in accepted:

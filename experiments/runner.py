@@ -11,7 +11,7 @@ Files (all written atomically, so a kill never leaves a torn file):
 * ``policy.json``   the final average policy (`rcfr.Policy` format; ``policy.npz`` for large games)
 * ``summary.json``  status ("complete" or "interrupted"), sizes, the final numbers, and
                     ``compile_seconds``: the warm-up (numba compilation or cache loading, first use of
-                    the regressor) kept out of the solve seconds
+                    the regressor) kept out of the solve seconds; peak memory (`MEMORY`)
 
 A run directory belongs to one configuration: while a run uses it, it is locked (``fcntl.flock`` on
 ``.lock``); a directory whose ``config.yaml`` is another configuration's is refused, and so is a
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import csv
 import fcntl
+import gc
 import hashlib
 import io
 import inspect
@@ -42,13 +43,14 @@ from tqdm.auto import tqdm
 from rcfr import evaluate
 from rcfr.files import atomic_write, write_json
 
-from . import build
+from . import build, memory
 from .measures import make_measure
+from .memory import MEMORY
 from .schema import JSON_POLICY_LIMIT, ConfigError, ExperimentConfig, to_spec, validate
 
 log = logging.getLogger("experiments")
 
-METRICS = ["iteration", "seconds", "wall_seconds", "exploitability", "exploitability_mbb", "value",
+METRICS = ["iteration", "seconds", "cpu_seconds", "wall_seconds", "exploitability", "exploitability_mbb", "value",
            "representation_size", "representation_pct", "nodes_touched"]
 #: run settings that may change between an interrupted run and its resumption
 _RESUMABLE_CHANGES = ("iterations", "eval_points", "max_nodes_touched", "checkpoint_every", "checkpoint_seconds",
@@ -241,8 +243,11 @@ def run_experiment(cfg, run_dir: str | Path, *,
                           f"{spec.solver.name!r} does not")
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
-    with _locked(run_dir):
-        return _run_locked(spec, game, setup, run_dir, should_stop)
+    try:
+        with _locked(run_dir):
+            return _run_locked(spec, game, setup, run_dir, should_stop)
+    finally:  # a sweep's next job in this process must not hold this one's game (its memory is measured)
+        build.forget()
 
 
 def _run_locked(spec: ExperimentConfig, game, setup: build.Setup, run_dir: Path,
@@ -268,6 +273,8 @@ def _run_locked(spec: ExperimentConfig, game, setup: build.Setup, run_dir: Path,
     solve_seconds = meta["solve_seconds"] if meta else 0.0
     wall_before = meta["wall_seconds"] if meta else 0.0
     compile_seconds = meta.get("compile_seconds", 0.0) if meta else 0.0
+    cpu_seconds = meta.get("cpu_seconds", 0.0) if meta else 0.0  # process CPU time of the solve
+    peaks = dict.fromkeys(MEMORY) | ((meta or {}).get("memory") or {})
     if meta:
         log.info("resuming %s from iteration %d", run_dir, solver.iteration)
 
@@ -279,20 +286,33 @@ def _run_locked(spec: ExperimentConfig, game, setup: build.Setup, run_dir: Path,
         schedule, marks = [i for i in eval_schedule(total, spec.run.eval_points) if i > solver.iteration], []
     if solver.iteration < total:
         compile_seconds += _warm_up(spec, game)
+    gc.collect()  # the warm-up's throwaway solver is not this run's memory
+    memory.reset_peak()
     started = time.perf_counter()
     last_checkpoint = time.monotonic()
 
     def wall() -> float:
         return wall_before + time.perf_counter() - started
 
+    def note_memory(solving: bool) -> None:
+        """Fold the peak since the last reset into the run's numbers (`MEMORY`)."""
+        values = {"peak_rss_mib": memory.peak_mib()}
+        if solving:
+            values.update(solve_peak_rss_mib=values["peak_rss_mib"], anon_rss_mib=memory.anon_mib())
+        for name, value in values.items():
+            if value is not None:
+                peaks[name] = max(value, peaks[name] or 0.0)
+
     def checkpoint_now() -> None:
         nonlocal last_checkpoint
         _save_checkpoint(checkpoint, solver, {"identity": key, "rows": rows, "solve_seconds": solve_seconds,
-                                              "wall_seconds": wall(), "compile_seconds": compile_seconds}, measure)
+                                              "wall_seconds": wall(), "compile_seconds": compile_seconds,
+                                              "cpu_seconds": cpu_seconds, "memory": peaks}, measure)
         last_checkpoint = time.monotonic()
 
     def summary(status: str) -> dict:
-        return _write_summary(run_dir, spec, label, game, rows, solver.iteration, status, compile_seconds)
+        note_memory(False)
+        return _write_summary(run_dir, spec, label, game, rows, solver.iteration, status, compile_seconds, peaks)
 
     flag = {"stop": False}
     every = spec.run.checkpoint_every
@@ -309,9 +329,10 @@ def _run_locked(spec: ExperimentConfig, game, setup: build.Setup, run_dir: Path,
                                              if it and nodes() else 1))
             if measure.steps:
                 measure.observe(setup)
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             solver.run(stop_at - it)
             solve_seconds += time.perf_counter() - t0
+            cpu_seconds += time.process_time() - c0
             bar.update(stop_at - it)
             it = solver.iteration
             due_by_nodes = budget and (nodes() >= marks[0] or it == total)
@@ -320,9 +341,12 @@ def _run_locked(spec: ExperimentConfig, game, setup: build.Setup, run_dir: Path,
                     schedule.pop(0)
                 while marks and marks[0] <= nodes():
                     marks.pop(0)
+                note_memory(True)
                 size = setup.size()
                 result = evaluate(game, setup.policy())
-                rows.append({"iteration": it, "seconds": solve_seconds, "wall_seconds": wall(),
+                note_memory(False)
+                memory.reset_peak()
+                rows.append({"iteration": it, "seconds": solve_seconds, "cpu_seconds": cpu_seconds, "wall_seconds": wall(),
                              "exploitability": result.exploitability,
                              "exploitability_mbb": result.exploitability_mbb, "value": result.value,
                              "representation_size": size,
@@ -364,7 +388,7 @@ def short_game_name(spec: ExperimentConfig) -> str:
 
 
 def _write_summary(run_dir: Path, spec: ExperimentConfig, label: str, game, rows: list[dict],
-                   iteration: int, status: str, compile_seconds: float) -> dict:
+                   iteration: int, status: str, compile_seconds: float, peaks: dict) -> dict:
     final = rows[-1] if rows else {}
     summary = {
         "status": status, "label": label, "iteration": iteration, "iterations": spec.run.iterations,
@@ -377,7 +401,7 @@ def _write_summary(run_dir: Path, spec: ExperimentConfig, label: str, game, rows
         "game_sequences": game.num_sequences, "game_infosets": game.num_infosets,
         **{k: final.get(k) for k in METRICS if k != "iteration"}, "compile_seconds": compile_seconds,
         "measure": spec.run.measure, "measure_value": final.get(spec.run.measure),
-        "config_hash": hashlib.sha1(seedless_identity(spec).encode()).hexdigest()[:12],
+        **peaks, "config_hash": hashlib.sha1(seedless_identity(spec).encode()).hexdigest()[:12],
     }
     write_json(run_dir / "summary.json", summary)
     return summary

@@ -10,6 +10,7 @@ typo fails at start with the field and the allowed values.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Dict, Optional, get_type_hints
 
@@ -197,6 +198,9 @@ def validate(cfg) -> ExperimentConfig:
     if needs_regressor and spec.features.name == "none":
         raise ConfigError(f"solver {spec.solver.name!r} needs features; set features to one of: "
                           f"{', '.join(k for k in components.FEATURES if k != 'none')}")
+    for field_name, params in (("regressor.params", spec.regressor.params), ("solver.options", spec.solver.options)):
+        for key, value in params.items():
+            parse_share(f"{field_name}.{key}", value)
     for kind, key in (("card", "partition"), ("action", "wagers")):
         if spec.abstraction.name == kind and key not in spec.abstraction.params:
             raise ConfigError(f"abstraction {kind!r} needs abstraction.params.{key}")
@@ -214,6 +218,35 @@ def _check_average_space(spec: ExperimentConfig, kit_options: list[str]) -> None
         raise ConfigError(f"solver.options.average_space='abstract' averages over merged information sets, so it "
                           f"needs an information-set abstraction (abstraction={spec.abstraction.name!r} has none); "
                           f"choose one of: {', '.join(k for k in components.ABSTRACTIONS if k not in ('none', 'action'))}")
+
+
+#: a count written as a share of the game: "1%", "0.1 %"
+_SHARE = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*%\s*$")
+
+
+def parse_share(field_name: str, value) -> float | None:
+    """The fraction a value like ``"1%"`` names (0.01); None for a value that is not a string ending in
+    "%". A count given so is `share` x the game's sequences, both players together (`resolve_shares`)."""
+    if not (isinstance(value, str) and value.strip().endswith("%")):
+        return None
+    match = _SHARE.match(value)
+    share = float(match.group(1)) / 100 if match else None
+    if share is None or not 0.0 < share <= 1.0:
+        raise ConfigError(f"{field_name} must be a share of the game's sequences in (0%, 100%] such as '1%', "
+                          f"got {value!r}")
+    return share
+
+
+def resolve_shares(field_name: str, params: dict, num_sequences: int) -> dict:
+    """`params` with each share (``"1%"``) replaced by that share of the game's `num_sequences`, split
+    evenly between the two players: the solver builds one component per player from these parameters,
+    so a best-first tree with ``max_leaves: "1%"`` gives both players' trees 1% of the sequences together."""
+    out = dict(params)
+    for key, value in params.items():
+        share = parse_share(f"{field_name}.{key}", value)
+        if share is not None:
+            out[key] = max(1, round(share * num_sequences / 2))
+    return out
 
 
 def _choice(field_name: str, table):

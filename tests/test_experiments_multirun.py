@@ -204,7 +204,7 @@ def test_seeds_are_pooled_into_mean_95_ci_and_count(tmp_path):
     assert pooled["exploitability_ci95"] == pytest.approx(4.302652729911275 * sd / 3 ** 0.5, rel=1e-9)
     assert pooled["runs"] == "0 1 2" and result.groups[0]["exploitability_ci95"] is None
     table = (tmp_path / "results.md").read_text().splitlines()
-    assert table[0].endswith("| seconds | seeds | status |")
+    assert table[0].endswith("| seconds | CPU seconds | peak MiB | seeds | status |")
     assert table[3].startswith("| os-mccfr | kuhn | 24 | 100 | 300 |")
     assert "| ± " in table[3] and "| 3 | complete |" in table[3]
     with (tmp_path / "runs.csv").open() as f:

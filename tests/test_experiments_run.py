@@ -21,7 +21,7 @@ from experiments.runner import METRICS, Interrupted, eval_schedule, run_experime
 from experiments.schema import ConfigError
 
 ROOT = Path(__file__).resolve().parent.parent
-TIMING = {"seconds", "wall_seconds"}
+TIMING = {"seconds", "cpu_seconds", "wall_seconds"}
 
 
 def config(game="kuhn", solver="cfr+", iterations=60, **run):
