@@ -92,24 +92,25 @@ def _collect(first_seq, num_actions, listed, count, sums, traversals):
 
 
 @njit(cache=True)
-def _match(prediction, t, first, size, base, sigma):
-    """Regret matching on t x prediction for the information sets (first[i], size[i]) whose sequences start
-    at global id `base` in `prediction`; written into sigma (global ids). The same arithmetic as
-    `rcfr.kernels.regret_matching` on the dense path's estimates. t = 0 (nothing fit yet) reads no prediction
-    and writes uniform strategies."""
+def match_predictions(prediction, t, first, size, at, sigma):
+    """Regret matching on t x prediction for the information sets (first[i], size[i]) (global sequence ids)
+    whose predictions start at prediction[at[i]]; written into sigma. The same arithmetic as
+    `rcfr.kernels.regret_matching` on the dense path's estimates, so a set gets the same strategy from a
+    full refresh and from a batch of visited sets. t = 0 (nothing fit yet) reads no prediction and writes
+    uniform strategies."""
     for i in range(first.shape[0]):
-        f, n = first[i], size[i]
+        f, n, k = first[i], size[i], at[i]
         total = 0.0
-        for s in range(f, f + n):
-            r = prediction[s - base] * t if t != 0.0 else 0.0
+        for a in range(n):
+            r = prediction[k + a] * t if t != 0.0 else 0.0
             if r > 0.0:
                 total += r
-        for s in range(f, f + n):
-            r = prediction[s - base] * t if t != 0.0 else 0.0
+        for a in range(n):
+            r = prediction[k + a] * t if t != 0.0 else 0.0
             if total > 0.0:
-                sigma[s] = r / total if r > 0.0 else 0.0
+                sigma[f + a] = r / total if r > 0.0 else 0.0
             else:
-                sigma[s] = 1.0 / n
+                sigma[f + a] = 1.0 / n
 
 
 class OnDemandSampling:
@@ -274,14 +275,15 @@ class OnDemandSampling:
         if self.visited is not None:
             self.visited.all_fresh(player)
         if t == 0:  # nothing fit yet: the estimates are zero, the strategy uniform
-            _match(np.zeros(0), 0.0, firsts, sizes, 0, sigma)
+            match_predictions(np.zeros(0), 0.0, firsts, sizes, firsts, sigma)
             return
         start = 0
         while start < len(firsts):
             stop = max(start + 1, int(np.searchsorted(firsts, firsts[start] + self.chunk)))
             first, end = firsts[start], firsts[stop - 1] + sizes[stop - 1]
             prediction, _ = self._predict(player, np.arange(first, end))
-            _match(prediction, float(t), firsts[start:stop], sizes[start:stop], first, sigma)
+            match_predictions(prediction, float(t), firsts[start:stop], sizes[start:stop], firsts[start:stop] - first,
+                              sigma)
             start = stop
 
     # ---- policies and size ---------------------------------------------------------------------

@@ -30,6 +30,7 @@ import numpy as np
 from numba import njit
 
 from ..sampling.kernels import CHANCE, OUTCOME, TERMINAL, _merged, _pick, _pick_mixed
+from .on_demand import match_predictions
 
 
 @njit(cache=True, inline="always")
@@ -149,27 +150,6 @@ def _sequences(sets, first_seq, num_actions):
     return out
 
 
-@njit(cache=True)
-def _match_sets(prediction, t, sets, first_seq, num_actions, sigma):
-    """Regret matching on t x prediction (the sets' sequences, set after set) into sigma: the arithmetic of
-    `on_demand._match`, so a set gets the same strategy as from a full refresh."""
-    i = 0
-    for J in sets:
-        f, n = first_seq[J], num_actions[J]
-        total = 0.0
-        for a in range(n):
-            r = prediction[i + a] * t
-            if r > 0.0:
-                total += r
-        for a in range(n):
-            r = prediction[i + a] * t
-            if total > 0.0:
-                sigma[f + a] = r / total if r > 0.0 else 0.0
-            else:
-                sigma[f + a] = 1.0 / n
-        i += n
-
-
 class VisitedProfile:
     """Which information sets hold the current strategy, and the discovery walk that predicts the stale ones
     a traversal will read (see the module docstring). `predict(player, sequences)` is the solver's: the
@@ -223,6 +203,8 @@ class VisitedProfile:
     def _predict(self, player: int, sets: np.ndarray) -> None:
         tree = self.tree
         prediction, t = self.predict(player, _sequences(sets, tree.first_seq, tree.num_actions))
-        _match_sets(prediction, float(t), sets, tree.first_seq, tree.num_actions, self.sigma)
+        size = tree.num_actions[sets]
+        at = np.cumsum(size) - size  # the sets' sequences follow each other in `prediction`
+        match_predictions(prediction, float(t), tree.first_seq[sets], size, at, self.sigma)
         self.rounds += 1
         self.predicted += len(sets)
