@@ -160,7 +160,7 @@ def test_too_large_fails_before_any_work(monkeypatch):
         raise AssertionError("enumerated a game known to be too large")
 
     monkeypatch.setattr(compiler, "count_fast", no_work)
-    monkeypatch.setattr(tree, "_enumerate", no_work)
+    monkeypatch.setattr(tree.enumeration, "_enumerate", no_work)
     with pytest.raises(ValueError, match=r"more than 1,000 histories.*9,457 histories \(estimated\), about .* GiB"):
         tree.compile_game(rcfr.make_rules("leduc"), max_histories=1000)
     with pytest.raises(ValueError, match=r"nlocp\(cards=13, stack=50, ante=1\) has more than .* histories "
@@ -170,7 +170,7 @@ def test_too_large_fails_before_any_work(monkeypatch):
 
 def test_default_limit_follows_available_memory(monkeypatch):
     monkeypatch.delenv("RCFR_MAX_HISTORIES", raising=False)
-    monkeypatch.setattr(tree, "available_memory", lambda: 120 * 1000)
+    monkeypatch.setattr(tree.budget, "available_memory", lambda: 120 * 1000)
     assert tree.max_histories() == 1000
     monkeypatch.setenv("RCFR_MAX_HISTORIES", "77")
     assert tree.max_histories() == 77 and tree.max_histories(5) == 5

@@ -1,0 +1,57 @@
+"""Size before work: how many histories a compile may enumerate, from the available memory or
+``$RCFR_MAX_HISTORIES``, and the message of a game too large to compile (see docs/large_games.md)."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ..games.base import GameRules
+
+#: Measured peak bytes per history while compiling, by path; the default history limit is the
+#: available memory divided by these (see docs/large_games.md).
+COMPILE_BYTES = {"fast": 120, "python": 600}
+#: Bytes per history of a compiled game and its sequence-form views, as measured.
+RESIDENT_BYTES = 60
+
+
+def available_memory() -> int:
+    """Bytes of memory available to a new allocation (MemAvailable of /proc/meminfo; 8 GiB if unknown)."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 8 << 30
+
+
+def max_histories(limit: int | None = None, bytes_per_history: int = COMPILE_BYTES["fast"]) -> int:
+    """The enumeration limit: `limit` if given, else ``$RCFR_MAX_HISTORIES``, else as many histories
+    as the available memory holds while compiling at `bytes_per_history`."""
+    if limit is None:
+        text = os.environ.get("RCFR_MAX_HISTORIES", "").strip()
+        if not text:
+            return max(1, available_memory() // bytes_per_history)
+        try:
+            limit = int(text)
+        except ValueError:
+            raise ValueError(f"RCFR_MAX_HISTORIES must be a positive integer, got {text!r}") from None
+    if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
+        raise ValueError(f"max_histories must be a positive integer, got {limit!r}")
+    return int(limit)
+
+
+history_limit = max_histories  # for functions whose `max_histories` argument hides the name
+
+
+def _too_large(rules: GameRules, histories: int, limit: int, bytes_per_history: int, exact: bool) -> ValueError:
+    size = f"{histories:,} histories (estimated)" if exact else f"more than {histories:,} histories"
+    return ValueError(
+        f"{rules.description()} has more than {limit:,} histories, too many to compile: {size}, about "
+        f"{histories * bytes_per_history / 2**30:.2f} GiB to compile and "
+        f"{histories * RESIDENT_BYTES / 2**30:.2f} GiB to hold, with "
+        f"{available_memory() / 2**30:.1f} GiB available; choose smaller game parameters (or raise "
+        "the limit with RCFR_MAX_HISTORIES or max_histories=)")
