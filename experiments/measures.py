@@ -2,7 +2,7 @@
 
 * ``exploitability`` (default): the exploitability of the average policy; nothing per iteration.
 * ``full_regret``: (R_1^{T,+} + R_2^{T,+}) / T in the full game over the profiles σ^1..σ^T the solver
-  *played* (Lanctot 2013, Fig 5.4; `rcfr.abstraction.FullRegret`). It needs every iteration's current
+  *played* (Lanctot 2013, Fig 5.4; `rcfr.regrets.FullRegret`). It needs every iteration's current
   policy, so the runner steps one iteration at a time and shows the measure σ^t before iteration t.
 
 A measure's running sums go into the checkpoint (`state_dict`), so a resumed run measures exactly what
@@ -47,7 +47,7 @@ class FullRegretMeasure:
     name, steps = "full_regret", True
 
     def __init__(self, setup):
-        from rcfr.abstraction import FullRegret
+        from rcfr.regrets import FullRegret
 
         self.tracker = FullRegret(setup.game)
 

@@ -22,9 +22,6 @@ def load_game(name: str, /, *, cache: bool = True, **params) -> Game:
     return load_compiled(make_rules(name, **params), cache=cache)
 
 
-from . import abstraction  # noqa: E402  (static abstractions; registers the game "nlocp_wagers")
-
-
 def __getattr__(name: str):
     """The regressor registry loads scikit-learn, so it is imported on first use, not by `import rcfr`."""
     if name in ("REGRESSORS", "make_regressor", "regressors"):

@@ -19,6 +19,7 @@ renormalizes: a wrong row is an error.
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 import os
@@ -155,14 +156,12 @@ class Policy:
 
     def to_openspiel(self, os_game=None):
         """This policy as an OpenSpiel `TabularPolicy` (see `rcfr.interop.openspiel.to_tabular`)."""
-        from .interop.openspiel import to_tabular
-        return to_tabular(self, os_game)
+        return _openspiel().to_tabular(self, os_game)
 
     @classmethod
     def from_openspiel(cls, game: Game, tabular) -> "Policy":
         """Read an OpenSpiel `TabularPolicy`, as strictly as `from_dict` (see `rcfr.interop.openspiel`)."""
-        from .interop.openspiel import from_tabular
-        return from_tabular(game, tabular)
+        return _openspiel().from_tabular(game, tabular)
 
     @classmethod
     def load(cls, game: Game, path: str | os.PathLike) -> "Policy":
@@ -208,6 +207,12 @@ class Policy:
             raise PolicyError(f"{path}: field 'probs' must hold {game.num_sequences} floats, "
                               f"got {probs.dtype}{list(probs.shape)}")
         return cls(game, probs)
+
+
+def _openspiel():
+    """The OpenSpiel adapter, `rcfr.interop.openspiel`: a layer above this module (it builds policies), so it
+    is loaded by name when one of the two methods above is called, never imported from here."""
+    return importlib.import_module("rcfr.interop.openspiel")
 
 
 def policy_suffix(path: str | os.PathLike) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import kernels
+from .evaluation import _best_response, _plans
 from .policy import Policy
 from .tree import Game
 
@@ -49,3 +50,36 @@ def counterfactual_regrets(game: Game, policy: Policy, player: int | None = None
                                        view.infoset_parent, local)
         regrets[view.offset:view.offset + view.num_sequences - 1] = local[1:]
     return regrets
+
+
+class FullRegret:
+    """Each player's average regret in the full game against the profiles σ^1..σ^T it is shown:
+    R_i^T / T = max_σ' (1/T) Σ_t u_i(σ', σ^t_-i) - (1/T) Σ_t u_i(σ^t). The first term is player i's
+    best-response value against the uniform average of the opponent's realization plans (u_i is linear in
+    them), so summing plans and values over t gives it exactly."""
+
+    def __init__(self, game):
+        self.game, self.t, self.value = game, 0, 0.0
+        self.plans = [np.zeros(v.num_sequences) for v in game.views]
+
+    def add(self, policy: Policy) -> None:
+        """Count `policy` as the next profile σ^t."""
+        if policy.game is not self.game:
+            raise ValueError(f"FullRegret measures {self.game.rules.description()}; the policy is of "
+                             f"{policy.game.rules.description()}")
+        plans = _plans(self.game, policy)
+        self.value += float(plans[0] @ self.game.views[0].terminal_values(plans[1]))
+        for total, plan in zip(self.plans, plans):
+            total += plan
+        self.t += 1
+
+    def average_regrets(self) -> tuple[float, float]:
+        """(R_1^T / T, R_2^T / T), unclipped."""
+        if not self.t:
+            raise ValueError("FullRegret has no profiles yet: call add(policy) once per iteration first")
+        own = (self.value / self.t, -self.value / self.t)
+        return tuple(_best_response(self.game, p, self.plans[1 - p] / self.t)[0] - own[p] for p in (0, 1))
+
+    def positive_sum(self) -> float:
+        """(R_1^{T,+} + R_2^{T,+}) / T."""
+        return sum(max(r, 0.0) for r in self.average_regrets())

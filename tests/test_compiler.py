@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import rcfr
-from rcfr import compiler, tree
+from rcfr import budget, compiler, tree
 from rcfr.games.base import CHANCE, TERMINAL, GameRules
 from rcfr.games.fast import fast_function
 from rcfr.policy import Policy
@@ -170,7 +170,7 @@ def test_too_large_fails_before_any_work(monkeypatch):
 
 def test_default_limit_follows_available_memory(monkeypatch):
     monkeypatch.delenv("RCFR_MAX_HISTORIES", raising=False)
-    monkeypatch.setattr(tree.budget, "available_memory", lambda: 120 * 1000)
+    monkeypatch.setattr(budget, "available_memory", lambda: 120 * 1000)
     assert tree.max_histories() == 1000
     monkeypatch.setenv("RCFR_MAX_HISTORIES", "77")
     assert tree.max_histories() == 77 and tree.max_histories(5) == 5

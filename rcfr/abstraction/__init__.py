@@ -11,19 +11,17 @@ True
 
 from __future__ import annotations
 
-from ..games import register_game
 from ..policy import Policy
 from ..registry import build
 from ..solvers import make_solver
 from ..tree import Game, load_compiled
 from . import card
 from .action import ACTION_ABSTRACTIONS, NoLimitWagers, parse_wagers, read_wager, translate
-from .base import Abstraction, identity
+from ..tree.abstraction import Abstraction, identity
 from ..games.hand_strength import HandStrength, hand_strength
-from .recall import RECALL_ABSTRACTIONS, FullRegret, bluff_counters
+from ..regrets import FullRegret  # noqa: F401  (a measure, in the evaluation layer; the old name stays)
+from .recall import RECALL_ABSTRACTIONS, bluff_counters
 from .store import AbstractRegrets, abstract_solver, average_policy, card_abstraction_solvers, tie
-
-register_game("nlocp_wagers", NoLimitWagers)
 
 def _ehs2(game: Game, buckets=3, method: str = "kmeans", recall: str = "perfect", seed: int = 0) -> Abstraction:
     """E[HS^2] bucketing (see `card.ehs`)."""

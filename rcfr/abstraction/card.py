@@ -17,7 +17,7 @@ import numpy as np
 
 from ..games.hand_strength import board_cards, deck_of, hand_strength, split_key
 from ..tree import Game
-from .base import Abstraction
+from ..tree.abstraction import Abstraction
 
 
 # ---- reading keys -----------------------------------------------------------------------------

@@ -30,7 +30,6 @@ from numba import njit
 from numba import types as nb
 
 from ..compiler import replay
-from ..evaluation import _best_response, _plans
 from ..games.dice import FACE_NAMES, Bluff, DieRollPoker
 from ..games.dice_fast import BIDS, LAST, MASK, NUM_BIDS, ROLL0
 from ..games.fast import DATA, FUNCTION_TYPES, STATE
@@ -41,10 +40,10 @@ from ..games.goofspiel_history import own_history
 from ..games.latent import LatentTicTacToe
 from ..games.latent_fast import MOVES as LATENT_MOVES
 from ..games.latent_fast import PREVIOUS as LATENT_PREVIOUS
-from ..policy import Policy
+from ..regrets import FullRegret  # noqa: F401  (its old home; a measure, now in rcfr.regrets)
 from ..registry import check_choice
 from ..tree import Game
-from .base import Abstraction
+from ..tree.abstraction import Abstraction
 
 
 def _rules(game: Game, kind: type, name: str):
@@ -240,39 +239,6 @@ def bluff_counters(dice1: int, dice2: int, r: int | None = None, forced: bool = 
         else:
             total += per_roll * sum(comb(b - s - 1, r - 2) * actions(b) for b in range(s + 1, n))
     return total
-
-
-class FullRegret:
-    """Each player's average regret in the full game against the profiles σ^1..σ^T it is shown:
-    R_i^T / T = max_σ' (1/T) Σ_t u_i(σ', σ^t_-i) - (1/T) Σ_t u_i(σ^t). The first term is player i's
-    best-response value against the uniform average of the opponent's realization plans (u_i is linear in
-    them), so summing plans and values over t gives it exactly."""
-
-    def __init__(self, game):
-        self.game, self.t, self.value = game, 0, 0.0
-        self.plans = [np.zeros(v.num_sequences) for v in game.views]
-
-    def add(self, policy: Policy) -> None:
-        """Count `policy` as the next profile σ^t."""
-        if policy.game is not self.game:
-            raise ValueError(f"FullRegret measures {self.game.rules.description()}; the policy is of "
-                             f"{policy.game.rules.description()}")
-        plans = _plans(self.game, policy)
-        self.value += float(plans[0] @ self.game.views[0].terminal_values(plans[1]))
-        for total, plan in zip(self.plans, plans):
-            total += plan
-        self.t += 1
-
-    def average_regrets(self) -> tuple[float, float]:
-        """(R_1^T / T, R_2^T / T), unclipped."""
-        if not self.t:
-            raise ValueError("FullRegret has no profiles yet: call add(policy) once per iteration first")
-        own = (self.value / self.t, -self.value / self.t)
-        return tuple(_best_response(self.game, p, self.plans[1 - p] / self.t)[0] - own[p] for p in (0, 1))
-
-    def positive_sum(self) -> float:
-        """(R_1^{T,+} + R_2^{T,+}) / T."""
-        return sum(max(r, 0.0) for r in self.average_regrets())
 
 
 RECALL_ABSTRACTIONS = {"drp_ir": drp_ir, "bluff_last_bids": bluff_last_bids,

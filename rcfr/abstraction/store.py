@@ -18,7 +18,7 @@ from ..policy import Policy
 from ..registry import check_choice
 from ..solvers import RCFR, SOLVERS, CFRSolver, MCCFRSolver, RegressionRegrets, RegretStore, make_solver
 from ..tree import Game
-from .base import Abstraction
+from ..tree.abstraction import Abstraction
 
 
 @dataclass(frozen=True)

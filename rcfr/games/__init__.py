@@ -12,6 +12,7 @@ from .openspiel import OpenSpielRules
 from .latent import LatentTicTacToe
 from .poker import Kuhn, Leduc, LimitPoker, NoLimitOneCardPoker, OneCardPoker
 from .pursuit import PrincessAndMonster
+from .wagers import NoLimitWagers
 
 GAMES: dict[str, type[GameRules]] = {
     "kuhn": Kuhn,
@@ -24,6 +25,7 @@ GAMES: dict[str, type[GameRules]] = {
     "openspiel": OpenSpielRules,  # needs the optional extra rcfr[openspiel]
     "pam": PrincessAndMonster,
     "latent_ttt": LatentTicTacToe,
+    "nlocp_wagers": NoLimitWagers,  # an action abstraction of nlocp (rcfr.abstraction.action)
 }
 
 

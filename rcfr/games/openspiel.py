@@ -120,7 +120,7 @@ class OpenSpielRules(GameRules):
     name = "openspiel"
 
     def __init__(self, name: str):
-        from ..tree import max_histories  # the limit compile_game enforces
+        from ..budget import max_histories  # the limit compile_game enforces
         self.game = load_openspiel_game(name)
         self.game_string = canonical_name(self.game)
         self.version = openspiel_version()

@@ -25,6 +25,7 @@ from ..sampling import kernels, pcs
 from ..sampling.buffers import AVERAGE_MODES, AVERAGE_SPACES, CHANCE_SAMPLING, PUBLIC, SAMPLERS, SamplerBuffers
 from ..sampling.public import public_tree
 from ..tree import Game
+from ..tree.abstraction import Abstraction
 from .base import IterativeSolver
 from .cfr import averaging_power
 
@@ -48,7 +49,6 @@ class MCCFRSolver(IterativeSolver):
                              f"with average_mode={self.average_mode!r}")
         check_choice("average_space", average_space, list(AVERAGE_SPACES))
         if abstraction is not None:
-            from ..abstraction import Abstraction  # the abstraction package builds on the solvers
             if not isinstance(abstraction, Abstraction):
                 raise TypeError(f"abstraction must be an rcfr.abstraction.Abstraction, "
                                 f"got {type(abstraction).__name__}")

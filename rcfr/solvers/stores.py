@@ -14,7 +14,8 @@ import numpy as np
 from .. import kernels
 from ..registry import check_choice
 from ..tree import Game
-from .targets import REGRET_MATCHING
+
+REGRET_MATCHING = ("rm", "rm+")  # regret matching on regrets, or regret-matching+ on clipped (Q-)regrets
 
 
 class RegretStore:

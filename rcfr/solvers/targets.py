@@ -20,10 +20,10 @@ import numpy as np
 
 from ..registry import check_choice
 from ..sampling.reservoir import Reservoir
+from .stores import REGRET_MATCHING
 
 TARGETS = ("stored", "bootstrap")
 SELECTIONS = ("recent", "uniform")  # which sequences with a stored target a bounded fit trains on
-REGRET_MATCHING = ("rm", "rm+")  # regret matching on regrets, or regret-matching+ on clipped Q-regrets
 
 
 class RegretTargets:

@@ -1,19 +1,21 @@
 """Compiled game trees: a game enumerated once into flat NumPy arrays, cached on disk.
 
 One job per module: `model` (the `Game` arrays and each player's sequence form), `enumeration`
-(rules into arrays; the numba fast path is `rcfr.compiler`), `budget` (how many histories a
-compile may take), `fingerprint` (a game's identity) and `cache` (the file format and the disk
-cache). This package hands their names on, so ``rcfr.tree.Game`` and the other old names stay.
+(rules into arrays; its numba fast path is `rcfr.compiler`, its size limit `rcfr.budget`),
+`fingerprint` (a game's identity) and `cache` (the file format and the disk cache). This package
+hands their names on, so ``rcfr.tree.Game`` and the other old names stay.
 """
 
-from .budget import COMPILE_BYTES, RESIDENT_BYTES, _too_large, available_memory, history_limit, max_histories
-from .cache import MAGIC, _ALIGN, _cache_path, cache_dir, load_compiled, open_game, save_game
+from ..budget import COMPILE_BYTES, LARGEST, RESIDENT_BYTES, _too_large, available_memory, history_limit, max_histories
+from .cache import (LAYOUT, MAGIC, _ALIGN, DamagedEntry, _cache_path, cache_dir, load_compiled, open_game,
+                    read_game, save_game)
 from .enumeration import (RULE_METHODS, _attach_parent_sequences, _check_depth, _enumerate, _enumerate_fast,
                           _speaks_for, compile_game)
 from .fingerprint import FORMAT_VERSION, _source_modules, game_fingerprint, rules_fingerprint
 from .model import (_DTYPES, _HISTORY_ARRAYS, _INFOSET_ARRAYS, Game, PlayerView, _chance_reach,
                     _history_sequences, _levels, _narrow, settle)
 
-__all__ = ["COMPILE_BYTES", "FORMAT_VERSION", "MAGIC", "RESIDENT_BYTES", "RULE_METHODS", "Game", "PlayerView",
-           "available_memory", "cache_dir", "compile_game", "game_fingerprint", "history_limit",
-           "load_compiled", "max_histories", "open_game", "rules_fingerprint", "save_game", "settle"]
+__all__ = ["COMPILE_BYTES", "FORMAT_VERSION", "LAYOUT", "MAGIC", "RESIDENT_BYTES", "RULE_METHODS", "DamagedEntry",
+           "Game", "PlayerView", "available_memory", "cache_dir", "compile_game", "game_fingerprint",
+           "history_limit", "load_compiled", "max_histories", "open_game", "read_game", "rules_fingerprint",
+           "save_game", "settle"]

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import kernels
 from ..games.base import CHANCE, TERMINAL, GameRules
-from .budget import COMPILE_BYTES, _too_large, history_limit
+from ..budget import COMPILE_BYTES, _too_large, history_limit
 from .model import _DTYPES, _HISTORY_ARRAYS, Game, _history_sequences, settle
 
 
