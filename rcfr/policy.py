@@ -19,7 +19,6 @@ renormalizes: a wrong row is an error.
 
 from __future__ import annotations
 
-import importlib
 import json
 import math
 import os
@@ -28,19 +27,15 @@ from pathlib import Path
 
 import numpy as np
 
+from .errors import ROW_TOLERANCE, PolicyError  # noqa: F401  (the names stay public here)
 from .files import atomic_write, write_json
 from .tree import Game
 
 FORMAT = "rcfr.policy"
 VERSION = 1
-ROW_TOLERANCE = 1e-6
 SUFFIXES = (".json", ".npz")
 JSON_FIELDS = ("format", "version", "game", "infosets")
 NPZ_FIELDS = ("format", "version", "game", "fingerprint", "probs")
-
-
-class PolicyError(ValueError):
-    """A policy file or dictionary that does not describe a valid policy of the game."""
 
 
 class Policy:
@@ -156,12 +151,17 @@ class Policy:
 
     def to_openspiel(self, os_game=None):
         """This policy as an OpenSpiel `TabularPolicy` (see `rcfr.interop.openspiel.to_tabular`)."""
-        return _openspiel().to_tabular(self, os_game)
+        from .interop.openspiel import to_tabular  # loads OpenSpiel: on first use
+        return to_tabular(self, os_game)
 
     @classmethod
     def from_openspiel(cls, game: Game, tabular) -> "Policy":
         """Read an OpenSpiel `TabularPolicy`, as strictly as `from_dict` (see `rcfr.interop.openspiel`)."""
-        return _openspiel().from_tabular(game, tabular)
+        from .interop.alignment import align
+        from .interop.openspiel import tabular_rows  # loads OpenSpiel: on first use
+        compiled, rows = tabular_rows(game, tabular)
+        policy = cls.from_dict(compiled, {"infosets": rows})
+        return policy if compiled is game else align(compiled, game).translate(policy)
 
     @classmethod
     def load(cls, game: Game, path: str | os.PathLike) -> "Policy":
@@ -207,12 +207,6 @@ class Policy:
             raise PolicyError(f"{path}: field 'probs' must hold {game.num_sequences} floats, "
                               f"got {probs.dtype}{list(probs.shape)}")
         return cls(game, probs)
-
-
-def _openspiel():
-    """The OpenSpiel adapter, `rcfr.interop.openspiel`: a layer above this module (it builds policies), so it
-    is loaded by name when one of the two methods above is called, never imported from here."""
-    return importlib.import_module("rcfr.interop.openspiel")
 
 
 def policy_suffix(path: str | os.PathLike) -> str:

@@ -16,7 +16,6 @@ from functools import lru_cache
 import numpy as np
 
 from ..games.base import CHANCE, TERMINAL
-from ..policy import Policy
 from ..tree import Game
 
 UTILITY_TOLERANCE = 1e-9
@@ -31,8 +30,8 @@ class Alignment:
     sequences_a: np.ndarray
     sequences_b: np.ndarray
 
-    def translate(self, policy: Policy) -> Policy:
-        """`policy` (of either game) as a policy of the other game."""
+    def translate(self, policy):
+        """`policy` (of either game) as a policy of the other game, of the same class."""
         if policy.game is self.a:
             source, target, to = self.sequences_a, self.sequences_b, self.b
         elif policy.game is self.b:
@@ -41,7 +40,7 @@ class Alignment:
             raise ValueError(f"{policy!r} belongs to neither {self.a!r} nor {self.b!r}")
         probs = np.ones(to.num_sequences)  # forced information sets: their only action
         probs[target] = policy.probs[source]
-        return Policy(to, probs)
+        return type(policy)(to, probs)
 
 
 def _unforced(game: Game) -> np.ndarray:

@@ -4,6 +4,8 @@ that are the same game as an OpenSpiel one (see `openspiel_equivalent` and docs/
 A policy of a compiled OpenSpiel game (``load_game("openspiel:...")``) maps row by row: its keys are
 OpenSpiel's information-state strings and its action names OpenSpiel's action strings. A policy of
 a built-in game goes through the compiled OpenSpiel game, matched history by history (`align`).
+This adapter sits below the policies: it reads and writes rows, and `Policy.to_openspiel` and
+`Policy.from_openspiel` call it.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import numpy as np
 
 from ..games import Bluff, Goofspiel, Kuhn, Leduc
 from ..games.openspiel import OpenSpielRules, action_names, canonical_name, pyspiel_module
-from ..policy import ROW_TOLERANCE, Policy, PolicyError
+from ..errors import ROW_TOLERANCE, PolicyError
 from ..tree import Game, load_compiled
 from .alignment import align
 
@@ -75,7 +77,7 @@ def _forced(key: str, legal, compiled: Game) -> bool:
     raise PolicyError(f"OpenSpiel information state {key!r} is not an information set of {compiled!r}")
 
 
-def to_tabular(policy: Policy, os_game=None):
+def to_tabular(policy, os_game=None):
     """`policy` as an OpenSpiel `TabularPolicy` of `os_game` (default: the policy's own OpenSpiel
     game, or the OpenSpiel equivalent of its built-in game)."""
     pyspiel_module()
@@ -99,10 +101,12 @@ def to_tabular(policy: Policy, os_game=None):
     return tabular
 
 
-def from_tabular(game: Game, tabular) -> Policy:
-    """The policy of `game` that OpenSpiel `TabularPolicy` `tabular` describes, validated as strictly as
-    a JSON policy (`Policy.from_dict`): every information set, every legal action, rows summing to
-    one; probability on an action that is not legal is an error too."""
+def tabular_rows(game: Game, tabular) -> tuple[Game, dict]:
+    """The rows of OpenSpiel `TabularPolicy` `tabular` as a policy dictionary's ``infosets`` and the
+    compiled game they are keyed for (`game`, or the compiled OpenSpiel game matched to it):
+    probability on an action that is not legal is an error here; the rest is checked as strictly as a
+    JSON policy when `Policy.from_openspiel` reads them (every information set, every legal action,
+    rows summing to one)."""
     os_game = tabular.game
     compiled = game if _same(game, os_game) else _openspiel_game(os_game)
     rows = {}
@@ -116,5 +120,4 @@ def from_tabular(game: Game, tabular) -> Policy:
             rows[key] = dict(zip(action_names(state, player, legal), row[legal].tolist()))
         elif not abs(row[legal[0]] - 1.0) <= ROW_TOLERANCE:  # implied by the compiled game, still checked
             raise PolicyError(f"information set {key!r}: probability {row[legal[0]]!r} on its only legal action")
-    policy = Policy.from_dict(compiled, {"infosets": rows})
-    return policy if compiled is game else align(compiled, game).translate(policy)
+    return compiled, rows
