@@ -5,12 +5,8 @@ It sits below the rules and the compiled tree, which both ask it."""
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 import numpy as np
-
-if TYPE_CHECKING:  # the budget sits below the rules: games ask it before compiling
-    from .games.base import GameRules
 
 #: Measured peak bytes per history while compiling, by path; the default history limit is the
 #: available memory divided by these (see docs/large_games.md).
@@ -55,7 +51,7 @@ def max_histories(limit: int | None = None, bytes_per_history: int = COMPILE_BYT
 history_limit = max_histories  # for functions whose `max_histories` argument hides the name
 
 
-def _too_large(rules: GameRules, histories: int, limit: int, bytes_per_history: int, exact: bool) -> ValueError:
+def _too_large(rules, histories: int, limit: int, bytes_per_history: int, exact: bool) -> ValueError:
     size = f"{histories:,} histories (estimated)" if exact else f"more than {histories:,} histories"
     return ValueError(
         f"{rules.description()} has more than {limit:,} histories, too many to compile: {size}, about "
