@@ -16,7 +16,7 @@ Which components exist, and which parameters each takes, is `experiments.compone
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from features import make_features
@@ -47,6 +47,9 @@ class Setup:
     solver: CFRSolver
     to_full: Callable[[Policy], Policy] = lambda policy: policy
     average_space: str = "full"  # on an abstraction, "abstract" ties the merged sets' averages
+    #: a fresh solver from the same built parts (abstraction, abstract game, feature matrix): a new
+    #: regressor and a new seed state each time, nothing rebuilt
+    new_solver: Callable[[], CFRSolver] | None = None
 
     def policy(self) -> Policy:
         from rcfr.abstraction import average_policy
@@ -62,21 +65,28 @@ class Setup:
         size = self.solver.size()
         return None if size is None else int(size)
 
+    def spare(self) -> "Setup":
+        """The same setup with a fresh solver (a run's warm-up runs it and throws it away)."""
+        return replace(self, solver=self.new_solver())
+
 
 def make_setup(spec: ExperimentConfig, game: Game) -> Setup:
     """The solver of a validated config on `game` (or on its abstraction); value errors that only
-    the constructors can find become `ConfigError`s, before any work."""
+    the constructors can find become `ConfigError`s, before any work. The abstraction, the abstract
+    game and the feature matrix are built here once; `Setup.spare` makes more solvers from them."""
     from rcfr import abstraction as abstractions
 
     name, abstraction = spec.solver.name, spec.abstraction
     try:
         if abstraction.name == "action":
             abstract_game = abstractions.action_abstraction(game, **abstraction.params)
-            solver = make_solver(name, abstract_game, **_options(spec, abstract_game, game.num_sequences))
-            return Setup(game, solver, lambda policy: abstractions.translate(game, abstract_game, policy))
-        options = _options(spec, game, game.num_sequences)
+            new_solver = _factory(spec, abstract_game, game.num_sequences,
+                                  lambda options: make_solver(name, abstract_game, **options))
+            return Setup(game, new_solver(), lambda policy: abstractions.translate(game, abstract_game, policy),
+                         new_solver=new_solver)
         if abstraction.name == "none":
-            return Setup(game, make_solver(name, game, **options))
+            new_solver = _factory(spec, game, game.num_sequences, lambda options: make_solver(name, game, **options))
+            return Setup(game, new_solver(), new_solver=new_solver)
         takers = abstractions.card_abstraction_solvers()
         if name not in takers:
             raise ConfigError(f"solver {name!r} has no tabular regret store to run on a card abstraction; "
@@ -84,45 +94,37 @@ def make_setup(spec: ExperimentConfig, game: Game) -> Setup:
         params = dict(abstraction.params)
         kind = params.pop("partition") if abstraction.name == "card" else abstraction.name
         space = spec.solver.options.get("average_space", "full")
-        return Setup(game, abstractions.abstract_solver(name, game, _abstraction(game, kind, params), **options),
-                     average_space=space)
+        built = abstractions.make_abstraction(game, kind, **params)
+        new_solver = _factory(spec, game, game.num_sequences,
+                              lambda options: abstractions.abstract_solver(name, game, built, **options))
+        return Setup(game, new_solver(), average_space=space, new_solver=new_solver)
     except (ValueError, TypeError) as err:  # a value only a constructor can check
         raise ConfigError(f"solver {name!r} with abstraction {abstraction.name!r}: {err}") from None
 
 
-_LAST_ABSTRACTION: list = []  # [(game, kind, params, abstraction)]: at most the last one built
+def _factory(spec: ExperimentConfig, game: Game, sequences: int, construct) -> Callable[[], CFRSolver]:
+    """A function making a new solver with `construct(options)`: the options and the feature matrix
+    are resolved once, the regressor (which a solver fits in place) is made anew for each solver."""
+    options = _options(spec, game, sequences)
+    regressor = options.pop("regressor", None)
 
+    def new_solver() -> CFRSolver:
+        extra = {} if regressor is None else {"regressor": make_component("regressor", *regressor, game)}
+        return construct({**options, **extra})
 
-def _abstraction(game: Game, kind: str, params: dict):
-    """`make_abstraction(game, kind, **params)`, reusing the last one built for this very game object: a
-    run's warm-up builds its setup twice, and on a game of millions of information sets an abstraction
-    takes seconds to minutes to build."""
-    from rcfr.abstraction import make_abstraction
-
-    if _LAST_ABSTRACTION:
-        last_game, last_kind, last_params, last = _LAST_ABSTRACTION[0]
-        if last_game is game and last_kind == kind and last_params == params:
-            return last
-    _LAST_ABSTRACTION.clear()
-    abstraction = make_abstraction(game, kind, **params)
-    _LAST_ABSTRACTION.append((game, kind, params, abstraction))
-    return abstraction
-
-
-def forget() -> None:
-    """Drop the abstraction kept by `_abstraction` (and with it its game)."""
-    _LAST_ABSTRACTION.clear()
+    return new_solver
 
 
 def _options(spec: ExperimentConfig, game: Game, sequences: int) -> dict:
-    """The solver's keywords; counts given as shares ("1%") are of the full game's `sequences`."""
+    """The solver's keywords; counts given as shares ("1%") are of the full game's `sequences`. The
+    regressor comes as (name, params), to be built per solver."""
     accepted = keyword_names(SOLVERS[spec.solver.name])
     options = resolve_shares("solver.options", spec.solver.options, sequences)
     if "average_space" not in accepted:  # the kit's option (components.KIT_OPTIONS), applied by `Setup.policy`
         options.pop("average_space", None)
     if "regressor" in accepted:
-        params = resolve_shares("regressor.params", spec.regressor.params, sequences)
-        options["regressor"] = make_component("regressor", spec.regressor.name, params, game)
+        options["regressor"] = (spec.regressor.name, resolve_shares("regressor.params", spec.regressor.params,
+                                                                    sequences))
     if "features" in accepted and options.get("features_on_demand"):  # the solver's encoder computes rows
         options["features"] = {"name": spec.features.name, **spec.features.params}
     elif "features" in accepted:

@@ -32,7 +32,7 @@ import signal
 import time
 import zipfile
 from contextlib import contextmanager
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -170,15 +170,15 @@ def _write_metrics(path: Path, rows: list[dict]) -> None:
     atomic_write(path, lambda f: f.write(text.getvalue().encode()))
 
 
-def _warm_up(spec: ExperimentConfig, game) -> float:
-    """Seconds to run one iteration and one evaluation of a throwaway copy of the run's solver:
+def _warm_up(spec: ExperimentConfig, setup: build.Setup) -> float:
+    """Seconds to run one iteration and one evaluation of a throwaway solver made like the run's:
     numba compilation (or loading its cache) and first-use costs, kept out of the solve seconds."""
-    setup = build.make_setup(spec, game)
+    spare = setup.spare()
     started = time.perf_counter()
-    measure = make_measure(spec.run.measure, setup)
-    measure.observe(setup)
-    setup.solver.run(1)
-    measure.value(evaluate(game, setup.policy()))
+    measure = make_measure(spec.run.measure, spare)
+    measure.observe(spare)
+    spare.solver.run(1)
+    measure.value(evaluate(spare.game, spare.policy()))
     return time.perf_counter() - started
 
 
@@ -243,11 +243,124 @@ def run_experiment(cfg, run_dir: str | Path, *,
                           f"{spec.solver.name!r} does not")
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
-    try:
-        with _locked(run_dir):
-            return _run_locked(spec, game, setup, run_dir, should_stop)
-    finally:  # a sweep's next job in this process must not hold this one's game (its memory is measured)
-        build.forget()
+    with _locked(run_dir):  # the setup (and its game) is this call's only: a sweep's next job does not hold it
+        return _run_locked(spec, game, setup, run_dir, should_stop)
+
+
+class Schedule:
+    """When a run evaluates and when it ends: at log-spaced iterations up to ``run.iterations``, or,
+    with a node budget (``run.max_nodes_touched``), at log-spaced counts of nodes touched up to it."""
+
+    def __init__(self, run, solver):
+        self.total, self.budget, self.every = run.iterations, run.max_nodes_touched, run.checkpoint_every
+        self.nodes = (lambda: solver.nodes_touched) if hasattr(solver, "nodes_touched") else (lambda: None)
+        if self.budget:
+            self.iterations, self.marks = [], [m for m in node_schedule(self.budget, run.eval_points) if m > self.nodes()]
+        else:
+            self.iterations = [i for i in eval_schedule(self.total, run.eval_points) if i > solver.iteration]
+            self.marks = []
+
+    def running(self, it: int) -> bool:
+        return it < self.total and not (self.budget and self.nodes() >= self.budget)
+
+    def stop_at(self, it: int, chunk: int) -> int:
+        """Where the next batch of at most `chunk` iterations ends: at the next evaluation or
+        ``checkpoint_every`` multiple, or, with a budget, about at the next node mark (from the nodes
+        per iteration so far)."""
+        stop_at = min([self.total, it + chunk] + self.iterations[:1]
+                      + ([(it // self.every + 1) * self.every] if self.every else []))
+        if self.budget:
+            nodes = self.nodes()
+            stop_at = min(stop_at, it + (max(1, int(np.ceil((self.marks[0] - nodes) * it / nodes)))
+                                         if it and nodes else 1))
+        return stop_at
+
+    def evaluation_due(self, it: int) -> bool:
+        """Whether the run evaluates at iteration `it`; passes the marks reached."""
+        due_by_nodes = self.budget and (self.nodes() >= self.marks[0] or it == self.total)
+        if not ((self.iterations and it == self.iterations[0]) or due_by_nodes):
+            return False
+        if self.iterations:
+            self.iterations.pop(0)
+        while self.marks and self.marks[0] <= self.nodes():
+            self.marks.pop(0)
+        return True
+
+
+@dataclass
+class Progress:
+    """What a run has done, kept in its checkpoint: metrics rows, seconds and memory peaks (`MEMORY`)."""
+
+    rows: list = field(default_factory=list)
+    solve_seconds: float = 0.0  # wall seconds inside solver.run
+    cpu_seconds: float = 0.0  # process CPU seconds inside solver.run
+    compile_seconds: float = 0.0
+    wall_before: float = 0.0  # wall seconds of the runs this one resumes
+    peaks: dict = field(default_factory=lambda: dict.fromkeys(MEMORY))
+    started: float = field(default_factory=time.perf_counter)
+
+    @classmethod
+    def resumed(cls, meta: dict | None, iteration: int) -> "Progress":
+        if not meta:
+            return cls()
+        return cls(rows=[r for r in meta["rows"] if r["iteration"] <= iteration],
+                   solve_seconds=meta["solve_seconds"], cpu_seconds=meta.get("cpu_seconds", 0.0),
+                   compile_seconds=meta.get("compile_seconds", 0.0), wall_before=meta["wall_seconds"],
+                   peaks=dict.fromkeys(MEMORY) | (meta.get("memory") or {}))
+
+    def wall(self) -> float:
+        return self.wall_before + time.perf_counter() - self.started
+
+    def note_memory(self, solving: bool) -> None:
+        """Fold the peak since the last reset into the run's numbers."""
+        values = {"peak_rss_mib": memory.peak_mib()}
+        if solving:
+            values.update(solve_peak_rss_mib=values["peak_rss_mib"], anon_rss_mib=memory.anon_mib())
+        for name, value in values.items():
+            if value is not None:
+                self.peaks[name] = max(value, self.peaks[name] or 0.0)
+
+    def meta(self, key: str) -> dict:
+        return {"identity": key, "rows": self.rows, "solve_seconds": self.solve_seconds, "wall_seconds": self.wall(),
+                "compile_seconds": self.compile_seconds, "cpu_seconds": self.cpu_seconds, "memory": self.peaks}
+
+
+class Checkpoints:
+    """The run's ``checkpoint.npz``: written at each evaluation, at multiples of ``run.checkpoint_every``,
+    after ``run.checkpoint_seconds`` without one, and on a stop."""
+
+    def __init__(self, run_dir: Path, key: str, run):
+        self.path, self.key = run_dir / "checkpoint.npz", key
+        self.every, self.seconds = run.checkpoint_every, run.checkpoint_seconds
+        self.last = time.monotonic()
+
+    def load(self, solver, measure) -> dict | None:
+        return _load_checkpoint(self.path, solver, self.key, measure) if self.path.exists() else None
+
+    def save(self, solver, progress: Progress, measure) -> None:
+        _save_checkpoint(self.path, solver, progress.meta(self.key), measure)
+        self.last = time.monotonic()
+
+    def due(self, it: int) -> bool:
+        return bool(self.every and it % self.every == 0) or time.monotonic() - self.last >= self.seconds
+
+
+def _metrics_row(setup: build.Setup, it: int, progress: Progress, nodes, measure) -> dict:
+    """Evaluate the average policy at iteration `it` into one metrics.csv row (the evaluation's memory
+    is counted in the run's peak, not in the solve's)."""
+    game = setup.game
+    progress.note_memory(True)
+    size = setup.size()
+    result = evaluate(game, setup.policy())
+    progress.note_memory(False)
+    memory.reset_peak()
+    log.info("iteration %d: exploitability %.6g chips (%.4g mbb/g), %.3g s",
+             it, result.exploitability, result.exploitability_mbb, progress.solve_seconds)
+    return {"iteration": it, "seconds": progress.solve_seconds, "cpu_seconds": progress.cpu_seconds,
+            "wall_seconds": progress.wall(), "exploitability": result.exploitability,
+            "exploitability_mbb": result.exploitability_mbb, "value": result.value, "representation_size": size,
+            "representation_pct": None if size is None else 100.0 * size / game.num_sequences, "nodes_touched": nodes,
+            **({} if measure.name == "exploitability" else {measure.name: measure.value(result)})}
 
 
 def _run_locked(spec: ExperimentConfig, game, setup: build.Setup, run_dir: Path,
@@ -255,119 +368,73 @@ def _run_locked(spec: ExperimentConfig, game, setup: build.Setup, run_dir: Path,
     key = identity(spec)
     check_owner(run_dir, key)
     label = spec.label or default_label(spec)
-    solver = setup.solver
-    total = spec.run.iterations
-    checkpoint = run_dir / "checkpoint.npz"
+    checkpoints = Checkpoints(run_dir, key, spec.run)
     measure = make_measure(spec.run.measure, setup)
-    meta = _load_checkpoint(checkpoint, solver, key, measure) if spec.run.resume and checkpoint.exists() else None
-    if meta is None and solver.iteration:  # a checkpoint that failed half-way through loading
-        setup = build.make_setup(spec, game)
-        solver = setup.solver
+    meta = checkpoints.load(setup.solver, measure) if spec.run.resume else None
+    if meta is None and setup.solver.iteration:  # a checkpoint that failed half-way through loading
+        setup = setup.spare()
         measure = make_measure(spec.run.measure, setup)
-    if solver.iteration > total:
-        raise ConfigError(f"run.iterations={total} is below the {solver.iteration} iterations already done in "
-                          f"{run_dir}; set run.iterations >= {solver.iteration}, or choose another directory")
+    solver = setup.solver
+    if solver.iteration > spec.run.iterations:
+        raise ConfigError(f"run.iterations={spec.run.iterations} is below the {solver.iteration} iterations already "
+                          f"done in {run_dir}; set run.iterations >= {solver.iteration}, or choose another directory")
     text = OmegaConf.to_yaml(OmegaConf.structured(spec))
     atomic_write(run_dir / "config.yaml", lambda f: f.write(text.encode()))
-    rows = [r for r in meta["rows"] if r["iteration"] <= solver.iteration] if meta else []
-    solve_seconds = meta["solve_seconds"] if meta else 0.0
-    wall_before = meta["wall_seconds"] if meta else 0.0
-    compile_seconds = meta.get("compile_seconds", 0.0) if meta else 0.0
-    cpu_seconds = meta.get("cpu_seconds", 0.0) if meta else 0.0  # process CPU time of the solve
-    peaks = dict.fromkeys(MEMORY) | ((meta or {}).get("memory") or {})
+    progress = Progress.resumed(meta, solver.iteration)
     if meta:
         log.info("resuming %s from iteration %d", run_dir, solver.iteration)
-
-    budget = spec.run.max_nodes_touched
-    nodes = (lambda: solver.nodes_touched) if hasattr(solver, "nodes_touched") else (lambda: None)
-    if budget:  # evaluations follow the nodes touched; the run ends at the budget (or at run.iterations)
-        schedule, marks = [], [m for m in node_schedule(budget, spec.run.eval_points) if m > nodes()]
-    else:
-        schedule, marks = [i for i in eval_schedule(total, spec.run.eval_points) if i > solver.iteration], []
-    if solver.iteration < total:
-        compile_seconds += _warm_up(spec, game)
+    schedule = Schedule(spec.run, solver)
+    if solver.iteration < spec.run.iterations:
+        progress.compile_seconds += _warm_up(spec, setup)
     gc.collect()  # the warm-up's throwaway solver is not this run's memory
     memory.reset_peak()
-    started = time.perf_counter()
-    last_checkpoint = time.monotonic()
+    progress.started, checkpoints.last = time.perf_counter(), time.monotonic()
+    _solve(spec, setup, measure, schedule, checkpoints, progress, label, run_dir, should_stop)
+    _write_metrics(run_dir / "metrics.csv", progress.rows)
+    setup.policy().save(run_dir / policy_file_name(spec, game))
+    checkpoints.save(solver, progress, measure)
+    return _summary(run_dir, spec, label, setup, progress, "complete")
 
-    def wall() -> float:
-        return wall_before + time.perf_counter() - started
 
-    def note_memory(solving: bool) -> None:
-        """Fold the peak since the last reset into the run's numbers (`MEMORY`)."""
-        values = {"peak_rss_mib": memory.peak_mib()}
-        if solving:
-            values.update(solve_peak_rss_mib=values["peak_rss_mib"], anon_rss_mib=memory.anon_mib())
-        for name, value in values.items():
-            if value is not None:
-                peaks[name] = max(value, peaks[name] or 0.0)
-
-    def checkpoint_now() -> None:
-        nonlocal last_checkpoint
-        _save_checkpoint(checkpoint, solver, {"identity": key, "rows": rows, "solve_seconds": solve_seconds,
-                                              "wall_seconds": wall(), "compile_seconds": compile_seconds,
-                                              "cpu_seconds": cpu_seconds, "memory": peaks}, measure)
-        last_checkpoint = time.monotonic()
-
-    def summary(status: str) -> dict:
-        note_memory(False)
-        return _write_summary(run_dir, spec, label, game, rows, solver.iteration, status, compile_seconds, peaks)
-
+def _solve(spec: ExperimentConfig, setup: build.Setup, measure, schedule: Schedule, checkpoints: Checkpoints,
+           progress: Progress, label: str, run_dir: Path, should_stop: Callable[[int], bool] | None) -> None:
+    """Advance the solver batch by batch to the end of the schedule, evaluating and checkpointing on the
+    way; a stop request (signal or `should_stop`) checkpoints and raises `Interrupted`."""
+    solver = setup.solver
     flag = {"stop": False}
-    every = spec.run.checkpoint_every
-    with _stop_on_signals(flag), tqdm(total=total, initial=min(solver.iteration, total), unit="it",
-                                      desc=label, disable=None if spec.run.progress is None
+    with _stop_on_signals(flag), tqdm(total=spec.run.iterations, initial=min(solver.iteration, spec.run.iterations),
+                                      unit="it", desc=label, disable=None if spec.run.progress is None
                                       else not spec.run.progress, leave=False) as bar:
         # the solver's own batch (MCCFR: compiled loops), or one iteration for a measure that sees each one
         chunk = 1 if measure.steps else max(1, int(getattr(solver, "chunk", 1)))
-        while solver.iteration < total and not (budget and nodes() >= budget):
+        while schedule.running(solver.iteration):
             it = solver.iteration
-            stop_at = min([total, it + chunk] + schedule[:1] + ([(it // every + 1) * every] if every else []))
-            if budget:  # aim at the next node mark from the nodes per iteration so far
-                stop_at = min(stop_at, it + (max(1, int(np.ceil((marks[0] - nodes()) * it / nodes())))
-                                             if it and nodes() else 1))
+            stop_at = schedule.stop_at(it, chunk)
             if measure.steps:
                 measure.observe(setup)
             t0, c0 = time.perf_counter(), time.process_time()
             solver.run(stop_at - it)
-            solve_seconds += time.perf_counter() - t0
-            cpu_seconds += time.process_time() - c0
+            progress.solve_seconds += time.perf_counter() - t0
+            progress.cpu_seconds += time.process_time() - c0
             bar.update(stop_at - it)
             it = solver.iteration
-            due_by_nodes = budget and (nodes() >= marks[0] or it == total)
-            if (schedule and it == schedule[0]) or due_by_nodes:
-                if schedule:
-                    schedule.pop(0)
-                while marks and marks[0] <= nodes():
-                    marks.pop(0)
-                note_memory(True)
-                size = setup.size()
-                result = evaluate(game, setup.policy())
-                note_memory(False)
-                memory.reset_peak()
-                rows.append({"iteration": it, "seconds": solve_seconds, "cpu_seconds": cpu_seconds, "wall_seconds": wall(),
-                             "exploitability": result.exploitability,
-                             "exploitability_mbb": result.exploitability_mbb, "value": result.value,
-                             "representation_size": size,
-                             "representation_pct": None if size is None else 100.0 * size / game.num_sequences,
-                             "nodes_touched": nodes(),
-                             **({} if measure.name == "exploitability" else {measure.name: measure.value(result)})})
-                _write_metrics(run_dir / "metrics.csv", rows)
-                log.info("iteration %d: exploitability %.6g chips (%.4g mbb/g), %.3g s",
-                         it, result.exploitability, result.exploitability_mbb, solve_seconds)
-                checkpoint_now()
-            elif (every and it % every == 0) or time.monotonic() - last_checkpoint >= spec.run.checkpoint_seconds:
-                checkpoint_now()
+            if schedule.evaluation_due(it):
+                progress.rows.append(_metrics_row(setup, it, progress, schedule.nodes(), measure))
+                _write_metrics(run_dir / "metrics.csv", progress.rows)
+                checkpoints.save(solver, progress, measure)
+            elif checkpoints.due(it):
+                checkpoints.save(solver, progress, measure)
             if flag["stop"] or (should_stop is not None and should_stop(it)):
-                checkpoint_now()
-                summary("interrupted")
+                checkpoints.save(solver, progress, measure)
+                _summary(run_dir, spec, label, setup, progress, "interrupted")
                 raise Interrupted(it, run_dir)
 
-    _write_metrics(run_dir / "metrics.csv", rows)
-    setup.policy().save(run_dir / policy_file_name(spec, game))
-    checkpoint_now()
-    return summary("complete")
+
+def _summary(run_dir: Path, spec: ExperimentConfig, label: str, setup: build.Setup, progress: Progress,
+             status: str) -> dict:
+    progress.note_memory(False)
+    return _write_summary(run_dir, spec, label, setup.game, progress.rows, setup.solver.iteration, status,
+                          progress.compile_seconds, progress.peaks)
 
 
 def policy_file_name(spec: ExperimentConfig, game) -> str:
