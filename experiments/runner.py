@@ -13,6 +13,10 @@ Files (all written atomically, so a kill never leaves a torn file):
                     ``compile_seconds``: the warm-up (numba compilation or cache loading, first use of
                     the regressor) kept out of the solve seconds; peak memory (`MEMORY`)
 
+The parts: `experiments.schedule` (when to evaluate and stop), `experiments.checkpoints` (the run's
+progress and its checkpoint), `experiments.metrics` (one evaluation, metrics.csv); here, the run
+directory, the warm-up and the loop (`_solve`) that drives them.
+
 A run directory belongs to one configuration: while a run uses it, it is locked (``fcntl.flock`` on
 ``.lock``); a directory whose ``config.yaml`` is another configuration's is refused, and so is a
 ``run.iterations`` below the iterations already done there.
@@ -20,23 +24,19 @@ A run directory belongs to one configuration: while a run uses it, it is locked 
 
 from __future__ import annotations
 
-import csv
 import fcntl
 import gc
 import hashlib
-import io
 import inspect
 import json
 import logging
 import signal
 import time
-import zipfile
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Callable
 
-import numpy as np
 from omegaconf import OmegaConf
 from tqdm.auto import tqdm
 
@@ -44,19 +44,17 @@ from rcfr import evaluate
 from rcfr.files import atomic_write, write_json
 
 from . import build, memory
+from .checkpoints import Checkpoints, Progress
 from .measures import make_measure
-from .memory import MEMORY
+from .metrics import METRICS, metrics_row, write_metrics
+from .schedule import FIRST_NODE_MARK, Schedule, eval_schedule, node_schedule  # noqa: F401  (old names)
 from .schema import JSON_POLICY_LIMIT, ConfigError, ExperimentConfig, to_spec, validate
 
 log = logging.getLogger("experiments")
 
-METRICS = ["iteration", "seconds", "cpu_seconds", "wall_seconds", "exploitability", "exploitability_mbb", "value",
-           "representation_size", "representation_pct", "nodes_touched"]
 #: run settings that may change between an interrupted run and its resumption
 _RESUMABLE_CHANGES = ("iterations", "eval_points", "max_nodes_touched", "checkpoint_every", "checkpoint_seconds",
                       "resume", "progress")
-#: with a node budget, evaluations are log-spaced in nodes touched from this many to the budget
-FIRST_NODE_MARK = 1000
 
 
 class Interrupted(KeyboardInterrupt):
@@ -65,17 +63,6 @@ class Interrupted(KeyboardInterrupt):
     def __init__(self, iteration: int, run_dir: Path):
         super().__init__(f"interrupted at iteration {iteration}; checkpoint saved in {run_dir}")
         self.iteration, self.run_dir = iteration, run_dir
-
-
-def eval_schedule(iterations: int, points: int) -> list[int]:
-    """About `points` log-spaced iterations from 1 to `iterations`, always including the last."""
-    marks = np.unique(np.round(np.geomspace(1, iterations, max(min(points, iterations), 1))).astype(np.int64))
-    return sorted(set(marks.tolist()) | {iterations})
-
-
-def node_schedule(budget: int, points: int) -> list[float]:
-    """About `points` log-spaced node counts from `FIRST_NODE_MARK` to `budget`, the budget included."""
-    return sorted(set(np.geomspace(min(FIRST_NODE_MARK, budget), budget, max(points, 1)).tolist()) | {float(budget)})
 
 
 def identity(spec: ExperimentConfig) -> str:
@@ -116,21 +103,6 @@ def _stop_on_signals(flag: dict):
             signal.signal(sig, old)
 
 
-def _rng_of(solver):
-    rng = getattr(solver, "rng", None)
-    return rng if isinstance(rng, np.random.Generator) else None
-
-
-def _save_checkpoint(path: Path, solver, meta: dict, measure) -> None:
-    state = {f"solver.{k}": np.asarray(v) for k, v in solver.state_dict().items()}
-    state.update({f"measure.{k}": np.asarray(v) for k, v in measure.state_dict().items()})
-    rng = _rng_of(solver)
-    if rng is not None:
-        meta = {**meta, "rng": rng.bit_generator.state}
-    state["meta"] = np.array(json.dumps(meta))
-    atomic_write(path, lambda f: np.savez(f, **state))
-
-
 def default_label(spec: ExperimentConfig) -> str:
     """Solver, then each component that is not "none": runs that differ in method never share a curve."""
     parts = [spec.solver.name] + [c.name for c in (spec.regressor, spec.features, spec.abstraction)
@@ -138,36 +110,6 @@ def default_label(spec: ExperimentConfig) -> str:
     if spec.abstraction.name == "card":
         parts[-1] = str(spec.abstraction.params.get("partition"))
     return " ".join(parts)
-
-
-def _load_checkpoint(path: Path, solver, key: str, measure) -> dict | None:
-    """Restore `solver` (and the running sums of `measure`) from `path` when the checkpoint belongs to
-    this configuration."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            meta = json.loads(str(data["meta"]))
-            if meta.get("identity") != key:
-                log.warning("checkpoint %s is for another configuration; starting over", path)
-                return None
-            solver.load_state_dict({k[7:]: data[k] for k in data.files if k.startswith("solver.")})
-            measure.load_state_dict({k[8:]: data[k] for k in data.files if k.startswith("measure.")},
-                                    solver.iteration)
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:  # truncated or damaged
-        log.warning("cannot read checkpoint %s (%s); starting over", path, err)
-        return None
-    rng = _rng_of(solver)
-    if rng is not None and "rng" in meta:
-        rng.bit_generator.state = meta["rng"]
-    return meta
-
-
-def _write_metrics(path: Path, rows: list[dict]) -> None:
-    text = io.StringIO()
-    writer = csv.DictWriter(text, fieldnames=METRICS + [k for k in (rows[:1] or [{}])[0] if k not in METRICS],
-                            lineterminator="\n")  # + the run's measure (`experiments.measures`)
-    writer.writeheader()
-    writer.writerows(rows)
-    atomic_write(path, lambda f: f.write(text.getvalue().encode()))
 
 
 def _warm_up(spec: ExperimentConfig, setup: build.Setup) -> float:
@@ -247,122 +189,6 @@ def run_experiment(cfg, run_dir: str | Path, *,
         return _run_locked(spec, game, setup, run_dir, should_stop)
 
 
-class Schedule:
-    """When a run evaluates and when it ends: at log-spaced iterations up to ``run.iterations``, or,
-    with a node budget (``run.max_nodes_touched``), at log-spaced counts of nodes touched up to it."""
-
-    def __init__(self, run, solver):
-        self.total, self.budget, self.every = run.iterations, run.max_nodes_touched, run.checkpoint_every
-        self.nodes = (lambda: solver.nodes_touched) if hasattr(solver, "nodes_touched") else (lambda: None)
-        if self.budget:
-            self.iterations, self.marks = [], [m for m in node_schedule(self.budget, run.eval_points) if m > self.nodes()]
-        else:
-            self.iterations = [i for i in eval_schedule(self.total, run.eval_points) if i > solver.iteration]
-            self.marks = []
-
-    def running(self, it: int) -> bool:
-        return it < self.total and not (self.budget and self.nodes() >= self.budget)
-
-    def stop_at(self, it: int, chunk: int) -> int:
-        """Where the next batch of at most `chunk` iterations ends: at the next evaluation or
-        ``checkpoint_every`` multiple, or, with a budget, about at the next node mark (from the nodes
-        per iteration so far)."""
-        stop_at = min([self.total, it + chunk] + self.iterations[:1]
-                      + ([(it // self.every + 1) * self.every] if self.every else []))
-        if self.budget:
-            nodes = self.nodes()
-            stop_at = min(stop_at, it + (max(1, int(np.ceil((self.marks[0] - nodes) * it / nodes)))
-                                         if it and nodes else 1))
-        return stop_at
-
-    def evaluation_due(self, it: int) -> bool:
-        """Whether the run evaluates at iteration `it`; passes the marks reached."""
-        due_by_nodes = self.budget and (self.nodes() >= self.marks[0] or it == self.total)
-        if not ((self.iterations and it == self.iterations[0]) or due_by_nodes):
-            return False
-        if self.iterations:
-            self.iterations.pop(0)
-        while self.marks and self.marks[0] <= self.nodes():
-            self.marks.pop(0)
-        return True
-
-
-@dataclass
-class Progress:
-    """What a run has done, kept in its checkpoint: metrics rows, seconds and memory peaks (`MEMORY`)."""
-
-    rows: list = field(default_factory=list)
-    solve_seconds: float = 0.0  # wall seconds inside solver.run
-    cpu_seconds: float = 0.0  # process CPU seconds inside solver.run
-    compile_seconds: float = 0.0
-    wall_before: float = 0.0  # wall seconds of the runs this one resumes
-    peaks: dict = field(default_factory=lambda: dict.fromkeys(MEMORY))
-    started: float = field(default_factory=time.perf_counter)
-
-    @classmethod
-    def resumed(cls, meta: dict | None, iteration: int) -> "Progress":
-        if not meta:
-            return cls()
-        return cls(rows=[r for r in meta["rows"] if r["iteration"] <= iteration],
-                   solve_seconds=meta["solve_seconds"], cpu_seconds=meta.get("cpu_seconds", 0.0),
-                   compile_seconds=meta.get("compile_seconds", 0.0), wall_before=meta["wall_seconds"],
-                   peaks=dict.fromkeys(MEMORY) | (meta.get("memory") or {}))
-
-    def wall(self) -> float:
-        return self.wall_before + time.perf_counter() - self.started
-
-    def note_memory(self, solving: bool) -> None:
-        """Fold the peak since the last reset into the run's numbers."""
-        values = {"peak_rss_mib": memory.peak_mib()}
-        if solving:
-            values.update(solve_peak_rss_mib=values["peak_rss_mib"], anon_rss_mib=memory.anon_mib())
-        for name, value in values.items():
-            if value is not None:
-                self.peaks[name] = max(value, self.peaks[name] or 0.0)
-
-    def meta(self, key: str) -> dict:
-        return {"identity": key, "rows": self.rows, "solve_seconds": self.solve_seconds, "wall_seconds": self.wall(),
-                "compile_seconds": self.compile_seconds, "cpu_seconds": self.cpu_seconds, "memory": self.peaks}
-
-
-class Checkpoints:
-    """The run's ``checkpoint.npz``: written at each evaluation, at multiples of ``run.checkpoint_every``,
-    after ``run.checkpoint_seconds`` without one, and on a stop."""
-
-    def __init__(self, run_dir: Path, key: str, run):
-        self.path, self.key = run_dir / "checkpoint.npz", key
-        self.every, self.seconds = run.checkpoint_every, run.checkpoint_seconds
-        self.last = time.monotonic()
-
-    def load(self, solver, measure) -> dict | None:
-        return _load_checkpoint(self.path, solver, self.key, measure) if self.path.exists() else None
-
-    def save(self, solver, progress: Progress, measure) -> None:
-        _save_checkpoint(self.path, solver, progress.meta(self.key), measure)
-        self.last = time.monotonic()
-
-    def due(self, it: int) -> bool:
-        return bool(self.every and it % self.every == 0) or time.monotonic() - self.last >= self.seconds
-
-
-def _metrics_row(setup: build.Setup, it: int, progress: Progress, nodes, measure) -> dict:
-    """Evaluate the average policy at iteration `it` into one metrics.csv row (the evaluation's memory
-    is counted in the run's peak, not in the solve's)."""
-    game = setup.game
-    progress.note_memory(True)
-    size = setup.size()
-    result = evaluate(game, setup.policy())
-    progress.note_memory(False)
-    memory.reset_peak()
-    log.info("iteration %d: exploitability %.6g chips (%.4g mbb/g), %.3g s",
-             it, result.exploitability, result.exploitability_mbb, progress.solve_seconds)
-    return {"iteration": it, "seconds": progress.solve_seconds, "cpu_seconds": progress.cpu_seconds,
-            "wall_seconds": progress.wall(), "exploitability": result.exploitability,
-            "exploitability_mbb": result.exploitability_mbb, "value": result.value, "representation_size": size,
-            "representation_pct": None if size is None else 100.0 * size / game.num_sequences, "nodes_touched": nodes,
-            **({} if measure.name == "exploitability" else {measure.name: measure.value(result)})}
-
-
 def _run_locked(spec: ExperimentConfig, game, setup: build.Setup, run_dir: Path,
                 should_stop: Callable[[int], bool] | None) -> dict:
     key = identity(spec)
@@ -390,7 +216,7 @@ def _run_locked(spec: ExperimentConfig, game, setup: build.Setup, run_dir: Path,
     memory.reset_peak()
     progress.started, checkpoints.last = time.perf_counter(), time.monotonic()
     _solve(spec, setup, measure, schedule, checkpoints, progress, label, run_dir, should_stop)
-    _write_metrics(run_dir / "metrics.csv", progress.rows)
+    write_metrics(run_dir / "metrics.csv", progress.rows)
     setup.policy().save(run_dir / policy_file_name(spec, game))
     checkpoints.save(solver, progress, measure)
     return _summary(run_dir, spec, label, setup, progress, "complete")
@@ -419,8 +245,8 @@ def _solve(spec: ExperimentConfig, setup: build.Setup, measure, schedule: Schedu
             bar.update(stop_at - it)
             it = solver.iteration
             if schedule.evaluation_due(it):
-                progress.rows.append(_metrics_row(setup, it, progress, schedule.nodes(), measure))
-                _write_metrics(run_dir / "metrics.csv", progress.rows)
+                progress.rows.append(metrics_row(setup, it, progress, schedule.nodes(), measure))
+                write_metrics(run_dir / "metrics.csv", progress.rows)
                 checkpoints.save(solver, progress, measure)
             elif checkpoints.due(it):
                 checkpoints.save(solver, progress, measure)
