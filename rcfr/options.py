@@ -89,7 +89,10 @@ def check_float(field: str, value: Any, low: float = -math.inf, high: float = ma
     """A finite real number (not a bool, NaN or +-inf) in the interval from `low` to `high`."""
     ok = not isinstance(value, (bool, np.bool_)) and isinstance(value, Real)
     if ok:
-        x = float(value)
+        try:
+            x = float(value)
+        except OverflowError:  # an integer beyond any float (10 ** 400)
+            x = math.inf
         ok = math.isfinite(x) and (x > low if low_open else x >= low) and (x < high if high_open else x <= high)
     if not ok:
         left, right = "(" if low_open or low == -math.inf else "[", ")" if high_open or high == math.inf else "]"

@@ -289,7 +289,7 @@ def _read_row(key: str, row, actions: list[str]) -> list[float]:
     values = []
     for action in actions:
         p = row[action]
-        if isinstance(p, bool) or not isinstance(p, (int, float)) or not math.isfinite(_float(p)):
+        if isinstance(p, bool) or not isinstance(p, (int, float)) or not math.isfinite(_float(p)):  # JSON values
             raise PolicyError(f"information set {key!r}, action {action!r}: {_short(p)} is not a finite number")
         if p < 0:
             raise PolicyError(f"information set {key!r}, action {action!r}: negative probability {p}")

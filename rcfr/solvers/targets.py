@@ -27,7 +27,7 @@ class RegretTargets:
 
     def __init__(self, size: int, regret_matching: str, targets: str):
         self.regret_matching = check_choice("regret_matching", regret_matching, REGRET_MATCHING)
-        self.targets = check_choice("targets", targets, TARGETS)
+        self.kind = check_choice("targets", targets, TARGETS)  # the `targets` option (the method is `targets`)
         self.total = np.zeros(size)  # stored: R_t or Q_t; bootstrap: regrets since the last fit
         self.estimate = np.zeros(size)  # the regressor's cumulative estimate (t of its targets x prediction)
         self.value = np.zeros(size)  # the latest targets
@@ -37,11 +37,11 @@ class RegretTargets:
     def add(self, regrets: np.ndarray, t: int = 0, visited: np.ndarray | None = None) -> None:
         """Add iteration `t`'s (sampled) regrets; unvisited sequences count as zero samples here."""
         self.total += regrets
-        if self.regret_matching == "rm+" and self.targets == "stored":
+        if self.regret_matching == "rm+" and self.kind == "stored":
             np.maximum(self.total, 0.0, out=self.total)
 
     def targets(self, t: int) -> np.ndarray:
-        if self.targets == "stored":
+        if self.kind == "stored":
             np.divide(self.total, t, out=self.value)
         else:
             np.add(self.estimate, self.total, out=self.value)
@@ -75,7 +75,7 @@ class ReservoirTargets(RegretTargets):
 
     def __init__(self, size: int, capacity: int, seed: int, power: float):
         super().__init__(size, "rm", "stored")
-        self.targets, self.power = "reservoir", float(power)
+        self.kind, self.power = "reservoir", float(power)
         self.buffer = Reservoir(capacity, seed)
         self.weights = np.zeros(size)
 
