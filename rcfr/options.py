@@ -35,6 +35,8 @@ PROFILES = ("cache", "visited")  # where the lean path's current strategies come
 
 #: the largest averaging power (and discount power): t ** power stays finite for t up to 10 ** 15
 MAX_POWER = 20.0
+#: the largest average-strategy-sampling tau and beta: tau x an average-strategy sum stays finite
+MAX_SCALE = 1e100
 #: seeds: a regressor gets ``2 * seed + player`` as its 32-bit ``random_state`` (the kit's bound too)
 MAX_SEED = 2 ** 30 - 1
 
@@ -222,8 +224,8 @@ class MCCFROptions(Options):
         object.__setattr__(self, "epsilon", check_float("epsilon", self.epsilon, 0.0, 1.0))
         check_choice("baseline", self.baseline, BASELINES)
         object.__setattr__(self, "baseline_decay", check_float("baseline_decay", self.baseline_decay, 0.0, 1.0))
-        object.__setattr__(self, "tau", check_float("tau", self.tau, 1.0))
-        object.__setattr__(self, "beta", check_float("beta", self.beta, 0.0))
+        object.__setattr__(self, "tau", check_float("tau", self.tau, 1.0, MAX_SCALE))
+        object.__setattr__(self, "beta", check_float("beta", self.beta, 0.0, MAX_SCALE))
         check_choice("chance_sampling", self.chance_sampling, CHANCE_SAMPLING)
         check_choice("public_chance", self.public_chance, PUBLIC_CHANCE)
         if self.average_mode != "stochastic" and self.power != 0.0:
@@ -338,8 +340,8 @@ class SampledRCFROptions(Options):
             if self.tau is not None or self.beta is not None:
                 raise ValueError(f"tau and beta apply to sampler='probing' only, got sampler={self.sampler!r}")
         else:
-            set_("tau", check_float("tau", 1.0 if self.tau is None else self.tau, 1.0))
-            set_("beta", check_float("beta", 0.0 if self.beta is None else self.beta, 0.0))
+            set_("tau", check_float("tau", 1.0 if self.tau is None else self.tau, 1.0, MAX_SCALE))
+            set_("beta", check_float("beta", 0.0 if self.beta is None else self.beta, 0.0, MAX_SCALE))
         set_("seed", check_seed("seed", self.seed))
         if not lean:
             if self.profile is not None:
