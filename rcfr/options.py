@@ -151,6 +151,9 @@ def describe(value: Any) -> Any:
 class Options:
     """Base of the frozen options objects: `description()` is what a checkpoint records."""
 
+    #: options that change how the work is done, never the results (a checkpoint may resume across them)
+    SAME_RESULTS: tuple[str, ...] = ()
+
     def description(self) -> dict[str, Any]:
         return {f.name: describe(getattr(self, f.name)) for f in fields(self)}
 
@@ -161,9 +164,10 @@ class Options:
         return type(self)(**values)
 
 
-def option_differences(saved: dict[str, Any], own: dict[str, Any]) -> list[str]:
-    """``"name: saved -> own"`` for every option that differs between two descriptions."""
-    keys = list(own) + [k for k in saved if k not in own]
+def option_differences(saved: dict[str, Any], own: dict[str, Any], ignore: Iterable[str] = ()) -> list[str]:
+    """``"name: saved -> own"`` for every option but those in `ignore` that differs between two descriptions."""
+    ignore = set(ignore)
+    keys = [k for k in list(own) + [k for k in saved if k not in own] if k not in ignore]
     return [f"{k}: {saved.get(k, '<absent>')!r} -> {own.get(k, '<absent>')!r}" for k in keys
             if saved.get(k, "<absent>") != own.get(k, "<absent>")]
 
@@ -294,6 +298,8 @@ class SampledRCFROptions(Options):
     the combinations the lean path refuses, before anything per sequence is allocated. ``tau``/``beta``
     None mean probing's 1 and 0 (only probing takes them); ``profile`` None means "visited", or "cache"
     under probing (only the lean path takes it)."""
+
+    SAME_RESULTS = ("profile",)  # "cache" and "visited" give bit-identical runs (tests/test_visited_profile.py)
 
     sampler: str = "external"
     regressor: Any = "best_first"

@@ -89,7 +89,7 @@ class IterativeSolver:
         put back as it was and the error raised."""
         state = {k: np.asarray(v) for k, v in dict(state).items()}
         own = self.state_dict()
-        check_identity(state, own)
+        check_identity(state, own, () if self.options is None else self.options.SAME_RESULTS)
         check_state(self.game, state, own)
         try:
             self._load_state(state)
@@ -121,9 +121,10 @@ class IterativeSolver:
         return self
 
 
-def check_identity(state: dict[str, np.ndarray], own: dict[str, np.ndarray]) -> None:
+def check_identity(state: dict[str, np.ndarray], own: dict[str, np.ndarray], same_results=()) -> None:
     """Raise a ValueError, naming the difference, unless checkpoint `state` was written by the same solver
-    (registry name), with the same options and abstraction, as `own`, at an iteration >= 0."""
+    (registry name), with the same options (but those in `same_results`, which never change results) and
+    abstraction, as `own`, at an iteration >= 0."""
     missing = [k for k in IDENTITY_FIELDS if k not in state]
     if missing:
         raise ValueError(f"checkpoint has no {', '.join(map(repr, missing))} field(s): it was not written by "
@@ -135,7 +136,7 @@ def check_identity(state: dict[str, np.ndarray], own: dict[str, np.ndarray]) -> 
         saved_options = json.loads(str(state["options"]))
     except ValueError:
         raise ValueError("checkpoint field 'options' is not the JSON that state_dict() writes") from None
-    differences = option_differences(saved_options, json.loads(str(own["options"])))
+    differences = option_differences(saved_options, json.loads(str(own["options"])), same_results)
     if differences:
         raise ValueError(f"checkpoint of {mine!r} was written with other options (saved -> this solver): "
                          f"{'; '.join(differences)}")
