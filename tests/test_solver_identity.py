@@ -89,3 +89,32 @@ def test_another_abstraction_is_refused():
         make_solver("es-mccfr", game, abstraction=fine).load_state_dict(state)
     with pytest.raises(ValueError, match="this solver runs on 'none'"):
         make_solver("es-mccfr", game).load_state_dict(state)
+
+
+# ---- two sampled-RCFR classes, one factory ------------------------------------------------------------
+def test_the_factory_picks_the_form_and_the_plus_variant_differs_by_defaults():
+    from rcfr.solvers import DenseSampledRCFR, LeanSampledRCFR, SampledRCFRSolver
+    game = rcfr.load_game("goofspiel", cards=4)
+    dense = make_solver("sampled-rcfr", game, regressor="table", features="indicator")
+    lean = make_solver("sampled-rcfr+", game, regressor="table", features="goofspiel", features_on_demand=True)
+    assert type(dense) is DenseSampledRCFR and type(lean) is LeanSampledRCFR
+    assert isinstance(dense, SampledRCFRSolver) and isinstance(lean, SampledRCFRSolver)
+    assert lean.on_demand is lean and dense.on_demand is None  # the old attribute, kept for callers
+    assert (dense.options.regret_matching, dense.options.averaging) == ("rm", "uniform")
+    assert (lean.options.regret_matching, lean.options.averaging) == ("rm+", "linear")
+    with pytest.raises(ValueError, match="features_on_demand=False form"):
+        DenseSampledRCFR(game, lean.options)
+
+
+def test_the_lean_and_dense_modules_import_no_circle():
+    import ast
+    from pathlib import Path
+    import rcfr.solvers as solvers
+    root = Path(solvers.__file__).parent
+
+    def imports(name):
+        tree = ast.parse((root / f"{name}.py").read_text())
+        return {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+
+    assert "on_demand" not in imports("visited") and "visited" not in imports("predictions")
+    assert "sampled_rcfr" not in imports("on_demand") | imports("sampled_regression")
