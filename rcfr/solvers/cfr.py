@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import kernels
-from ..options import AVERAGING, CFROptions, Options, check_power
+from ..options import AVERAGING, CFROptions, Options, check_power  # noqa: F401  (AVERAGING: re-exported)
 from ..policy import Policy
 from ..tree import Game, _history_sequences
 from .base import IterativeSolver, abstraction_identity, check_game

@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..options import PROFILES, SampledRCFROptions, check_int
+from ..options import PROFILES, SampledRCFROptions, check_int  # noqa: F401  (PROFILES: re-exported)
 from ..policy import Policy
 from ..sampling import kernels
 from ..sampling.buffers import SAMPLERS, SamplerBuffers
