@@ -257,14 +257,14 @@ class LeanSampledRCFR(SampledRCFRSolver):
             for p in (0, 1):
                 if self.visited.updated[p]:
                     self._refresh_all(p)
-        return Policy(self.game, self.buffers.sigma.copy())
+        return Policy(self.game, self.buffers.sigma.copy(), copy=False)
 
     def average_policy(self) -> Policy:
         """The normalized average-strategy sums (uniform where an information set has none yet)."""
         from .. import kernels as full
         plan = np.concatenate(([0.0], self.buffers.avg))  # slot 0 is the kernel's empty sequence
         out = full.normalize_plan(plan, self.first_seq + 1, self.num_actions, np.empty_like(plan))
-        return Policy(self.game, out[1:])
+        return Policy(self.game, out[1:], copy=False)
 
     def size(self) -> int | None:
         from ..regressors import size
