@@ -1,9 +1,9 @@
 """Sampled RCFR with features on demand: memory for the model and its training buffer, not a feature matrix.
 
 `LeanSampledRCFR` (what `SampledRCFR(..., features_on_demand=True)` and `SampledRCFRPlus(...)` build) runs
-the same algorithm as the dense `DenseSampledRCFR`
-with ``targets="reservoir"`` or ``"stored"`` (same sampler kernels, same random stream, same
-reservoir or sums, same targets) but never build a (sequences x features) matrix:
+the same algorithm as the dense `DenseSampledRCFR` with ``targets="reservoir"`` or ``"stored"`` (same
+sampler kernels, same random stream, same reservoir or sums, same targets) but never builds a
+(sequences x features) matrix:
 
 * each iteration, the sampler's traversals write sampled regrets of the information sets they visit;
   those sequences (and their mean sampled regret) go straight into the player's bounded reservoir, or
