@@ -9,7 +9,6 @@ typo fails at start with the field and the allowed values.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Dict, Optional, get_type_hints
@@ -18,6 +17,7 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig, OmegaConf
 
 from rcfr import SOLVERS, make_rules
+from rcfr.options import check_float, check_int
 from rcfr.registry import check_choice, keyword_names
 
 from . import components
@@ -109,10 +109,10 @@ RUN_LIMITS = {"iterations": 10 ** 12, "seed": 2 ** 30 - 1, "eval_points": 10_000
 
 
 def _check_int(field_name: str, value, low: int, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
-        bound = f">= {low}" if high is None else f"in [{low}, {high:,}]"
-        raise ConfigError(f"{field_name} must be an integer {bound}, got {value!r}")
-    return value
+    try:
+        return check_int(field_name, value, low, high)
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
 
 
 def _check_keys(node, schema: type, path: str = "") -> None:
@@ -162,9 +162,10 @@ def validate(cfg) -> ExperimentConfig:
         raise ConfigError(f"run.policy_format must be one of {', '.join(POLICY_FORMATS)}, got {run.policy_format!r}")
     if run.measure not in MEASURES:
         raise ConfigError(f"run.measure must be one of {', '.join(MEASURES)}, got {run.measure!r}")
-    seconds = run.checkpoint_seconds
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds) or seconds < 0:
-        raise ConfigError(f"run.checkpoint_seconds must be a finite number >= 0, got {seconds!r}")
+    try:
+        check_float("run.checkpoint_seconds", run.checkpoint_seconds, 0.0)
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
 
     try:  # game rules are cheap to build and check their own parameter values
         make_rules(spec.game.name, **spec.game.params)

@@ -26,7 +26,10 @@ class Features:
     names: tuple[str, ...]
 
     def __post_init__(self):
-        if self.matrix.ndim != 2 or self.matrix.shape[1] != len(self.names):
+        if not isinstance(self.matrix, np.ndarray) or self.matrix.ndim != 2:
+            raise ValueError(f"a feature matrix must be a 2-D array (sequences x features), got "
+                             f"{type(self.matrix).__name__} of shape {np.shape(self.matrix)}")
+        if self.matrix.shape[1] != len(self.names):
             raise ValueError(f"feature matrix of shape {self.matrix.shape} needs {self.matrix.shape[1:]} "
                              f"names, got {len(self.names)}")
 
@@ -96,6 +99,9 @@ def make_features(game, spec="auto", **params) -> Features:
     if isinstance(spec, Features):
         features = spec
     elif isinstance(spec, np.ndarray):
+        if spec.ndim != 2:
+            raise ValueError(f"a features array must be 2-D, one row per sequence of {game.name} "
+                             f"({game.num_sequences} x d), got shape {spec.shape}")
         features = Features(np.asarray(spec, dtype=np.float64), tuple(f"x{i}" for i in range(spec.shape[1])))
     elif isinstance(spec, dict):
         params = dict(spec)

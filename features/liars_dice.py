@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit
 
 from rcfr.games.dice import FACE_NAMES, Bluff
+from rcfr.options import check_int
 from rcfr.games.dice_fast import BIDS, DICE0, FACES, HEADER, LAST, MASK, NUM_BIDS, ROLL0, ROLLS0
 
 from .encoders import FeatureEncoder
@@ -29,8 +30,7 @@ def make(game, bids: int = 4) -> FeatureEncoder:
     rules = game.rules
     if not serves(rules):
         raise ValueError(f"features 'liars_dice' need liars_dice rules, not {rules.name!r}")
-    if isinstance(bids, bool) or not isinstance(bids, int) or bids < 0:
-        raise ValueError(f"features 'liars_dice' option bids (recent bids kept) must be an integer >= 0, got {bids!r}")
+    bids = check_int("features 'liars_dice' option bids (recent bids kept)", bids, 0)
     names = (["player0", "player1", "bids_made"] + [f"own{f}" for f in FACE_NAMES]
              + [f"own_matching{f}" for f in FACE_NAMES] + [f"made{rules.bid_name(b)}" for b in range(rules.num_bids)]
              + [f"last{k}.{x}" for k in range(bids) for x in ["quantity"] + [f"face{f}" for f in FACE_NAMES]]

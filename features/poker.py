@@ -28,6 +28,7 @@ from rcfr.games.base import CHANCE
 from rcfr.games.hand_strength import strength_classes
 from rcfr.games.poker import LimitPoker, NoLimitOneCardPoker
 from rcfr.games.poker_fast import BOARDS, COLUMNS, FIRST, KIND, NUM, public_tree
+from rcfr.options import check_int
 
 from .encoders import FeatureEncoder
 
@@ -92,8 +93,8 @@ def make(game, history: int | None = None) -> FeatureEncoder:
     if not serves(rules):
         raise ValueError(f"features 'poker' need poker rules (kuhn, ocp, leduc, nlocp), not "
                          f"{rules.name!r}; use features 'generic'")
-    if history is not None and (isinstance(history, bool) or not isinstance(history, int) or history < 1):
-        raise ValueError(f"features 'poker' option history must be None or an integer >= 1, got {history!r}")
+    if history is not None:
+        history = check_int("features 'poker' option history (None or an int)", history, 1)
     table = public_tree(rules).table
     parent, pairs, before = _betting(rules, table)
     decisions = table[:, KIND] >= 0

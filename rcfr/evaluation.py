@@ -29,6 +29,11 @@ class Evaluation:
 
 
 def _plans(game: Game, policy: Policy) -> list[np.ndarray]:
+    if not isinstance(game, Game):
+        raise TypeError(f"game must be a compiled rcfr.Game, got {type(game).__name__} {game!r:.60}")
+    if not isinstance(policy, Policy):
+        raise TypeError(f"policy must be an rcfr.Policy (e.g. solver.average_policy()), "
+                        f"got {type(policy).__name__} {policy!r:.60}")
     game.check_same("policy", policy.game)  # another game's arrays would be read past their ends
     return [game.views[p].plan(policy.local(p)) for p in (0, 1)]
 

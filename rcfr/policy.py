@@ -39,14 +39,18 @@ NPZ_FIELDS = ("format", "version", "game", "fingerprint", "probs")
 
 
 class Policy:
-    """Probabilities for all sequences of `game`, stored flat in global sequence order."""
+    """Probabilities for all sequences of `game`, stored flat in global sequence order. ``probs`` is read-only
+    once checked (a copy of what was given; ``copy=False`` takes over a fresh array the caller drops)."""
 
-    def __init__(self, game: Game, probs: np.ndarray):
-        probs = np.asarray(probs, dtype=np.float64)
+    def __init__(self, game: Game, probs: np.ndarray, *, copy: bool = True):
+        if not isinstance(game, Game):
+            raise TypeError(f"game must be a compiled rcfr.Game, got {type(game).__name__}")
+        probs = np.array(probs, dtype=np.float64, copy=True) if copy else np.asarray(probs, dtype=np.float64)
         if probs.shape != (game.num_sequences,):
             raise ValueError(f"a policy of {game.name} needs {game.num_sequences} probabilities, "
                              f"got shape {probs.shape}")
         _check_rows(game, probs)
+        probs.setflags(write=False)
         self.game, self.probs = game, probs
 
     # ---- construction ------------------------------------------------------------------------
@@ -69,7 +73,7 @@ class Policy:
         if tuple(s.shape for s in strategies) != tuple((n,) for n in sizes):
             raise ValueError(f"local strategies of {game.rules.description()} need shapes {[(n,) for n in sizes]} "
                              f"(the empty sequence included), got {[s.shape for s in strategies]}")
-        return cls(game, np.concatenate([s[1:] for s in strategies]))
+        return cls(game, np.concatenate([s[1:] for s in strategies]), copy=False)
 
     @classmethod
     def from_regrets(cls, game: Game, regrets) -> "Policy":
@@ -119,8 +123,10 @@ class Policy:
         atomic_write(path, lambda f: np.savez(f, **arrays))
 
     @classmethod
-    def from_dict(cls, game: Game, data: dict) -> "Policy":
-        """Validate and read the JSON format; every problem names the information set and action."""
+    def from_dict(cls, game: Game, data: dict, *, require_game: bool = True) -> "Policy":
+        """Validate and read the JSON format; every problem names the information set and action. The
+        ``game`` field must name `game` (keys alone do not tell Leduc(ante=2) from Leduc(ante=1));
+        ``require_game=False`` accepts a hand-written policy without the field (one that has it must match)."""
         if not isinstance(data, dict):
             raise PolicyError(f"a policy must be a JSON object, got {type(data).__name__}")
         unknown = [k for k in data if k not in JSON_FIELDS]
@@ -131,6 +137,10 @@ class Policy:
         version = data.get("version", VERSION)
         if type(version) is not int or version != VERSION:  # noqa: E721  (True and 1.0 equal 1)
             raise PolicyError(f"field 'version' must be the integer {VERSION}, got {_short(version)}")
+        if "game" not in data and require_game:
+            raise PolicyError(f"policy has no 'game' field, so it could belong to any game with the same "
+                              f"information-set keys; add \"game\": {game.rules.description()!r}, or load a "
+                              f"hand-written policy with require_game=False")
         if "game" in data and data["game"] != game.rules.description():
             raise PolicyError(f"policy is for game {_short(data['game'])}, not {game.rules.description()!r}")
         rows = data.get("infosets")
@@ -147,7 +157,7 @@ class Policy:
             i = game.infoset_index[key]
             probs[game.infoset_first_seq[i]:game.infoset_first_seq[i] + game.infoset_num_actions[i]] = \
                 _read_row(key, row, game.actions_of(i))
-        return cls(game, probs)
+        return cls(game, probs, copy=False)
 
     def to_openspiel(self, os_game=None):
         """This policy as an OpenSpiel `TabularPolicy` (see `rcfr.interop.openspiel.to_tabular`)."""
@@ -160,12 +170,13 @@ class Policy:
         from .interop.alignment import align
         from .interop.openspiel import tabular_rows  # loads OpenSpiel: on first use
         compiled, rows = tabular_rows(game, tabular)
-        policy = cls.from_dict(compiled, {"infosets": rows})
+        policy = cls.from_dict(compiled, {"game": compiled.rules.description(), "infosets": rows})
         return policy if compiled is game else align(compiled, game).translate(policy)
 
     @classmethod
-    def load(cls, game: Game, path: str | os.PathLike) -> "Policy":
-        """Read a policy file of `game` (the suffix says which form, see the module docstring)."""
+    def load(cls, game: Game, path: str | os.PathLike, *, require_game: bool = True) -> "Policy":
+        """Read a policy file of `game` (the suffix says which form, see the module docstring);
+        `require_game`: see `from_dict` (the binary form always carries its game)."""
         if policy_suffix(path) == ".npz":
             return cls._from_arrays(game, path, _read_npz(path))
         try:
@@ -178,7 +189,7 @@ class Policy:
             raise PolicyError(f"{path}: JSON nested too deeply") from None
         except ValueError as err:  # e.g. an integer with more digits than Python converts
             raise PolicyError(f"{path}: not valid JSON ({_cut(str(err))})") from None
-        return cls.from_dict(game, data)
+        return cls.from_dict(game, data, require_game=require_game)
 
     @classmethod
     def _from_arrays(cls, game: Game, path, arrays: dict[str, np.ndarray]) -> "Policy":
@@ -277,7 +288,7 @@ def _read_row(key: str, row, actions: list[str]) -> list[float]:
     values = []
     for action in actions:
         p = row[action]
-        if isinstance(p, bool) or not isinstance(p, (int, float)) or not math.isfinite(_float(p)):
+        if isinstance(p, bool) or not isinstance(p, (int, float)) or not math.isfinite(_float(p)):  # JSON values
             raise PolicyError(f"information set {key!r}, action {action!r}: {_short(p)} is not a finite number")
         if p < 0:
             raise PolicyError(f"information set {key!r}, action {action!r}: negative probability {p}")

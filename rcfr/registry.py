@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
-
-def check_choice(field: str, value: Any, allowed: Iterable[Any]) -> Any:
-    allowed = list(allowed)
-    if value not in allowed:
-        raise ValueError(f"unknown {field} {value!r}; allowed: {', '.join(map(str, allowed))}")
-    return value
+from .options import check_choice  # noqa: F401  (re-exported: the registry's name for it)
 
 
 def keyword_names(fn: Callable) -> list[str]:

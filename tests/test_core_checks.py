@@ -167,8 +167,8 @@ def test_bets_accept_lists_and_numpy_integers():
 
 # ---- early validation ------------------------------------------------------------------------------
 @pytest.mark.parametrize("options, message", [
-    ({"alpha": "1.5"}, "alpha must be a finite number >= 0 or None"),
-    ({"beta": -0.5}, "beta must be a finite number >= 0 or None"),
+    ({"alpha": "1.5"}, "alpha must be a finite number in \\[0, 20\\] or None"),
+    ({"beta": -0.5}, "beta must be a finite number in \\[0, 20\\] or None"),
     ({"alpha": math.inf}, "alpha must be"), ({"beta": math.nan}, "beta must be"),
     ({"alpha": True}, "alpha must be"),
 ])
@@ -207,7 +207,7 @@ def test_policy_rows_are_validated(kuhn):
 
 def test_matrix_game_needs_an_iteration():
     for iterations in (0, -3, 2.5, True):
-        with pytest.raises(ValueError, match="iterations must be a positive integer"):
+        with pytest.raises(ValueError, match="iterations must be an integer >= 1"):
             solve_matrix_game(np.eye(2), RRM(2), RRM(2), iterations)
 
 

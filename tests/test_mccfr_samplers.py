@@ -62,7 +62,8 @@ def test_sampling_that_never_skips_is_external_sampling(name):
     a = make_solver(name, game, epsilon=1.0, seed=3).run(300)
     b = make_solver("es-mccfr", game, seed=3).run(300)
     for key, value in b.state_dict().items():
-        np.testing.assert_array_equal(value, a.state_dict()[key])
+        if key not in ("solver", "options"):  # whose state it is differs; the state does not
+            np.testing.assert_array_equal(value, a.state_dict()[key])
 
 
 def test_probes_lower_the_variance_of_average_strategy_sampling():

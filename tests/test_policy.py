@@ -118,7 +118,7 @@ def _with_row(row: str) -> str:
     (b'{"game": "kuhn\xff()"}', "not UTF-8 text \\(byte 14\\)"),
     ('{"version": true, "infosets": {}}', "'version' must be the integer 1, got True"),
     ('{"version": 1.0, "infosets": {}}', "'version' must be the integer 1, got 1.0"),
-    ('{"infosets": {"' + "x" * 5_000_000 + '": {}}}', "unknown information set 'xxxx.*\\.\\.\\. \\(5000002 characters\\)"),
+    ('{"game": "kuhn()", "infosets": {"' + "x" * 5_000_000 + '": {}}}', "unknown information set 'xxxx.*\\.\\.\\. \\(5000002 characters\\)"),
     (_with_row('{"c": "' + "y" * 10_000 + '", "r": 0}'), "\\(10002 characters\\) is not a finite"),
     (_with_row('{"' + "z" * 10_000 + '": 1}'), "unknown action 'zzz.*\\(10002 characters\\); legal"),
     (_with_row("1" + "0" * 5000), "not valid JSON \\(Exceeds the limit"),

@@ -83,7 +83,7 @@ def test_converges_on_kuhn(kuhn, name, sampler, targets, bound):
     ({"capacity": 0, "targets": "reservoir"}, "capacity must be an integer >= 1"),
     ({"refit_every": 0}, "refit_every must be an integer >= 1"),
     ({"averaging": "cubic"}, "allowed: uniform, linear, quadratic"),
-    ({"epsilon": 0.0, "sampler": "outcome"}, "epsilon must be a number in (0, 1]"),
+    ({"epsilon": 0.0, "sampler": "outcome"}, "epsilon must be a finite number in (0, 1]"),
     ({"regret_matching": "rm+"}, "allowed: sampler, regressor"),
 ])
 def test_bad_options_name_the_allowed_values(kuhn, options, message):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..games.hand_strength import board_cards, deck_of, hand_strength, split_key
+from ..options import check_choice, check_int
 from ..tree import Game
 from ..tree.abstraction import Abstraction
 
@@ -63,6 +64,13 @@ METHODS = ("kmeans", "percentile")
 RECALL = ("perfect", "imperfect")
 
 
+def _count(k) -> bool:
+    try:
+        return check_int("buckets", k, 1) >= 1
+    except ValueError:
+        return False
+
+
 def _buckets(values: np.ndarray, weights: np.ndarray, k: int, method: str, seed: int) -> np.ndarray:
     """Bucket 0..k-1 of each value (0 weakest); equal values always share a bucket."""
     distinct, inverse = np.unique(values, return_inverse=True)
@@ -84,14 +92,12 @@ def _buckets(values: np.ndarray, weights: np.ndarray, k: int, method: str, seed:
 def ehs(game: Game, buckets: int | tuple = 3, metric: str = "ehs", method: str = "kmeans",
         recall: str = "perfect", seed: int = 0) -> Abstraction:
     """Expected-hand-strength bucketing: `buckets` per round (one int for every round, or one per round)."""
-    from ..registry import check_choice
     check_choice("metric", metric, METRICS)
     check_choice("method", method, METHODS)
     check_choice("recall", recall, RECALL)
     rounds = board_cards(game) + 1
     counts = (buckets,) * rounds if isinstance(buckets, (int, np.integer)) else tuple(buckets)
-    if len(counts) != rounds or any(isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1
-                                    for k in counts):
+    if len(counts) != rounds or not all(_count(k) for k in counts):
         raise ValueError(f"buckets must be an integer >= 1 or {rounds} of them (one per round), got {buckets!r}")
     strength = hand_strength(game)
     bucket_of: list[dict[tuple[int, ...], int]] = []

@@ -41,7 +41,7 @@ from ..games.latent import LatentTicTacToe
 from ..games.latent_fast import MOVES as LATENT_MOVES
 from ..games.latent_fast import PREVIOUS as LATENT_PREVIOUS
 from ..regrets import FullRegret  # noqa: F401  (its old home; a measure, now in rcfr.regrets)
-from ..registry import check_choice
+from ..options import check_choice, check_int
 from ..tree import Game
 from ..tree.abstraction import Abstraction
 
@@ -102,17 +102,14 @@ def _from_codes(game: Game, name: str, code, data) -> Abstraction:
 
 
 def _remembered(name: str, r, low: int, high: int, what: str) -> int:
-    if isinstance(r, bool) or not isinstance(r, int) or not low <= r <= high:
-        raise ValueError(f"abstraction {name!r}: r ({what} remembered) must be an integer in [{low}, {high}], got {r!r}")
-    return r
+    return check_int(f"abstraction {name!r}: r ({what} remembered)", r, low, high)
 
 
 def bluff_last_bids(game: Game, r: int = 4) -> Abstraction:
     """Bluff keyed by (own roll, whose turn, the last `r` bids). Abstract key: own roll index * 2^bids + the
     mask of the last r bids."""
     rules = _rules(game, Bluff, "bluff_last_bids")
-    if isinstance(r, bool) or not isinstance(r, int) or r < 1:
-        raise ValueError(f"abstraction 'bluff_last_bids': r (bids remembered) must be an integer >= 1, got {r!r}")
+    r = check_int("abstraction 'bluff_last_bids': r (bids remembered)", r, 1)
     data = (np.append(rules.fast().data[0], min(r, rules.num_bids)), np.zeros(0))
     return _from_codes(game, f"bluff_last_bids(r={r})", _bluff_code, data)
 
@@ -215,8 +212,8 @@ def bluff_counters(dice1: int, dice2: int, r: int | None = None, forced: bool = 
     With n bids, a set of bids before the last r is any subset of the bids below the first remembered one,
     so a remembered suffix starting at bid s is reached with both parities (players to move) when s > 0.
     A set whose last bid is b has n - b actions (the n - 1 - b higher bids and "bluff")."""
-    if r is not None and (isinstance(r, bool) or not isinstance(r, int) or r < 1):
-        raise ValueError(f"r (bids remembered) must be an integer >= 1 or None (every bid), got {r!r}")
+    if r is not None:
+        r = check_int("r (bids remembered, or None for every bid)", r, 1)
     n = (dice1 + dice2) * len(FACE_NAMES)
     rolls = [comb(d + len(FACE_NAMES) - 1, d) for d in (dice1, dice2)]  # multisets of each player's dice
     r = n if r is None else r

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import kernels
 from ..policy import Policy
-from ..registry import check_choice
+from ..options import AVERAGE_SPACES, check_choice
 from ..solvers import RCFR, SOLVERS, CFRSolver, MCCFRSolver, RegressionRegrets, RegretStore, make_solver
 from ..tree import Game
 from ..tree.abstraction import Abstraction
@@ -96,8 +96,6 @@ def abstract_solver(name: str, game: Game, abstraction: Abstraction, **options) 
     solver.store.bind(game)
     return solver
 
-
-AVERAGE_SPACES = ("full", "abstract")
 
 
 def average_policy(solver: CFRSolver, average_space: str = "full") -> Policy:

@@ -6,6 +6,7 @@ from itertools import combinations_with_replacement
 from math import comb, factorial
 from typing import NamedTuple
 
+from ..options import check_float
 from .base import CHANCE, TERMINAL, GameRules
 from .dice_fast import bluff_fast, dieroll_fast
 from .poker import LimitPoker, LimitState, _check_bets, _check_int
@@ -129,9 +130,7 @@ class DieRollPoker(LimitPoker):
         self.ante = _check_int("ante", ante, 1)
         self.bets = _check_bets(bets)
         self.max_raises = _check_int("max_raises", max_raises, 0)
-        if isinstance(skew, bool) or not isinstance(skew, (int, float)) or not 0 <= skew < float("inf"):
-            raise ValueError(f"game parameter 'skew' must be a finite number >= 0, got {skew!r}")
-        self.skew = float(skew)
+        self.skew = check_float("game parameter 'skew'", skew, 0.0)
         self.big_blind = float(self.ante)
 
     def fast(self):

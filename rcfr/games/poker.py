@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..options import check_int
 from .base import CHANCE, TERMINAL, GameRules
 from .poker_fast import poker_fast, private_deals, public_tree
 
@@ -28,10 +29,7 @@ SUIT_CHARS = "shdc"
 
 
 def _check_int(name: str, value, low: int, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
-        bound = f">= {low}" if high is None else f"in [{low}, {high}]"
-        raise ValueError(f"game parameter {name!r} must be an integer {bound}, got {value!r}")
-    return value
+    return check_int(f"game parameter {name!r}", value, low, high)
 
 
 def _check_bets(bets) -> tuple[int, ...]:

@@ -39,10 +39,21 @@ def openspiel_equivalent(game: Game) -> str:
                      "leduc (default parameters), liars_dice(dice1=1, dice2=1), goofspiel(returns='win_loss')")
 
 
+def _check_os_game(os_game):
+    """`os_game` if it is None, a game string or a pyspiel game, else a TypeError saying so."""
+    if os_game is None or isinstance(os_game, str):
+        return os_game
+    pyspiel = pyspiel_module()
+    if not isinstance(os_game, pyspiel.Game):
+        raise TypeError(f"os_game must be an OpenSpiel game (pyspiel.load_game(...)), a game string or None, "
+                        f"got {type(os_game).__name__} {os_game!r:.60}")
+    return os_game
+
+
 def _openspiel_game(os_game) -> Game:
     """Our compiled version of pyspiel game (or game string) `os_game`."""
     pyspiel = pyspiel_module()
-    os_game = pyspiel.load_game(os_game) if isinstance(os_game, str) else os_game
+    os_game = pyspiel.load_game(os_game) if isinstance(os_game, str) else _check_os_game(os_game)
     if os_game.get_type().dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS:
         raise ValueError(f"{os_game} is a simultaneous-move game; rcfr's policies are policies of its turn-based "
                          "form: pass pyspiel.convert_to_turn_based(game), or omit the game")
@@ -82,6 +93,9 @@ def to_tabular(policy, os_game=None):
     game, or the OpenSpiel equivalent of its built-in game)."""
     pyspiel_module()
     from open_spiel.python.policy import TabularPolicy
+    if not (hasattr(policy, "game") and hasattr(policy, "probs")):  # the adapter sits below rcfr.Policy
+        raise TypeError(f"policy must be an rcfr.Policy, got {type(policy).__name__}")
+    os_game = _check_os_game(os_game)
     game = policy.game
     if _same(game, os_game):
         compiled = game
@@ -107,6 +121,13 @@ def tabular_rows(game: Game, tabular) -> tuple[Game, dict]:
     probability on an action that is not legal is an error here; the rest is checked as strictly as a
     JSON policy when `Policy.from_openspiel` reads them (every information set, every legal action,
     rows summing to one)."""
+    pyspiel_module()
+    from open_spiel.python.policy import TabularPolicy
+    if not isinstance(tabular, TabularPolicy):
+        raise TypeError(f"tabular must be an OpenSpiel TabularPolicy (open_spiel.python.policy), "
+                        f"got {type(tabular).__name__} {tabular!r:.60}")
+    if not isinstance(game, Game):
+        raise TypeError(f"game must be a compiled rcfr.Game, got {type(game).__name__}")
     os_game = tabular.game
     compiled = game if _same(game, os_game) else _openspiel_game(os_game)
     rows = {}

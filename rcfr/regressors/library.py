@@ -10,7 +10,44 @@ from __future__ import annotations
 
 from numbers import Integral, Real
 
+import numpy as np
 from sklearn.utils._param_validation import Interval, validate_params
+
+_LIGHTGBM = None  # the LightGBMRegressor class, made on first use (LightGBM loads then, not on import)
+
+
+def check_sample_weight(sample_weight, rows: int):
+    """`sample_weight` as `rows` finite non-negative float64 numbers with a positive sum, else a ValueError
+    (what the other regressors refuse; LightGBM itself predicts -inf, or a constant, from such weights)."""
+    w = np.asarray(sample_weight, dtype=np.float64)
+    if w.shape != (rows,) or not np.isfinite(w).all() or (w.size and w.min() < 0) or not w.sum() > 0:
+        raise ValueError(f"sample_weight must be {rows} finite non-negative numbers with a positive sum, got "
+                         f"shape {w.shape}, min {w.min() if w.size else None}, sum {w.sum()}")
+    return w
+
+
+def _lightgbm_class():
+    global _LIGHTGBM
+    if _LIGHTGBM is None:
+        import lightgbm
+
+        class LightGBMRegressor(lightgbm.LGBMRegressor):
+            """`lightgbm.LGBMRegressor` that refuses negative, non-finite or all-zero sample weights."""
+
+            def fit(self, X, y, sample_weight=None, **kwargs):
+                if sample_weight is not None:
+                    sample_weight = check_sample_weight(sample_weight, np.shape(X)[0])
+                return super().fit(X, y, sample_weight=sample_weight, **kwargs)
+
+        LightGBMRegressor.__module__ = __name__  # pickles as rcfr.regressors.library.LightGBMRegressor
+        _LIGHTGBM = LightGBMRegressor
+    return _LIGHTGBM
+
+
+def __getattr__(name: str):
+    if name == "LightGBMRegressor":
+        return _lightgbm_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @validate_params({"alpha": [Interval(Real, 0, None, closed="left")], "random_state": ["random_state"]},
@@ -30,8 +67,9 @@ def linear(alpha: float = 1e-3, random_state=None):
                  prefer_skip_nested_validation=True)
 def lightgbm(n_estimators: int = 20, num_leaves: int = 8, learning_rate: float = 1.0, min_child_samples: int = 1,
              subsample: float = 0.95, random_state: int | None = None):
-    """`lightgbm.LGBMRegressor`, single-threaded and deterministic for a given `random_state`; size =
-    total leaves over all trees.
+    """`lightgbm.LGBMRegressor` (a subclass that refuses negative or all-zero sample weights, as every other
+    regressor does), single-threaded and deterministic for a given `random_state`; size = total leaves
+    over all trees.
 
     The default learning rate is 1 (no shrinkage): under a small fixed leaf budget, full steps fit
     RCFR's targets best (rank-only Leduc, RCFR+, 20 x 8 leaves, 200 iterations: exploitability 0.27
@@ -40,8 +78,7 @@ def lightgbm(n_estimators: int = 20, num_leaves: int = 8, learning_rate: float =
     the same model. Same setting, seeds 0 and 1: 0.256 and 0.268 with 0.95 (the default), 0.273
     for both with 1.0, 0.352 and 0.347 with 0.8 (measured under load, 2 seeds only).
     """
-    import lightgbm
-    return lightgbm.LGBMRegressor(
+    return _lightgbm_class()(
         n_estimators=n_estimators, num_leaves=num_leaves, learning_rate=learning_rate,
         min_child_samples=min_child_samples, min_child_weight=0.0, min_data_in_bin=1,
         subsample=subsample, subsample_freq=1 if subsample < 1 else 0,

@@ -24,6 +24,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from ..options import check_int
 from .base import cache_key, fit_inputs, predict_input
 
 
@@ -59,7 +60,7 @@ class MLP(RegressorMixin, BaseEstimator):
 
     def _widths(self) -> tuple[int, ...]:
         widths = tuple(self.hidden)
-        if not widths or any(isinstance(h, bool) or not isinstance(h, Integral) or h < 1 for h in widths):
+        if not widths or not all(_width(h) for h in widths):
             raise ValueError(f"The 'hidden' parameter of MLP must be a non-empty list of integers >= 1 "
                              f"(units per hidden layer). Got {self.hidden!r} instead.")
         return tuple(int(h) for h in widths)
@@ -173,3 +174,11 @@ class MLP(RegressorMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.regressor_tags.poor_score = True  # a few warm-started epochs per fit, not a converged fit
         return tags
+
+
+def _width(h) -> bool:
+    """Whether `h` is a layer width: an integer >= 1 (not a bool)."""
+    try:
+        return check_int("hidden", h, 1) >= 1
+    except ValueError:
+        return False

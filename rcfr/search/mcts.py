@@ -32,6 +32,7 @@ import time
 
 import numpy as np
 
+from ..options import check_float, check_int
 from .base import SearchGame
 
 
@@ -98,6 +99,10 @@ class MCTS:
             raise ValueError(f"unknown recommend {recommend!r}; allowed: visits, mean")
         if simulations is None and seconds is None:
             raise ValueError("give simulations or seconds")
+        if simulations is not None:
+            simulations = check_int("simulations", simulations, 1)
+        if seconds is not None:  # finite: an infinite budget with no simulation limit never returns
+            seconds = check_float("seconds", seconds, 0.0, low_open=True)
         if widening is not None:
             widening = tuple(widening)
             if len(widening) != 2 or widening[0] <= 0 or not 0 <= widening[1] <= 1:
@@ -117,9 +122,19 @@ class MCTS:
 
     # -- public -----------------------------------------------------------------------------------
     def run(self, state) -> Node:
-        """Build a fresh tree from `state` within the budget; the root node."""
+        """Build a fresh tree from `state` within the budget; the root node. A terminal state, or one the
+        game cannot read, is refused (there is no decision to search)."""
         g = self.game
-        root = Node(state, list(g.actions(state)))
+        try:
+            terminal = bool(g.is_terminal(state))
+            actions = [] if terminal else list(g.actions(state))
+        except Exception as err:  # the game's rules fail on what is not one of its states
+            raise ValueError(f"state {state!r:.80} is not a state of {g.name}: {type(err).__name__}: {err}") from None
+        if terminal:
+            raise ValueError(f"state {state!r:.80} is terminal in {g.name}: there is no decision to search")
+        if not actions:
+            raise ValueError(f"state {state!r:.80} of {g.name} has no legal action")
+        root = Node(state, actions)
         self._shared = []                       # common random numbers: batch m for visit m
         self._last = [None] * len(root.actions)  # antithetic: each root action's last fresh batch
         deadline = time.perf_counter() + self.seconds if self.seconds is not None else math.inf

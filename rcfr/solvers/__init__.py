@@ -10,7 +10,9 @@ from .mccfr import (AverageStrategySampling, ChanceSamplingCFR, ExternalSampling
                     VarianceReducedMCCFR)
 from .regression import RCFR, RCFRPlus, RegressionRegrets
 from .rrm import RRM, solve_matrix_game
-from .sampled_regression import SampledRCFR, SampledRCFRPlus, SampledRegressionRegrets
+from .on_demand import LeanSampledRCFR
+from .sampled_rcfr import SampledRCFR, SampledRCFRPlus
+from .sampled_regression import DenseSampledRCFR, SampledRCFRSolver, SampledRegressionRegrets
 from .stores import RegretStore, RegretTable
 
 SOLVERS = {
@@ -34,12 +36,13 @@ SOLVERS = {
 }
 
 
-def make_solver(name: str, game: Game, **options) -> CFRSolver | MCCFRSolver | SampledRCFR:
+def make_solver(name: str, game: Game, **options) -> CFRSolver | MCCFRSolver | SampledRCFRSolver:
     """Build solver `name` for `game`; unknown names or options fail with the allowed ones."""
     return build("solver", SOLVERS, name, game, **options)
 
 
-__all__ = ["AverageStrategySampling", "CFR", "CFRPlus", "CFRSolver", "ChanceSamplingCFR", "DiscountedCFR",
+__all__ = ["AverageStrategySampling", "CFR", "CFRPlus", "CFRSolver", "ChanceSamplingCFR", "DenseSampledRCFR",
+           "DiscountedCFR", "LeanSampledRCFR", "SampledRCFRSolver",
            "ExternalSamplingMCCFR", "LinearCFR", "MCCFRb", "MCCFRSolver", "OutcomeSamplingMCCFR", "ProbingMCCFR",
            "PublicChanceSamplingCFR", "PureCFR", "RCFR", "RCFRPlus", "RRM", "RegressionRegrets", "RegretStore",
            "RegretTable", "SOLVERS",

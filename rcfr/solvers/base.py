@@ -3,11 +3,13 @@ that carry their game and load all or nothing."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Callable
 
 import numpy as np
 
+from ..options import Options, check_int, describe, dumps, option_differences
 from ..tree import Game
 
 #: Checkpoint fields owned by a regressor (weights, optimizer state): their names and sizes change with
@@ -15,10 +17,27 @@ from ..tree import Game
 REGRESSOR_FIELDS = re.compile(r"(^|\.)regressor\d+\.")
 
 
+#: checkpoint fields that say whose state it is (besides "game" and "fingerprint")
+IDENTITY_FIELDS = ("solver", "options", "abstraction")
+
+
 def _check_count(name: str, value, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
+    return check_int(name, value, low)
+
+
+def check_game(game) -> Game:
+    """`game` if it is a compiled `Game`, else a TypeError that says how to get one."""
+    if not isinstance(game, Game):
+        hint = f" (compile it: rcfr.load_game({game!r}))" if isinstance(game, str) else ""
+        raise TypeError(f"game must be a compiled rcfr.Game, got {type(game).__name__} {game!r:.60}{hint}")
+    return game
+
+
+def abstraction_identity(abstraction) -> str:
+    """An information-set abstraction by name and a digest of its map ("none" without one)."""
+    if abstraction is None:
+        return "none"
+    return f"{abstraction.name} {describe(np.asarray(abstraction.infoset_map))}"
 
 
 class IterativeSolver:
@@ -26,6 +45,10 @@ class IterativeSolver:
 
     game: Game
     iteration: int = 0
+    #: the solver's name in `rcfr.solvers.SOLVERS` (a class outside the registry: its class name)
+    solver_name: str = ""
+    #: the validated options object (`rcfr.options`); None for a solver that has none
+    options: Options | None = None
     #: iterations per `_advance` call when no callback needs control back sooner
     chunk: int = 16
 
@@ -41,19 +64,32 @@ class IterativeSolver:
         raise NotImplementedError
 
     # ---- checkpoints ---------------------------------------------------------------------------
+    def abstraction_identity(self) -> str:
+        """The information-set abstraction the solver runs on (subclasses with one say which)."""
+        return "none"
+
+    def identity(self) -> dict[str, str]:
+        """Whose state this solver's checkpoints are: its registry name, options and abstraction."""
+        options = {} if self.options is None else self.options.description()
+        return {"solver": self.solver_name or type(self).__name__, "options": dumps(options),
+                "abstraction": self.abstraction_identity()}
+
     def state_dict(self) -> dict[str, np.ndarray]:
-        """Everything needed to resume, with the identity of the game it belongs to."""
+        """Everything needed to resume, with the identity of the game, the solver and its options."""
         state = self._state()
         state["game"] = np.array(self.game.rules.description())
         state["fingerprint"] = np.array(self.game.fingerprint)
+        state.update({k: np.array(v) for k, v in self.identity().items()})
         return state
 
     def load_state_dict(self, state) -> None:
-        """Resume from `state`, all or nothing: the game's fingerprint and every field's name, shape and
-        dtype are checked against this solver's own state before anything is assigned, and should a
-        part still fail (a regressor's own state), the solver is put back as it was and the error raised."""
+        """Resume from `state`, all or nothing: the game's fingerprint, the solver's name, options and
+        abstraction, and every field's name, shape and dtype are checked against this solver's own state
+        before anything is assigned, and should a part still fail (a regressor's own state), the solver is
+        put back as it was and the error raised."""
         state = {k: np.asarray(v) for k, v in dict(state).items()}
         own = self.state_dict()
+        check_identity(state, own, () if self.options is None else self.options.SAME_RESULTS)
         check_state(self.game, state, own)
         try:
             self._load_state(state)
@@ -83,6 +119,33 @@ class IterativeSolver:
                 if callback is not None and self.iteration % every == 0:
                     callback(self)
         return self
+
+
+def check_identity(state: dict[str, np.ndarray], own: dict[str, np.ndarray], same_results=()) -> None:
+    """Raise a ValueError, naming the difference, unless checkpoint `state` was written by the same solver
+    (registry name), with the same options (but those in `same_results`, which never change results) and
+    abstraction, as `own`, at an iteration >= 0."""
+    missing = [k for k in IDENTITY_FIELDS if k not in state]
+    if missing:
+        raise ValueError(f"checkpoint has no {', '.join(map(repr, missing))} field(s): it was not written by "
+                         f"state_dict() of this version of rcfr")
+    saved, mine = str(state["solver"]), str(own["solver"])
+    if saved != mine:
+        raise ValueError(f"checkpoint is a {saved!r} solver's; this solver is {mine!r}")
+    try:
+        saved_options = json.loads(str(state["options"]))
+    except ValueError:
+        raise ValueError("checkpoint field 'options' is not the JSON that state_dict() writes") from None
+    differences = option_differences(saved_options, json.loads(str(own["options"])), same_results)
+    if differences:
+        raise ValueError(f"checkpoint of {mine!r} was written with other options (saved -> this solver): "
+                         f"{'; '.join(differences)}")
+    if str(state["abstraction"]) != str(own["abstraction"]):
+        raise ValueError(f"checkpoint was written on abstraction {str(state['abstraction'])!r}; this solver "
+                         f"runs on {str(own['abstraction'])!r}")
+    iteration = state.get("iteration")
+    if iteration is not None and (iteration.shape != () or iteration.dtype.kind not in "iu" or int(iteration) < 0):
+        raise ValueError(f"checkpoint field 'iteration' must be an integer >= 0, got {iteration!r}")
 
 
 def check_state(game: Game, state: dict[str, np.ndarray], own: dict[str, np.ndarray]) -> None:

@@ -16,32 +16,29 @@ from __future__ import annotations
 import numpy as np
 
 from .. import kernels
+from ..options import AVERAGING, CFROptions, Options, check_power  # noqa: F401  (AVERAGING: re-exported)
 from ..policy import Policy
-from ..registry import check_choice
 from ..tree import Game, _history_sequences
-from .base import IterativeSolver
+from .base import IterativeSolver, abstraction_identity, check_game
 from .stores import RegretStore, RegretTable
-
-AVERAGING = {"uniform": 0.0, "linear": 1.0, "quadratic": 2.0}
 
 
 def averaging_power(averaging: str | float) -> float:
-    """Iteration t's weight in the average policy is t ** power."""
-    if isinstance(averaging, str):
-        return AVERAGING[check_choice("averaging", averaging, list(AVERAGING))]
-    if isinstance(averaging, bool) or not isinstance(averaging, (int, float)) or averaging < 0:
-        raise ValueError(f"averaging must be one of {list(AVERAGING)} or a power >= 0, got {averaging!r}")
-    return float(averaging)
+    """Iteration t's weight in the average policy is t ** power (`rcfr.options.check_power`)."""
+    return check_power("averaging", averaging)
 
 
 class CFRSolver(IterativeSolver):
-    """Counterfactual regret minimization over a compiled game with a pluggable regret store."""
+    """Counterfactual regret minimization over a compiled game with a pluggable regret store. `options`
+    (a `CFROptions`, or any options object with `updates` and `averaging`) replaces the two keywords."""
+
+    solver_name = "CFRSolver"
 
     def __init__(self, game: Game, store: RegretStore, *, updates: str = "alternating",
-                 averaging: str | float = "uniform"):
-        self.game, self.store = game, store
-        self.updates = check_choice("updates", updates, ["alternating", "simultaneous"])
-        self.power = averaging_power(averaging)
+                 averaging: str | float = "uniform", options: Options | None = None):
+        self.game, self.store = check_game(game), store
+        self.options = CFROptions(updates=updates, averaging=averaging) if options is None else options
+        self.updates, self.power = self.options.updates, self.options.power
         self.iteration = 0
         store.bind(game)
         self.views = game.views
@@ -111,6 +108,10 @@ class CFRSolver(IterativeSolver):
             self.average_plans[p][:] = state[f"average_plan{p}"]
         self.iteration = int(state["iteration"])
 
+    def abstraction_identity(self) -> str:
+        """The abstraction of an `AbstractRegrets` store (`rcfr.abstraction.abstract_solver`), else none."""
+        return abstraction_identity(getattr(self.store, "abstraction", None))
+
     def size(self) -> int | None:
         """Representation size: the values the regret store keeps (table entries, abstract sequences,
         the regressors' sizes); None for a regressor of unknown size. Compare with
@@ -141,36 +142,52 @@ def _children_below(game: Game) -> tuple[np.ndarray, np.ndarray]:
     return counts[0], counts[1]
 
 
+def _table(options: CFROptions) -> RegretTable:
+    return RegretTable(options.regret_matching, alpha=options.alpha, beta=options.beta)
+
+
 class CFR(CFRSolver):
     """Vanilla CFR: regret matching on cumulative regrets, uniform averaging. ``store`` replaces the
     regret table by any `RegretStore` (your own, or `RegressionRegrets` with your regressor)."""
+
+    solver_name = "cfr"
 
     def __init__(self, game: Game, *, updates: str = "alternating", averaging: str | float = "uniform",
                  store: RegretStore | None = None):
         if store is not None and not all(callable(getattr(store, m, None)) for m in ("bind", "strategy", "update")):
             raise ValueError(f"store must be a RegretStore (bind, strategy, update, size), got {store!r}")
-        super().__init__(game, RegretTable() if store is None else store, updates=updates, averaging=averaging)
+        options = CFROptions(updates=updates, averaging=averaging)
+        super().__init__(game, _table(options) if store is None else store, options=options)
 
 
 class CFRPlus(CFRSolver):
     """CFR+: regret-matching+ (clipped regrets), alternating updates, linear averaging by default."""
 
+    solver_name = "cfr+"
+
     def __init__(self, game: Game, *, averaging: str | float = "linear"):
-        super().__init__(game, RegretTable("rm+"), updates="alternating", averaging=averaging)
+        options = CFROptions(regret_matching="rm+", averaging=averaging)
+        super().__init__(game, _table(options), options=options)
 
 
 class LinearCFR(CFRSolver):
     """Linear CFR: iteration t's regrets weighted by t, and its average-policy contribution by
     t ** power of `averaging` (linear by default, as in the paper)."""
 
+    solver_name = "lcfr"
+
     def __init__(self, game: Game, *, updates: str = "alternating", averaging: str | float = "linear"):
-        super().__init__(game, RegretTable(alpha=1.0, beta=1.0), updates=updates, averaging=averaging)
+        options = CFROptions(updates=updates, averaging=averaging, alpha=1.0, beta=1.0)
+        super().__init__(game, _table(options), options=options)
 
 
 class DiscountedCFR(CFRSolver):
     """Discounted CFR (Brown & Sandholm 2019) with parameters alpha, beta and gamma; the paper's gamma
     (iteration t's average-policy weight t ** gamma) is `averaging`, as in every solver."""
 
+    solver_name = "dcfr"
+
     def __init__(self, game: Game, *, alpha: float = 1.5, beta: float = 0.0, averaging: str | float = 2.0,
                  updates: str = "alternating"):
-        super().__init__(game, RegretTable(alpha=alpha, beta=beta), updates=updates, averaging=averaging)
+        options = CFROptions(updates=updates, averaging=averaging, alpha=alpha, beta=beta)
+        super().__init__(game, _table(options), options=options)

@@ -16,69 +16,72 @@ inside compiled loops (`rcfr.sampling.kernels`); Python is entered once per `run
 from __future__ import annotations
 
 import time
+import warnings
 
 import numpy as np
 
+from ..options import BASELINES, PUBLIC_CHANCE, MCCFROptions, check_choice, check_float
 from ..policy import Policy
-from ..registry import check_choice
 from ..sampling import kernels, pcs
-from ..sampling.buffers import AVERAGE_MODES, AVERAGE_SPACES, CHANCE_SAMPLING, PUBLIC, SAMPLERS, SamplerBuffers
+from ..sampling.buffers import AVERAGE_MODES, CHANCE_SAMPLING, PUBLIC, SAMPLERS, SamplerBuffers
 from ..sampling.public import public_tree
 from ..tree import Game
 from ..tree.abstraction import Abstraction
-from .base import IterativeSolver
-from .cfr import averaging_power
-
-REGRET_MATCHING = ("rm", "rm+")
+from .base import IterativeSolver, abstraction_identity, check_game
 
 
 class MCCFRSolver(IterativeSolver):
-    """Base class: a regret table and average-strategy sums filled by a compiled sampler."""
+    """Base class: a regret table and average-strategy sums filled by a compiled sampler. Every option
+    lives in ``self.options`` (`rcfr.options.MCCFROptions`); subclasses check which of them apply."""
 
     sampler = ""
     chunk = 4096  # iterations per compiled call
 
     def __init__(self, game: Game, *, regret_matching: str = "rm", average_mode: str = "stochastic",
                  averaging: str | float = "uniform", abstraction=None, average_space: str = "full", seed: int = 0):
-        self.game = game
-        self.clip = check_choice("regret_matching", regret_matching, REGRET_MATCHING) == "rm+"
-        self.average_mode = check_choice("average_mode", average_mode, list(AVERAGE_MODES))
-        self.power = averaging_power(averaging)
-        if self.average_mode != "stochastic" and self.power != 0.0:
-            raise ValueError(f"averaging weights apply to average_mode='stochastic' only; use averaging='uniform' "
-                             f"with average_mode={self.average_mode!r}")
-        check_choice("average_space", average_space, list(AVERAGE_SPACES))
+        self._setup(game, abstraction, regret_matching=regret_matching, average_mode=average_mode,
+                    averaging=averaging, average_space=average_space, seed=seed)
+
+    def _setup(self, game: Game, abstraction, **options) -> None:
+        """Check `options` (an `MCCFROptions`' fields) and `abstraction`, then allocate the sampler's arrays."""
+        self.game = check_game(game)
+        self.options = o = MCCFROptions(**options)
+        self.power = o.power
+        self.average_mode, self.average_space, self.seed = o.average_mode, o.average_space, o.seed
+        self.updates, self.epsilon, self.baseline_decay = o.updates, o.epsilon, o.baseline_decay
+        self.tau, self.beta, self.chance_sampling = o.tau, o.beta, o.chance_sampling
         if abstraction is not None:
             if not isinstance(abstraction, Abstraction):
                 raise TypeError(f"abstraction must be an rcfr.abstraction.Abstraction, "
                                 f"got {type(abstraction).__name__}")
-        elif average_space == "abstract":
+        elif o.average_space == "abstract":
             raise ValueError("average_space='abstract' needs an abstraction")
-        if average_space == "abstract" and self.average_mode == "lazy":
-            raise ValueError("average_mode='lazy' needs average_space='full' (it reads the parent sequence's "
-                             "average, which merged information sets do not share)")
-        self.seed = seed
-        self.abstraction, self.average_space = abstraction, average_space
-        self.buffers = SamplerBuffers(game, self.sampler, seed, abstraction, average_space, self.chance_sampling)
+        self.abstraction = abstraction
+        self.buffers = SamplerBuffers(game, self.sampler, o.seed, abstraction, o.average_space, o.chance_sampling)
         self.iteration = 0
         self.views = game.views
 
+    def abstraction_identity(self) -> str:
+        return abstraction_identity(self.abstraction)
+
+    @property
+    def clip(self) -> bool:
+        """Deprecated: ``self.options.regret_matching == "rm+"``."""
+        warnings.warn("MCCFRSolver.clip is deprecated; read solver.options.regret_matching", DeprecationWarning,
+                      stacklevel=2)
+        return self.options.regret_matching == "rm+"
+
     # ---- iterations ----------------------------------------------------------------------------
-    updates = "alternating"  # one traversal per player per iteration (the only form of external sampling)
-    epsilon = 0.0  # exploration of outcome sampling, floor of average strategy sampling
-    baseline_decay = 0.0  # baseline update of VR-MCCFR and MCCFRb: weight of the newest estimate
     direct_average = False  # MCCFRb: baselines are direct averages of their estimates instead
-    tau, beta = 1.0, 0.0  # average strategy sampling
-    chance_sampling = "single"  # chance sampling's treatment of chance nodes
 
     def settings(self) -> kernels.Settings:
         """What the compiled driver needs to know about this solver's options."""
-        return kernels.Settings(sampler=SAMPLERS[self.sampler], alternating=self.updates == "alternating",
-                                epsilon=float(self.epsilon), decay=float(self.baseline_decay), tau=float(self.tau),
-                                beta=float(self.beta), power=float(self.power),
-                                averaging=AVERAGE_MODES[self.average_mode], clip=bool(self.clip),
+        o = self.options
+        return kernels.Settings(sampler=SAMPLERS[self.sampler], alternating=o.updates == "alternating",
+                                epsilon=o.epsilon, decay=o.baseline_decay, tau=o.tau, beta=o.beta, power=o.power,
+                                averaging=AVERAGE_MODES[o.average_mode], clip=o.regret_matching == "rm+",
                                 direct_average=bool(self.direct_average),
-                                chance=CHANCE_SAMPLING[self.chance_sampling])
+                                chance=CHANCE_SAMPLING[o.chance_sampling])
 
     @property
     def nodes_touched(self) -> int:
@@ -125,17 +128,14 @@ class ChanceSamplingCFR(MCCFRSolver):
     nodes and samples the rest with one random number per event (alternating updates only)."""
 
     sampler = "chance"
+    solver_name = "cscfr"
 
     def __init__(self, game: Game, *, updates: str = "simultaneous", chance_sampling: str = "single",
                  regret_matching: str = "rm", average_mode: str = "stochastic", averaging: str | float = "uniform",
                  abstraction=None, average_space: str = "full", seed: int = 0):
-        self.updates = check_choice("updates", updates, ["alternating", "simultaneous"])
-        self.chance_sampling = check_choice("chance_sampling", chance_sampling, list(CHANCE_SAMPLING))
-        if self.chance_sampling == "common" and self.updates != "alternating":
-            raise ValueError("chance_sampling='common' walks the updating player's chance outcomes, so it needs "
-                             "updates='alternating'")
-        super().__init__(game, regret_matching=regret_matching, average_mode=average_mode, averaging=averaging,
-                         abstraction=abstraction, average_space=average_space, seed=seed)
+        self._setup(game, abstraction, updates=updates, chance_sampling=chance_sampling,
+                    regret_matching=regret_matching, average_mode=average_mode, averaging=averaging,
+                    average_space=average_space, seed=seed)
 
 
 
@@ -144,16 +144,14 @@ class OutcomeSamplingMCCFR(MCCFRSolver):
     at the updating player's nodes (every node in the simultaneous form)."""
 
     sampler = "outcome"
+    solver_name = "os-mccfr"
 
     def __init__(self, game: Game, *, epsilon: float = 0.6, updates: str = "alternating",
                  regret_matching: str = "rm", average_mode: str = "stochastic", averaging: str | float = "uniform",
                  abstraction=None, average_space: str = "full", seed: int = 0):
-        if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0.0 < epsilon <= 1.0:
-            raise ValueError(f"epsilon must be a number in (0, 1], got {epsilon!r}")
-        self.epsilon = float(epsilon)
-        self.updates = check_choice("updates", updates, ["alternating", "simultaneous"])
-        super().__init__(game, regret_matching=regret_matching, average_mode=average_mode, averaging=averaging,
-                         abstraction=abstraction, average_space=average_space, seed=seed)
+        self._setup(game, abstraction, epsilon=check_float("epsilon", epsilon, 0.0, 1.0, low_open=True),
+                    updates=updates, regret_matching=regret_matching, average_mode=average_mode,
+                    averaging=averaging, average_space=average_space, seed=seed)
 
 
 
@@ -162,6 +160,7 @@ class ExternalSamplingMCCFR(MCCFRSolver):
     set and per chance node; alternating updates."""
 
     sampler = "external"
+    solver_name = "es-mccfr"
 
 
 class VarianceReducedMCCFR(OutcomeSamplingMCCFR):
@@ -170,17 +169,15 @@ class VarianceReducedMCCFR(OutcomeSamplingMCCFR):
     past value estimates of history h a (``baseline_decay`` is the weight of the newest estimate)."""
 
     sampler = "baseline"
+    solver_name = "vr-mccfr"
 
     def __init__(self, game: Game, *, epsilon: float = 0.6, baseline_decay: float = 0.5,
                  updates: str = "alternating", regret_matching: str = "rm", average_mode: str = "stochastic",
                  averaging: str | float = "uniform", abstraction=None, average_space: str = "full", seed: int = 0):
-        if (isinstance(baseline_decay, bool) or not isinstance(baseline_decay, (int, float))
-                or not 0.0 <= baseline_decay <= 1.0):
-            raise ValueError(f"baseline_decay must be a number in [0, 1], got {baseline_decay!r}")
-        self.baseline_decay = float(baseline_decay)
-        super().__init__(game, epsilon=epsilon, updates=updates, regret_matching=regret_matching,
-                         average_mode=average_mode, averaging=averaging, abstraction=abstraction,
-                         average_space=average_space, seed=seed)
+        self._setup(game, abstraction, epsilon=check_float("epsilon", epsilon, 0.0, 1.0, low_open=True),
+                    baseline_decay=check_float("baseline_decay", baseline_decay, 0.0, 1.0), updates=updates,
+                    regret_matching=regret_matching, average_mode=average_mode, averaging=averaging,
+                    average_space=average_space, seed=seed)
 
 
 
@@ -193,27 +190,27 @@ class MCCFRb(OutcomeSamplingMCCFR):
     `os-mccfr` kernel itself). Baselines are kept per full-game information set, also under an
     abstraction (docs/mccfr.md derives the estimator)."""
 
-    BASELINES = ("da", "eda", "none")
+    BASELINES = BASELINES
+    solver_name = "mccfrb"
 
     def __init__(self, game: Game, *, baseline: str = "da", baseline_decay: float | None = None,
                  epsilon: float = 0.6, updates: str = "alternating", regret_matching: str = "rm",
                  average_mode: str = "stochastic", averaging: str | float = "uniform", abstraction=None,
                  average_space: str = "full", seed: int = 0):
-        self.baseline = check_choice("baseline", baseline, self.BASELINES)
+        self.baseline = check_choice("baseline", baseline, BASELINES)
         if baseline_decay is not None and baseline != "eda":
             raise ValueError(f"baseline_decay applies to baseline='eda' only, got baseline_decay={baseline_decay!r} "
                              f"with baseline={baseline!r}")
+        decay = 0.0
         if baseline == "eda":
-            baseline_decay = 0.5 if baseline_decay is None else baseline_decay
-            if (isinstance(baseline_decay, bool) or not isinstance(baseline_decay, (int, float))
-                    or not 0.0 < baseline_decay <= 1.0):
-                raise ValueError(f"baseline_decay must be a number in (0, 1], got {baseline_decay!r}")
-            self.baseline_decay = float(baseline_decay)
+            decay = check_float("baseline_decay", 0.5 if baseline_decay is None else baseline_decay, 0.0, 1.0,
+                                low_open=True)
         self.direct_average = baseline == "da"
         self.sampler = "outcome" if baseline == "none" else "infoset_baseline"
-        super().__init__(game, epsilon=epsilon, updates=updates, regret_matching=regret_matching,
-                         average_mode=average_mode, averaging=averaging, abstraction=abstraction,
-                         average_space=average_space, seed=seed)
+        self._setup(game, abstraction, baseline=baseline, baseline_decay=decay,
+                    epsilon=check_float("epsilon", epsilon, 0.0, 1.0, low_open=True), updates=updates,
+                    regret_matching=regret_matching, average_mode=average_mode, averaging=averaging,
+                    average_space=average_space, seed=seed)
 
 
 class PureCFR(ExternalSamplingMCCFR):
@@ -222,6 +219,7 @@ class PureCFR(ExternalSamplingMCCFR):
     rather than against the expectation under sigma."""
 
     sampler = "pure"
+    solver_name = "pure-cfr"
 
 
 class AverageStrategySampling(ExternalSamplingMCCFR):
@@ -230,19 +228,14 @@ class AverageStrategySampling(ExternalSamplingMCCFR):
     s its average-strategy sums, correcting the sampled values by importance weights."""
 
     sampler = "average"
+    solver_name = "as-mccfr"
 
     def __init__(self, game: Game, *, epsilon: float = 0.05, tau: float = 1000.0, beta: float = 1e6,
                  regret_matching: str = "rm", average_mode: str = "stochastic", averaging: str | float = "uniform",
                  abstraction=None, average_space: str = "full", seed: int = 0):
-        for name, value, low, high in (("epsilon", epsilon, 0.0, 1.0), ("tau", tau, 1.0, np.inf),
-                                       ("beta", beta, 0.0, np.inf)):
-            if (isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high
-                    or (name == "epsilon" and value == 0.0) or not np.isfinite(value)):
-                bounds = {"epsilon": "(0, 1]", "tau": "[1, inf)", "beta": "[0, inf)"}[name]
-                raise ValueError(f"{name} must be a finite number in {bounds}, got {value!r}")
-        self.epsilon, self.tau, self.beta = float(epsilon), float(tau), float(beta)
-        super().__init__(game, regret_matching=regret_matching, average_mode=average_mode, averaging=averaging,
-                         abstraction=abstraction, average_space=average_space, seed=seed)
+        self._setup(game, abstraction, epsilon=check_float("epsilon", epsilon, 0.0, 1.0, low_open=True), tau=tau,
+                    beta=beta, regret_matching=regret_matching, average_mode=average_mode, averaging=averaging,
+                    average_space=average_space, seed=seed)
 
 
 class ProbingMCCFR(AverageStrategySampling):
@@ -251,6 +244,7 @@ class ProbingMCCFR(AverageStrategySampling):
     probe trajectory instead of zero."""
 
     sampler = "probing"
+    solver_name = "probing-mccfr"
 
 
 class PublicChanceSamplingCFR(MCCFRSolver):
@@ -264,26 +258,28 @@ class PublicChanceSamplingCFR(MCCFRSolver):
     its walk before its regret update (vanilla CFR's convention)."""
 
     sampler = PUBLIC
-    PUBLIC_CHANCE = ("sample", "enumerate")
+    solver_name = "pcs-cfr"
+    PUBLIC_CHANCE = PUBLIC_CHANCE
 
     def __init__(self, game: Game, *, public_chance: str = "sample", updates: str = "alternating",
                  regret_matching: str = "rm", average_mode: str = "stochastic", averaging: str | float = "uniform",
                  abstraction=None, average_space: str = "full", seed: int = 0):
-        self.public_chance = check_choice("public_chance", public_chance, list(self.PUBLIC_CHANCE))
-        self.updates = check_choice("updates", updates, ["alternating", "simultaneous"])
         if average_mode == "lazy":
             raise ValueError("average_mode='lazy' is not available for pcs-cfr (its walk has no per-sequence "
                              "parent mass to push down); allowed: 'stochastic', 'optimistic'")
-        super().__init__(game, regret_matching=regret_matching, average_mode=average_mode, averaging=averaging,
-                         abstraction=abstraction, average_space=average_space, seed=seed)
+        self._setup(game, abstraction, public_chance=public_chance, updates=updates,
+                    regret_matching=regret_matching, average_mode=average_mode, averaging=averaging,
+                    average_space=average_space, seed=seed)
+        self.public_chance = self.options.public_chance
         start = time.perf_counter()
         self.public = public_tree(game)
         self.build_seconds = time.perf_counter() - start
         self.work = pcs.make_work(self.public)
 
     def settings(self) -> pcs.Settings:
-        return pcs.Settings(alternating=self.updates == "alternating", sample=self.public_chance == "sample",
-                            power=float(self.power), averaging=AVERAGE_MODES[self.average_mode], clip=bool(self.clip))
+        o = self.options
+        return pcs.Settings(alternating=o.updates == "alternating", sample=o.public_chance == "sample",
+                            power=o.power, averaging=AVERAGE_MODES[o.average_mode], clip=o.regret_matching == "rm+")
 
     def _advance(self, iterations: int) -> None:
         b = self.buffers

@@ -1,8 +1,9 @@
 """Sampled RCFR with features on demand: memory for the model and its training buffer, not a feature matrix.
 
-`SampledRCFR(..., features_on_demand=True)` and `SampledRCFRPlus(...)` run the same algorithm as sampled
-RCFR(+) with ``targets="reservoir"`` or ``"stored"`` (same sampler kernels, same random stream, same
-reservoir or sums, same targets) but never build a (sequences x features) matrix:
+`LeanSampledRCFR` (what `SampledRCFR(..., features_on_demand=True)` and `SampledRCFRPlus(...)` build) runs
+the same algorithm as the dense `DenseSampledRCFR` with ``targets="reservoir"`` or ``"stored"`` (same
+sampler kernels, same random stream, same reservoir or sums, same targets) but never builds a
+(sequences x features) matrix:
 
 * each iteration, the sampler's traversals write sampled regrets of the information sets they visit;
   those sequences (and their mean sampled regret) go straight into the player's bounded reservoir, or
@@ -35,19 +36,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..options import PROFILES, SampledRCFROptions, check_int  # noqa: F401  (PROFILES: re-exported)
 from ..policy import Policy
-from ..registry import check_choice
 from ..sampling import kernels
 from ..sampling.buffers import SAMPLERS, SamplerBuffers
 from ..sampling.reservoir import Reservoir
 from ..tree import Game
-from .base import _check_count
-from .cfr import averaging_power
-from .predictions import checked_prediction
-from .targets import SELECTIONS, StoredSums, reservoir_targets
+from .predictions import checked_prediction, match_predictions
+from .sampled_regression import SampledRCFRSolver
+from .targets import StoredSums, reservoir_targets
 
 CHUNK = 16_384  # sequences per prediction chunk when refreshing the profile
-PROFILES = ("cache", "visited")  # the current strategies: refreshed after each refit, or predicted when read
 
 
 @njit(cache=True)
@@ -91,51 +90,21 @@ def _collect(first_seq, num_actions, listed, count, sums, traversals):
     return sequences, values
 
 
-@njit(cache=True)
-def match_predictions(prediction, t, first, size, at, sigma):
-    """Regret matching on t x prediction for the information sets (first[i], size[i]) (global sequence ids)
-    whose predictions start at prediction[at[i]]; written into sigma. The same arithmetic as
-    `rcfr.kernels.regret_matching` on the dense path's estimates, so a set gets the same strategy from a
-    full refresh and from a batch of visited sets. t = 0 (nothing fit yet) reads no prediction and writes
-    uniform strategies."""
-    for i in range(first.shape[0]):
-        f, n, k = first[i], size[i], at[i]
-        total = 0.0
-        for a in range(n):
-            r = prediction[k + a] * t if t != 0.0 else 0.0
-            if r > 0.0:
-                total += r
-        for a in range(n):
-            r = prediction[k + a] * t if t != 0.0 else 0.0
-            if total > 0.0:
-                sigma[f + a] = r / total if r > 0.0 else 0.0
-            else:
-                sigma[f + a] = 1.0 / n
+class LeanSampledRCFR(SampledRCFRSolver):
+    """Sampled RCFR(+) with features on demand (see the module docstring); `SampledRCFR` builds it when
+    ``features_on_demand=True``. Every option is checked (`SampledRCFROptions`) before anything per sequence
+    is allocated."""
 
-
-class OnDemandSampling:
-    """The on-demand form of sampled RCFR (see the module docstring); `SampledRCFR` delegates to it."""
-
-    def __init__(self, game: Game, *, sampler: str, regressor, features, targets: str, traversals: int,
-                 refit_every: int, capacity: int, buffer_weighting, averaging, epsilon: float, shared: bool,
-                 weights, seed: int, regret_matching: str, selection: str = "recent", tau: float = 1.0,
-                 beta: float = 0.0, profile: str | None = None, chunk: int = CHUNK):
+    def __init__(self, game: Game, options: SampledRCFROptions, solver_name: str = "sampled-rcfr", *,
+                 chunk: int = CHUNK):
         from features.encoders import ENCODERS, bound_rows, make_encoder
         from ..regressors import make_regressor, seeded
-        # every option is checked before anything per-sequence is allocated
-        if targets not in ("stored", "reservoir"):
-            raise ValueError(f"features_on_demand=True: targets must be 'stored' or 'reservoir', got {targets!r} "
-                             f"('bootstrap' needs a prediction of every sequence at each refit)")
-        self.targets = targets
-        if targets == "reservoir" and regret_matching != "rm":
-            raise ValueError("targets='reservoir' has no regret_matching='rm+' variant (Q-regrets need "
-                             "per-sequence sums); use targets='stored' with sampled-rcfr+")
-        self.selection = check_choice("selection", selection, list(SELECTIONS))
-        if shared is not False:
-            raise ValueError(f"features_on_demand=True fits one regressor per player: shared must be False, "
-                             f"got {shared!r}")
-        if weights is not None:
-            raise ValueError("features_on_demand=True takes no per-sequence weights (weights must be None)")
+        super().__init__(game, options, solver_name)
+        o = self.options
+        if not o.features_on_demand:
+            raise ValueError("LeanSampledRCFR is the features_on_demand=True form; use DenseSampledRCFR "
+                             "(or SampledRCFR(game), which picks it)")
+        features = o.features
         name, params = (features, {}) if isinstance(features, str) else (None, None)
         if isinstance(features, dict) and isinstance(features.get("name"), str):
             params = dict(features)
@@ -146,27 +115,19 @@ class OnDemandSampling:
         if game.rules.fast() is None:
             raise ValueError(f"features_on_demand=True needs a game with a fast path (GameRules.fast); "
                              f"{game.name} has none")
-        self.game = game
-        self.sampler = check_choice("sampler", sampler, ["external", "outcome", "probing"])
-        if profile is None:  # the discovery walk mirrors external and outcome sampling only
-            profile = "cache" if self.sampler == "probing" else "visited"
-        self.profile = check_choice("profile", profile, PROFILES)
-        if self.profile == "visited" and self.sampler == "probing":
-            raise ValueError("profile='visited' predicts what external and outcome sampling read; with "
-                             "sampler='probing' the allowed profiles are 'cache' and None")
-        self.traversals = _check_count("traversals", traversals, 1)
-        self.refit_every = _check_count("refit_every", refit_every, 1)
-        self.capacity = _check_count("capacity", capacity, 1)
-        self.chunk = _check_count("chunk", chunk, 1)
-        self.buffer_power, self.power = averaging_power(buffer_weighting), averaging_power(averaging)
-        if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0.0 < epsilon <= 1.0:
-            raise ValueError(f"epsilon must be a number in (0, 1], got {epsilon!r}")
+        self.sampler, self.targets, self.selection = o.sampler, o.targets, o.selection
+        self.profile = o.visited_set  # the visited-set option: "cache" or "visited"
+        self.traversals, self.refit_every, self.capacity = o.traversals, o.refit_every, o.capacity
+        self.chunk = check_int("chunk", chunk, 1)
+        self.buffer_power, self.power = o.buffer_power, o.power
+        tau, beta = o.probing
+        seed = o.seed
         self.encoder = make_encoder(game, name, **params)
-        self._profile_rows = bound_rows(game, self.encoder)  # the rows of the sequences whose strategy is predicted
-        self.regressors = [seeded(make_regressor(regressor), 2 * seed + p) for p in (0, 1)]
+        self._strategy_rows = bound_rows(game, self.encoder)  # the rows of the sequences whose strategy is predicted
+        self.regressors = [seeded(make_regressor(o.regressor), 2 * seed + p) for p in (0, 1)]
         # the solver's own arrays
         self.buffers = SamplerBuffers(game, self.sampler, seed)
-        self.settings = kernels.Settings(sampler=SAMPLERS[self.sampler], alternating=True, epsilon=float(epsilon),
+        self.settings = kernels.Settings(sampler=SAMPLERS[self.sampler], alternating=True, epsilon=o.epsilon,
                                          decay=0.0, tau=float(tau), beta=float(beta), power=0.0,
                                          averaging=kernels.AVG_STOCHASTIC, clip=False, direct_average=False,
                                          chance=kernels.SINGLE)
@@ -181,7 +142,7 @@ class OnDemandSampling:
             self.reservoirs = [Reservoir(self.capacity, 2 * seed + 1 + p) for p in (0, 1)]
         else:
             sizes = (self.offsets[1], game.num_sequences - self.offsets[1])
-            self.stored = [StoredSums(sizes[p], regret_matching == "rm+", self.capacity, self.selection,
+            self.stored = [StoredSums(sizes[p], o.regret_matching, self.capacity, self.selection,
                                       2 * seed + 1 + p) for p in (0, 1)]
         self._sums = np.zeros(game.num_sequences)  # one iteration's summed regrets (zero between iterations)
         self._listed = np.zeros(game.num_infosets, np.int64)
@@ -190,16 +151,20 @@ class OnDemandSampling:
         # the latest training set of each player (kept for resuming): sequences, targets, weights, [rows, t]
         self.fits = [{"sequence": np.zeros(self.capacity, np.int64), "value": np.zeros(self.capacity),
                       "weight": np.zeros(self.capacity), "count": np.zeros(2, np.int64)} for _ in (0, 1)]
-        self.iteration = 0
         self.visited = None
         if self.profile == "visited":
             from .visited import VisitedProfile
-            self.visited = VisitedProfile(self.buffers, self.sampler, epsilon, self._predict)
+            self.visited = VisitedProfile(self.buffers, self.sampler, o.epsilon, self._predict)
         for p in (0, 1):
             self._refresh_all(p)
 
+    @property
+    def on_demand(self) -> "LeanSampledRCFR":
+        """Deprecated: the lean form was an object inside `SampledRCFR`; it is the solver itself now."""
+        return self
+
     # ---- iterations ----------------------------------------------------------------------------
-    def advance(self, iterations: int) -> None:
+    def _advance(self, iterations: int) -> None:
         b = self.buffers
         for _ in range(iterations):
             t = self.iteration = self.iteration + 1
@@ -264,7 +229,7 @@ class OnDemandSampling:
         """The player's checked predictions for these global sequence ids, and the t they are matched with."""
         from ..regressors import base as regressors
         model, t = self.regressors[player], int(self.fits[player]["count"][1])
-        prediction = regressors.predict(model, self._profile_rows(sequences))
+        prediction = regressors.predict(model, self._strategy_rows(sequences))
         return checked_prediction(model, prediction, len(sequences), f"player {player} at iteration {t}"), t
 
     def _refresh_all(self, player: int) -> None:
@@ -292,14 +257,14 @@ class OnDemandSampling:
             for p in (0, 1):
                 if self.visited.updated[p]:
                     self._refresh_all(p)
-        return Policy(self.game, self.buffers.sigma.copy())
+        return Policy(self.game, self.buffers.sigma.copy(), copy=False)
 
     def average_policy(self) -> Policy:
         """The normalized average-strategy sums (uniform where an information set has none yet)."""
         from .. import kernels as full
         plan = np.concatenate(([0.0], self.buffers.avg))  # slot 0 is the kernel's empty sequence
         out = full.normalize_plan(plan, self.first_seq + 1, self.num_actions, np.empty_like(plan))
-        return Policy(self.game, out[1:])
+        return Policy(self.game, out[1:], copy=False)
 
     def size(self) -> int | None:
         from ..regressors import size
@@ -311,7 +276,7 @@ class OnDemandSampling:
         return self.buffers.nodes_touched
 
     # ---- checkpoints ---------------------------------------------------------------------------
-    def state_dict(self) -> dict[str, np.ndarray]:
+    def _state(self) -> dict[str, np.ndarray]:
         """Iteration, sampler state (average sums and RNG), the reservoirs or stored sums, each player's latest
         training set and the state of stateful regressors: resuming refits (or reloads) the same models, so it
         is exact."""
@@ -325,7 +290,7 @@ class OnDemandSampling:
         state["iteration"] = np.array(self.iteration)
         return state
 
-    def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
+    def _load_state(self, state: dict[str, np.ndarray]) -> None:
         from ..regressors import stateful
         sampler = {k[8:]: v for k, v in state.items() if k.startswith("sampler.")}
         sampler["regrets"] = self.buffers.regrets  # unused by sampled RCFR (zero), not checkpointed
@@ -344,3 +309,7 @@ class OnDemandSampling:
             else:
                 self._refresh(p)
         self.iteration = int(state["iteration"])
+
+
+#: the lean form's earlier name (an object inside `SampledRCFR`); kept for old imports
+OnDemandSampling = LeanSampledRCFR

@@ -1,8 +1,10 @@
-"""Predictions become strategies only when they are one finite number per row."""
+"""Predictions become strategies: only when they are one finite number per row, and by regret matching on
+t x prediction (`match_predictions`, shared by the lean path's full refresh and its visited batches)."""
 
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 
 def checked_prediction(model, prediction, rows: int, who: str) -> np.ndarray:
@@ -27,3 +29,25 @@ def _name(model) -> str:
     text = repr(model)
     text = type(model).__name__ if text.startswith("<") else text
     return text if len(text) <= 120 else text[:117] + "..."
+
+
+@njit(cache=True)
+def match_predictions(prediction, t, first, size, at, sigma):
+    """Regret matching on t x prediction for the information sets (first[i], size[i]) (global sequence ids)
+    whose predictions start at prediction[at[i]]; written into sigma. The same arithmetic as
+    `rcfr.kernels.regret_matching` on the dense path's estimates, so a set gets the same strategy from a
+    full refresh and from a batch of visited sets. t = 0 (nothing fit yet) reads no prediction and writes
+    uniform strategies."""
+    for i in range(first.shape[0]):
+        f, n, k = first[i], size[i], at[i]
+        total = 0.0
+        for a in range(n):
+            r = prediction[k + a] * t if t != 0.0 else 0.0
+            if r > 0.0:
+                total += r
+        for a in range(n):
+            r = prediction[k + a] * t if t != 0.0 else 0.0
+            if total > 0.0:
+                sigma[f + a] = r / total if r > 0.0 else 0.0
+            else:
+                sigma[f + a] = 1.0 / n

@@ -8,8 +8,12 @@ the exact-table regressor this is CFR (or CFR+) exactly.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
+from ..options import REGRET_MATCHING, TARGETS, RCFROptions, check_bool, check_choice, check_int, check_seed
+from ..options import options_from, options_signature
 from ..tree import Game
 from .cfr import CFRSolver
 from .predictions import checked_prediction
@@ -31,15 +35,17 @@ class RegressionRegrets(RegretStore):
 
     def __init__(self, regressor="best_first", features="auto", *, regret_matching: str = "rm",
                  targets: str = "stored", refit_every: int = 1, shared: bool = False, weights=None, seed: int = 0):
-        if isinstance(refit_every, bool) or not isinstance(refit_every, (int, np.integer)) or refit_every < 1:
-            raise ValueError(f"refit_every must be an integer >= 1, got {refit_every!r}")
-        if not isinstance(shared, bool):
-            raise ValueError(f"shared must be True or False, got {shared!r}")
-        RegretTargets(0, regret_matching, targets)  # validates both
         self.regressor_spec, self.features_spec = regressor, features
-        self.regret_matching, self.mode = regret_matching, targets
-        self.refit_every, self.shared = int(refit_every), shared
-        self.weights_spec, self.seed = weights, seed
+        self.regret_matching = check_choice("regret_matching", regret_matching, REGRET_MATCHING)
+        self.targets = check_choice("targets", targets, TARGETS)
+        self.refit_every, self.shared = check_int("refit_every", refit_every, 1), check_bool("shared", shared)
+        self.weights_spec, self.seed = weights, check_seed("seed", seed)
+
+    @property
+    def mode(self) -> str:
+        """Deprecated name of `targets`."""
+        warnings.warn("RegressionRegrets.mode is deprecated; read .targets", DeprecationWarning, stacklevel=2)
+        return self.targets
 
     # ---- setup ---------------------------------------------------------------------------------
     def bind(self, game: Game) -> None:
@@ -57,7 +63,7 @@ class RegressionRegrets(RegretStore):
 
     def _new_targets(self, player: int, size: int) -> RegretTargets:
         """The target block of one player (subclasses plug in other target schemes here)."""
-        return RegretTargets(size, self.regret_matching, self.mode)
+        return RegretTargets(size, self.regret_matching, self.targets)
 
     def _weights(self, game: Game):
         if self.weights_spec is None:
@@ -166,26 +172,35 @@ class RegressionRegrets(RegretStore):
 
 
 class RCFR(CFRSolver):
-    """Regression CFR (Waugh et al. 2015): regret matching on a regressor's average-regret estimates."""
+    """Regression CFR (Waugh et al. 2015): regret matching on a regressor's average-regret estimates.
+    Its keywords are the fields of `rcfr.options.RCFROptions` but `regret_matching`, which the class fixes."""
 
-    regret_matching = "rm"
+    solver_name = "rcfr"
+    #: the options this class fixes, and the defaults it changes
+    fixed: dict = {"regret_matching": "rm"}
+    defaults: dict = {}
 
-    def __init__(self, game: Game, *, regressor="best_first", features="auto", targets: str = "stored",
-                 refit_every: int = 1, shared: bool = False, weights=None, updates: str = "alternating",
-                 averaging: str | float = "uniform", seed: int = 0):
-        store = RegressionRegrets(regressor, features, regret_matching=self.regret_matching, targets=targets,
-                                  refit_every=refit_every, shared=shared, weights=weights, seed=seed)
-        super().__init__(game, store, updates=updates, averaging=averaging)
+    def __init__(self, game: Game, **options):
+        o = options_from(RCFROptions, type(self).__signature__, options, type(self).__name__, self.fixed)
+        store = RegressionRegrets(o.regressor, o.features, regret_matching=o.regret_matching, targets=o.targets,
+                                  refit_every=o.refit_every, shared=o.shared, weights=o.weights, seed=o.seed)
+        super().__init__(game, store, options=o)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.__signature__ = options_signature(RCFROptions, cls.defaults, exclude=("regret_matching",))
+
+    @property
+    def regret_matching(self) -> str:
+        return self.options.regret_matching
+
+
+RCFR.__signature__ = options_signature(RCFROptions, exclude=("regret_matching",))
 
 
 class RCFRPlus(RCFR):
     """RCFR+ (Morrill 2016): regressors fit average Q-regrets Q_t / t (clipped at zero), linear averaging."""
 
-    regret_matching = "rm+"
-
-    def __init__(self, game: Game, *, regressor="best_first", features="auto", targets: str = "stored",
-                 refit_every: int = 1, shared: bool = False, weights=None, updates: str = "alternating",
-                 averaging: str | float = "linear", seed: int = 0):
-        super().__init__(game, regressor=regressor, features=features, targets=targets,
-                         refit_every=refit_every, shared=shared, weights=weights, updates=updates,
-                         averaging=averaging, seed=seed)
+    solver_name = "rcfr+"
+    fixed = {"regret_matching": "rm+"}
+    defaults = {"averaging": "linear"}

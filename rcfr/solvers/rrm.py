@@ -7,10 +7,12 @@ action. `solve_matrix_game` runs two learners against each other on a payoff mat
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..options import UPDATES, check_choice, check_int
 from .predictions import checked_prediction
 from .targets import RegretTargets
 
@@ -69,11 +71,21 @@ class MatrixResult:
     average_regrets: tuple[float, float]
 
 
-def solve_matrix_game(payoff, row: RRM, column: RRM, iterations: int,
-                      alternating: bool = True) -> MatrixResult:
-    """Self-play of two learners on the zero-sum game where the row player receives `payoff`."""
-    if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 1:
-        raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
+def solve_matrix_game(payoff, row: RRM, column: RRM, iterations: int, updates: str = "alternating", *,
+                      alternating: bool | None = None) -> MatrixResult:
+    """Self-play of two learners on the zero-sum game where the row player receives `payoff`; with
+    ``updates="alternating"`` the column player answers the row player's new strategy. (``alternating``,
+    a bool, is the deprecated name of `updates`.)"""
+    if isinstance(updates, bool):  # the old positional `alternating`
+        updates, alternating = "alternating", updates
+    if alternating is not None:
+        warnings.warn("solve_matrix_game(alternating=...) is deprecated; use updates='alternating'|'simultaneous'",
+                      DeprecationWarning, stacklevel=2)
+        if not isinstance(alternating, (bool, np.bool_)):
+            raise ValueError(f"alternating must be True or False, got {alternating!r}")
+        updates = "alternating" if alternating else "simultaneous"
+    check_choice("updates", updates, UPDATES)
+    check_int("iterations", iterations, 1)
     A = np.asarray(payoff, dtype=np.float64)
     if A.ndim != 2 or A.shape != (len(row.features), len(column.features)):
         raise ValueError(f"payoff must be a {len(row.features)} x {len(column.features)} matrix, got {A.shape}")
@@ -82,7 +94,7 @@ def solve_matrix_game(payoff, row: RRM, column: RRM, iterations: int,
         x, y = row.strategy(), column.strategy()
         sums[0] += x
         row.observe(A @ y)
-        if alternating:
+        if updates == "alternating":
             x = row.strategy()
         sums[1] += y
         column.observe(-(x @ A))

@@ -11,9 +11,11 @@ training data, either
 * ``targets="reservoir"``: a reservoir buffer of (sequence, sampled regret, iteration) examples of the
   visited sequences with iteration weights (Deep CFR);
 
-and the regressor of p is refit every `refit_every` iterations. With ``features_on_demand=True`` (reservoir
-or stored targets, features named by an encoder) no feature matrix is built and a fit sees at most
-`capacity` sequences (for stored targets, chosen by `selection`): see `rcfr.solvers.on_demand`; there
+and the regressor of p is refit every `refit_every` iterations. Two forms share one validated options
+object (`rcfr.options.SampledRCFROptions`): `DenseSampledRCFR` here, and, with ``features_on_demand=True``
+(reservoir or stored targets, features named by an encoder), `LeanSampledRCFR`, which builds no feature
+matrix and fits at most `capacity` sequences (for stored targets, chosen by `selection`): see
+`rcfr.solvers.on_demand`; `SampledRCFR(game, ...)` (`rcfr.solvers.sampled_rcfr`) picks the form. There
 ``profile="cache"|"visited"`` (None: "visited", or "cache" under probing) picks whether a refit refreshes
 every current strategy or only those the traversals read (`rcfr.solvers.visited`).
 Probing (``sampler="probing"``, Gibson et al. 2012) samples each of the traverser's actions with
@@ -29,30 +31,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..options import SAMPLED_TARGETS, SampledRCFROptions, check_choice, check_int, check_power
 from ..policy import Policy
-from ..registry import check_choice
 from ..sampling import RegretSampler
 from ..tree import Game
-from .base import IterativeSolver, _check_count
-from .cfr import averaging_power
+from .base import IterativeSolver, check_game
 from .regression import RegressionRegrets
-from .targets import SELECTIONS, RegretTargets, ReservoirTargets
-
-SAMPLERS = ("external", "outcome", "probing")
-TARGETS = ("stored", "bootstrap", "reservoir")
-
-
-def probing_options(sampler: str, tau, beta) -> tuple[float, float]:
-    """(tau, beta) of probing, checked: 1 and 0 unless given; the other samplers take neither."""
-    if sampler != "probing":
-        if tau is not None or beta is not None:
-            raise ValueError(f"tau and beta apply to sampler='probing' only, got sampler={sampler!r}")
-        return 1.0, 0.0
-    tau, beta = 1.0 if tau is None else tau, 0.0 if beta is None else beta
-    for name, value, low in (("tau", tau, 1.0), ("beta", beta, 0.0)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value < np.inf:
-            raise ValueError(f"{name} must be a finite number in [{low:g}, inf), got {value!r}")
-    return float(tau), float(beta)
+from .targets import RegretTargets, ReservoirTargets
 
 
 class SampledRegressionRegrets(RegressionRegrets):
@@ -61,12 +46,12 @@ class SampledRegressionRegrets(RegressionRegrets):
     def __init__(self, regressor="best_first", features="auto", *, regret_matching: str = "rm",
                  targets: str = "stored", capacity: int = 100_000, buffer_weighting: str | float = "linear",
                  seed: int = 0, refit_every: int = 1, shared: bool = False, weights=None):
-        self.sampled_targets = check_choice("targets", targets, TARGETS)
+        self.sampled_targets = check_choice("targets", targets, SAMPLED_TARGETS)
         if targets == "reservoir" and regret_matching == "rm+":
             raise ValueError("targets='reservoir' has no regret_matching='rm+' variant (Q-regrets need "
                              "per-sequence sums); use targets 'stored' or 'bootstrap' with 'rm+'")
-        _check_count("capacity", capacity, 1)
-        self.capacity, self.buffer_power = int(capacity), averaging_power(buffer_weighting)
+        self.capacity = check_int("capacity", capacity, 1)
+        self.buffer_power = check_power("buffer_weighting", buffer_weighting)
         super().__init__(regressor, features, regret_matching=regret_matching,
                          targets="bootstrap" if targets == "bootstrap" else "stored",
                          refit_every=refit_every, shared=shared, weights=weights, seed=seed)
@@ -77,47 +62,48 @@ class SampledRegressionRegrets(RegressionRegrets):
         return super()._new_targets(player, size)
 
 
-class SampledRCFR(IterativeSolver):
-    """RCFR fed by external sampling, outcome sampling or probing (see the module docstring for the options)."""
+class SampledRCFRSolver(IterativeSolver):
+    """What the dense and the lean form of sampled RCFR(+) share: the game, the validated options
+    (`SampledRCFROptions`), the registry name ("sampled-rcfr" or "sampled-rcfr+") and the iteration."""
 
-    regret_matching = "rm"
+    #: the lean form's own object (deprecated alias of the solver itself there; None here)
+    on_demand = None
 
-    def __init__(self, game: Game, *, sampler: str = "external", regressor="best_first", features="auto",
-                 targets: str = "stored", traversals: int = 1, refit_every: int = 1, capacity: int = 100_000,
-                 buffer_weighting: str | float = "linear", averaging: str | float = "uniform",
-                 epsilon: float = 0.6, shared: bool = False, weights=None, features_on_demand: bool = False,
-                 selection: str = "recent", tau: float | None = None, beta: float | None = None,
-                 profile: str | None = None, seed: int = 0):
-        if not isinstance(features_on_demand, bool):
-            raise ValueError(f"features_on_demand must be True or False, got {features_on_demand!r}")
-        check_choice("sampler", sampler, SAMPLERS)
-        tau, beta = probing_options(sampler, tau, beta)
-        self.game, self.on_demand, self._store = game, None, None
-        if profile is not None and not features_on_demand:
-            raise ValueError(f"profile={profile!r} needs features_on_demand=True (the dense path predicts every "
-                             f"sequence at each refit); leave it None")
-        if features_on_demand:
-            from .on_demand import OnDemandSampling
-            self.on_demand = OnDemandSampling(
-                game, sampler=sampler, regressor=regressor, features=features, targets=targets,
-                traversals=traversals, refit_every=refit_every, capacity=capacity, buffer_weighting=buffer_weighting,
-                averaging=averaging, epsilon=epsilon, shared=shared, weights=weights, seed=seed,
-                regret_matching=self.regret_matching, selection=selection, tau=tau, beta=beta, profile=profile)
-            self.iteration = 0
-            return
-        check_choice("selection", selection, SELECTIONS)  # used by the on-demand path only
-        self.views = game.views
-        self.sampler_name = sampler
-        self.traversals = _check_count("traversals", traversals, 1)
-        self.power = averaging_power(averaging)
-        self._store = SampledRegressionRegrets(regressor, features, regret_matching=self.regret_matching, targets=targets,
-                                              capacity=capacity, buffer_weighting=buffer_weighting, seed=seed,
-                                              refit_every=refit_every, shared=shared, weights=weights)
-        self.sampler = RegretSampler(game, sampler, seed=seed, epsilon=epsilon, tau=tau, beta=beta)
-        self.store.bind(game)
+    def __init__(self, game: Game, options: SampledRCFROptions, solver_name: str = "sampled-rcfr"):
+        self.game = check_game(game)
+        if not isinstance(options, SampledRCFROptions):
+            raise TypeError(f"options must be an rcfr.options.SampledRCFROptions, got {type(options).__name__}")
+        self.options, self.solver_name = options, solver_name
         self.iteration = 0
+
+    @property
+    def regret_matching(self) -> str:
+        return self.options.regret_matching
+
+
+class DenseSampledRCFR(SampledRCFRSolver):
+    """Sampled RCFR(+) on a feature matrix of every sequence (``features_on_demand=False``): external
+    sampling, outcome sampling or probing feed `SampledRegressionRegrets` (see the module docstring)."""
+
+    def __init__(self, game: Game, options: SampledRCFROptions, solver_name: str = "sampled-rcfr"):
+        super().__init__(game, options, solver_name)
+        o = self.options
+        if o.features_on_demand:
+            raise ValueError("DenseSampledRCFR is the features_on_demand=False form; use LeanSampledRCFR "
+                             "(or SampledRCFR(game, features_on_demand=True), which picks it)")
+        self.views = game.views
+        self.sampler_name = o.sampler
+        self.traversals = o.traversals
+        self.power = o.power
+        tau, beta = o.probing
+        self._store = SampledRegressionRegrets(o.regressor, o.features, regret_matching=o.regret_matching,
+                                               targets=o.targets, capacity=o.capacity,
+                                               buffer_weighting=o.buffer_weighting, seed=o.seed,
+                                               refit_every=o.refit_every, shared=o.shared, weights=o.weights)
+        self.sampler = RegretSampler(game, o.sampler, seed=o.seed, epsilon=o.epsilon, tau=tau, beta=beta)
+        self.store.bind(game)
         self.average = np.zeros(game.num_sequences)  # average-strategy sums, global sequence ids
-        self._profile = np.zeros(game.num_sequences)
+        self._sigma = np.zeros(game.num_sequences)  # the current strategy profile the sampler reads
 
     @property
     def store(self) -> SampledRegressionRegrets:
@@ -136,10 +122,6 @@ class SampledRCFR(IterativeSolver):
         return slice(view.offset, view.offset + view.num_sequences - 1)
 
     def _advance(self, iterations: int) -> None:
-        if self.on_demand is not None:
-            self.on_demand.advance(iterations)
-            self.iteration = self.on_demand.iteration
-            return
         local = [np.zeros(v.num_sequences) for v in self.views]
         visited = [np.zeros(v.num_sequences, bool) for v in self.views]
         for _ in range(iterations):
@@ -147,10 +129,10 @@ class SampledRCFR(IterativeSolver):
             weight = float(t) ** self.power
             for p in (0, 1):
                 for q in (0, 1):
-                    self._profile[self._slice(q)] = self.store.strategy(q)[1:]
+                    self._sigma[self._slice(q)] = self.store.strategy(q)[1:]
                 if self.sampler_name == "probing":  # steered by the average-strategy sums so far
                     self.sampler.sampling_average[:] = self.average
-                batch = self.sampler.sample(self._profile, p, self.traversals)
+                batch = self.sampler.sample(self._sigma, p, self.traversals)
                 self.average += weight * batch.average_increment
                 local[p][1:] = batch.mean[self._slice(p)]
                 visited[p][1:] = batch.visits[self._slice(p)] > 0
@@ -159,30 +141,24 @@ class SampledRCFR(IterativeSolver):
     @property
     def nodes_touched(self) -> int:
         """Histories visited by the sampler so far."""
-        return (self.on_demand or self.sampler.buffers).nodes_touched
+        return self.sampler.buffers.nodes_touched
 
     # ---- policies ------------------------------------------------------------------------------
     def current_policy(self) -> Policy:
-        if self.on_demand is not None:
-            return self.on_demand.current_policy()
         return Policy.from_local(self.game, [self.store.strategy(p) for p in (0, 1)])
 
     def average_policy(self) -> Policy:
         """The normalized average-strategy sums (uniform where an information set has none yet)."""
-        if self.on_demand is not None:
-            return self.on_demand.average_policy()
         return Policy.from_local(self.game, [v.normalize(v.localize(self.average)) for v in self.views])
 
     # ---- size and checkpoints ------------------------------------------------------------------
     def size(self) -> int | None:
         """Representation size: the regressors' summed sizes (see `CFRSolver.size`)."""
-        return (self.on_demand or self.store).size()
+        return self.store.size()
 
     def _state(self) -> dict[str, np.ndarray]:
         """Iteration, average sums, sampler state (RNG included) and the store's targets; resuming is exact
         (regressors with warm starts or RNGs save their own state through the store)."""
-        if self.on_demand is not None:
-            return self.on_demand.state_dict()
         state = {f"store.{k}": v for k, v in self.store.state_dict().items()}
         state.update({f"sampler.{k}": v for k, v in self.sampler.buffers.state_dict().items()})
         state["average"] = self.average.copy()
@@ -190,29 +166,7 @@ class SampledRCFR(IterativeSolver):
         return state
 
     def _load_state(self, state: dict[str, np.ndarray]) -> None:
-        if self.on_demand is not None:
-            self.on_demand.load_state_dict(state)
-            self.iteration = self.on_demand.iteration
-            return
         self.sampler.buffers.load_state_dict({k[8:]: v for k, v in state.items() if k.startswith("sampler.")})
         self.store.load_state_dict({k[6:]: v for k, v in state.items() if k.startswith("store.")})
         self.average[:] = state["average"]
         self.iteration = int(state["iteration"])
-
-
-class SampledRCFRPlus(SampledRCFR):
-    """Sampled RCFR+: stored targets are sampled Q-regrets clipped at zero; linear averaging by default."""
-
-    regret_matching = "rm+"
-
-    def __init__(self, game: Game, *, sampler: str = "external", regressor="best_first", features="auto",
-                 targets: str = "stored", traversals: int = 1, refit_every: int = 1, capacity: int = 100_000,
-                 buffer_weighting: str | float = "linear", averaging: str | float = "linear",
-                 epsilon: float = 0.6, shared: bool = False, weights=None, features_on_demand: bool = False,
-                 selection: str = "recent", tau: float | None = None, beta: float | None = None,
-                 profile: str | None = None, seed: int = 0):
-        super().__init__(game, sampler=sampler, regressor=regressor, features=features, targets=targets,
-                         traversals=traversals, refit_every=refit_every, capacity=capacity,
-                         buffer_weighting=buffer_weighting, averaging=averaging, epsilon=epsilon, shared=shared,
-                         weights=weights, features_on_demand=features_on_demand, selection=selection, tau=tau,
-                         beta=beta, profile=profile, seed=seed)

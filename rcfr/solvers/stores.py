@@ -7,15 +7,11 @@ variants), an abstraction, and a regressor (RCFR) are all regret stores; the sol
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .. import kernels
-from ..registry import check_choice
+from ..options import REGRET_MATCHING, check_choice, check_discount
 from ..tree import Game
-
-REGRET_MATCHING = ("rm", "rm+")  # regret matching on regrets, or regret-matching+ on clipped (Q-)regrets
 
 
 class RegretStore:
@@ -56,7 +52,7 @@ class RegretTable(RegretStore):
 
     def __init__(self, regret_matching: str = "rm", alpha: float | None = None, beta: float | None = None):
         self.regret_matching = check_choice("regret_matching", regret_matching, REGRET_MATCHING)
-        self.alpha, self.beta = _check_power("alpha", alpha), _check_power("beta", beta)
+        self.alpha, self.beta = check_discount("alpha", alpha), check_discount("beta", beta)
 
     def bind(self, game: Game) -> None:
         self.views = game.views
@@ -91,15 +87,6 @@ class RegretTable(RegretStore):
         for p in (0, 1):
             self.regrets[p][:] = state[f"regrets{p}"]
             self._match(p, self._strategies[p])
-
-
-def _check_power(name: str, value) -> float | None:
-    if value is None:
-        return None
-    if (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating))
-            or not math.isfinite(value) or value < 0):
-        raise ValueError(f"{name} must be a finite number >= 0 or None (no discounting), got {value!r}")
-    return float(value)
 
 
 def _discount(t: int, power: float | None) -> float:

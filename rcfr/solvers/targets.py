@@ -16,41 +16,46 @@ iteration weights as example weights.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
-from ..registry import check_choice
+from ..options import REGRET_MATCHING, SELECTIONS, TARGETS, check_choice
 from ..sampling.reservoir import Reservoir
-from .stores import REGRET_MATCHING
-
-TARGETS = ("stored", "bootstrap")
-SELECTIONS = ("recent", "uniform")  # which sequences with a stored target a bounded fit trains on
 
 
 class RegretTargets:
     """Targets for one block of examples (one player's sequences, or one learner's actions)."""
 
-    def __init__(self, size: int, regret_matching: str, mode: str):
-        self.plus = check_choice("regret_matching", regret_matching, REGRET_MATCHING) == "rm+"
-        self.mode = check_choice("targets", mode, TARGETS)
+    def __init__(self, size: int, regret_matching: str, targets: str):
+        self.regret_matching = check_choice("regret_matching", regret_matching, REGRET_MATCHING)
+        self.kind = check_choice("targets", targets, TARGETS)  # the `targets` option (the method is `targets`)
         self.total = np.zeros(size)  # stored: R_t or Q_t; bootstrap: regrets since the last fit
         self.estimate = np.zeros(size)  # the regressor's cumulative estimate (t of its targets x prediction)
         self.value = np.zeros(size)  # the latest targets
         self.t = 0  # iteration of the latest targets
         self.weights = None  # example weights of the latest targets (None: all equal)
 
+    @property
+    def mode(self) -> str:
+        """Deprecated name of `kind` (the ``targets`` option)."""
+        warnings.warn("RegretTargets.mode is deprecated; read .kind (the targets option)", DeprecationWarning,
+                      stacklevel=2)
+        return self.kind
+
     def add(self, regrets: np.ndarray, t: int = 0, visited: np.ndarray | None = None) -> None:
         """Add iteration `t`'s (sampled) regrets; unvisited sequences count as zero samples here."""
         self.total += regrets
-        if self.plus and self.mode == "stored":
+        if self.regret_matching == "rm+" and self.kind == "stored":
             np.maximum(self.total, 0.0, out=self.total)
 
     def targets(self, t: int) -> np.ndarray:
-        if self.mode == "stored":
+        if self.kind == "stored":
             np.divide(self.total, t, out=self.value)
         else:
             np.add(self.estimate, self.total, out=self.value)
             self.value /= t
-            if self.plus:
+            if self.regret_matching == "rm+":
                 np.maximum(self.value, 0.0, out=self.value)
             self.total[:] = 0.0
         self.t = t
@@ -79,7 +84,7 @@ class ReservoirTargets(RegretTargets):
 
     def __init__(self, size: int, capacity: int, seed: int, power: float):
         super().__init__(size, "rm", "stored")
-        self.mode, self.power = "reservoir", float(power)
+        self.kind, self.power = "reservoir", float(power)
         self.buffer = Reservoir(capacity, seed)
         self.weights = np.zeros(size)
 
@@ -124,7 +129,7 @@ def reservoir_targets(sequence: np.ndarray, regret: np.ndarray, iteration: np.nd
 class StoredSums:
     """Stored targets of one player's sequences for a fit of at most `capacity` examples.
 
-    Per sequence: the sum of its sampled regrets (with `plus`, the Q-regret sum clipped at zero, as
+    Per sequence: the sum of its sampled regrets (under "rm+", the Q-regret sum clipped at zero, as
     `RegretTargets`' stored targets) and the iteration that last wrote it (0: never, so it has no target),
     12 bytes a sequence. A fit trains on sum / t of the sequences with a target, all of them when they
     are at most `capacity`, else a choice by `selection`: ``"recent"`` (the most recently written, ties
@@ -132,8 +137,9 @@ class StoredSums:
     (a uniform sample without replacement; much worse on Goofspiel(5), docs/large_rcfr.md). The draws come
     from (seed, t) alone, so they need no saved state and a resumed run draws the same."""
 
-    def __init__(self, size: int, plus: bool, capacity: int, selection: str, seed: int):
-        self.plus, self.capacity, self.seed = plus, int(capacity), int(seed)
+    def __init__(self, size: int, regret_matching: str, capacity: int, selection: str, seed: int):
+        self.regret_matching = check_choice("regret_matching", regret_matching, REGRET_MATCHING)
+        self.capacity, self.seed = int(capacity), int(seed)
         self.selection = check_choice("selection", selection, SELECTIONS)
         self.total = np.zeros(size)  # R_t or Q_t of the sequences written so far
         self.written = np.zeros(size, np.int32)  # iteration of the latest write, 0 for never
@@ -141,7 +147,7 @@ class StoredSums:
     def add(self, sequences: np.ndarray, regrets: np.ndarray, t: int) -> None:
         """Iteration t's sampled regrets of the sequences a traversal wrote (sorted, distinct)."""
         total = self.total[sequences] + regrets
-        self.total[sequences] = np.maximum(total, 0.0) if self.plus else total
+        self.total[sequences] = np.maximum(total, 0.0) if self.regret_matching == "rm+" else total
         self.written[sequences] = t
 
     def targets(self, t: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

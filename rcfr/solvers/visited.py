@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 
 from ..sampling.kernels import CHANCE, OUTCOME, TERMINAL, _merged, _pick, _pick_mixed
-from .on_demand import match_predictions
+from .predictions import match_predictions
 
 
 @njit(cache=True, inline="always")

@@ -1,0 +1,415 @@
+"""Every option word a solver takes, its allowed values and ranges, in one place.
+
+The vocabulary (docs/architecture.md) as tuples, one ``check_*`` family that refuses a bad value before
+any work with a message naming the field and what is allowed (the style of `rcfr.registry` and the
+experiment kit), and one frozen options object per solver family, built by those checks. A solver keeps
+its options object; ``state_dict()`` records it, so a checkpoint says whose it is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass, fields
+from numbers import Integral, Real
+from typing import Any, Iterable
+
+import numpy as np
+
+# ---- the vocabulary ------------------------------------------------------------------------------------
+REGRET_MATCHING = ("rm", "rm+")  # regret matching, or regret-matching+ (clipped, Q-regrets)
+UPDATES = ("alternating", "simultaneous")
+AVERAGING = {"uniform": 0.0, "linear": 1.0, "quadratic": 2.0}  # iteration t's weight t ** power
+AVERAGE_SPACES = ("full", "abstract")
+AVERAGE_MODES = ("stochastic", "optimistic", "lazy")
+TARGETS = ("stored", "bootstrap")  # full-width RCFR and RRM
+SAMPLED_TARGETS = ("stored", "bootstrap", "reservoir")  # sampled RCFR
+LEAN_TARGETS = ("stored", "reservoir")  # sampled RCFR with features_on_demand=True
+SELECTIONS = ("recent", "uniform")  # which stored targets a bounded fit trains on
+SAMPLERS = ("external", "outcome", "probing")  # sampled RCFR's samplers
+CHANCE_SAMPLING = ("single", "paired", "common")
+PUBLIC_CHANCE = ("sample", "enumerate")
+BASELINES = ("da", "eda", "none")  # MCCFRb's information-set baselines
+PROFILES = ("cache", "visited")  # where the lean path's current strategies come from
+
+#: the largest averaging power (and discount power): t ** power stays finite for t up to 10 ** 15
+MAX_POWER = 20.0
+#: the largest average-strategy-sampling tau and beta: tau x an average-strategy sum stays finite
+MAX_SCALE = 1e100
+#: seeds: a regressor gets ``2 * seed + player`` as its 32-bit ``random_state`` (the kit's bound too)
+MAX_SEED = 2 ** 30 - 1
+
+
+# ---- the check family ----------------------------------------------------------------------------------
+def _listing(allowed: Iterable[Any]) -> str:
+    return ", ".join(map(str, allowed))
+
+
+def _same(value, option) -> bool:
+    """`value == option`, but never True for a bool against a number, nor an error for an array."""
+    if isinstance(value, np.ndarray) or isinstance(value, (bool, np.bool_)) != isinstance(option, bool):
+        return False
+    try:
+        return bool(value == option)
+    except (TypeError, ValueError):
+        return False
+
+
+def check_choice(field: str, value: Any, allowed: Iterable[Any]) -> Any:
+    """`value` if it is one of `allowed`, else ``ValueError: unknown <field> <value>; allowed: ...``."""
+    allowed = list(allowed)
+    if not any(_same(value, option) for option in allowed):
+        raise ValueError(f"unknown {field} {value!r}; allowed: {_listing(allowed)}")
+    return value
+
+
+def check_bool(field: str, value: Any) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{field} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def check_int(field: str, value: Any, low: int | None = None, high: int | None = None) -> int:
+    """An integer (not a bool, not a float) in [low, high]."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral) or (
+            low is not None and value < low) or (high is not None and value > high):
+        if high is None:
+            bound = f" >= {low}" if low is not None else ""
+        else:
+            bound = f" in [{low}, {high:,}]" if low is not None else f" <= {high:,}"
+        raise ValueError(f"{field} must be an integer{bound}, got {value!r}")
+    return int(value)
+
+
+def check_seed(field: str, value: Any) -> int:
+    return check_int(field, value, 0, MAX_SEED)
+
+
+def check_float(field: str, value: Any, low: float = -math.inf, high: float = math.inf, *,
+                low_open: bool = False, high_open: bool = False) -> float:
+    """A finite real number (not a bool, NaN or +-inf) in the interval from `low` to `high`."""
+    ok = not isinstance(value, (bool, np.bool_)) and isinstance(value, Real)
+    if ok:
+        try:
+            x = float(value)
+        except OverflowError:  # an integer beyond any float (10 ** 400)
+            x = math.inf
+        ok = math.isfinite(x) and (x > low if low_open else x >= low) and (x < high if high_open else x <= high)
+    if not ok:
+        left, right = "(" if low_open or low == -math.inf else "[", ")" if high_open or high == math.inf else "]"
+        raise ValueError(f"{field} must be a finite number in {left}{low:g}, {high:g}{right}, got {value!r}")
+    return float(value)
+
+
+def check_power(field: str, value: Any) -> float:
+    """An averaging weight: a name of `AVERAGING` or a power in [0, MAX_POWER]; returns the power."""
+    if isinstance(value, str):
+        return AVERAGING[check_choice(field, value, AVERAGING)]
+    try:
+        return check_float(field, value, 0.0, MAX_POWER)
+    except ValueError:
+        raise ValueError(f"{field} must be one of {_listing(AVERAGING)} or a finite power in [0, {MAX_POWER:g}], "
+                         f"got {value!r}") from None
+
+
+def check_discount(field: str, value: Any) -> float | None:
+    """A Discounted-CFR power (None: no discounting) in [0, MAX_POWER]."""
+    if value is None:
+        return None
+    try:
+        return check_float(field, value, 0.0, MAX_POWER)
+    except ValueError:
+        raise ValueError(f"{field} must be a finite number in [0, {MAX_POWER:g}] or None (no discounting), "
+                         f"got {value!r}") from None
+
+
+# ---- options objects -----------------------------------------------------------------------------------
+def describe(value: Any) -> Any:
+    """A JSON value that identifies an option: scalars as they are, arrays by shape, dtype and digest,
+    mappings recursively, anything else by its repr (a scikit-learn estimator's lists its parameters)."""
+    if value is None or isinstance(value, (str, bool)):
+        return value
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, Integral):
+        return int(value)
+    if isinstance(value, Real):
+        return float(value)
+    if isinstance(value, np.ndarray):
+        data = np.ascontiguousarray(value)
+        return f"array{list(data.shape)} {data.dtype} sha1:{hashlib.sha1(data.tobytes()).hexdigest()[:16]}"
+    if isinstance(value, dict):
+        return {str(k): describe(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(value, (list, tuple)):
+        return [describe(v) for v in value]
+    if hasattr(value, "matrix") and isinstance(getattr(value, "matrix"), np.ndarray):  # a Features object
+        return {"type": type(value).__name__, "matrix": describe(value.matrix)}
+    return repr(value)
+
+
+class Options:
+    """Base of the frozen options objects: `description()` is what a checkpoint records."""
+
+    #: options that change how the work is done, never the results (a checkpoint may resume across them)
+    SAME_RESULTS: tuple[str, ...] = ()
+
+    def description(self) -> dict[str, Any]:
+        return {f.name: describe(getattr(self, f.name)) for f in fields(self)}
+
+    def replace(self, **changes) -> "Options":
+        """A copy with `changes`, checked again."""
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        values.update(changes)
+        return type(self)(**values)
+
+
+def option_differences(saved: dict[str, Any], own: dict[str, Any], ignore: Iterable[str] = ()) -> list[str]:
+    """``"name: saved -> own"`` for every option but those in `ignore` that differs between two descriptions."""
+    ignore = set(ignore)
+    keys = [k for k in list(own) + [k for k in saved if k not in own] if k not in ignore]
+    return [f"{k}: {saved.get(k, '<absent>')!r} -> {own.get(k, '<absent>')!r}" for k in keys
+            if saved.get(k, "<absent>") != own.get(k, "<absent>")]
+
+
+def dumps(description: dict[str, Any]) -> str:
+    return json.dumps(description, sort_keys=True)
+
+
+@dataclass(frozen=True)
+class CFROptions(Options):
+    """Full-width CFR: update schedule, average weighting, regret matching and DCFR's discounts."""
+
+    updates: str = "alternating"
+    averaging: str | float = "uniform"
+    regret_matching: str = "rm"
+    alpha: float | None = None
+    beta: float | None = None
+
+    def __post_init__(self):
+        check_choice("updates", self.updates, UPDATES)
+        check_power("averaging", self.averaging)
+        check_choice("regret_matching", self.regret_matching, REGRET_MATCHING)
+        for name in ("alpha", "beta"):
+            value = check_discount(name, getattr(self, name))
+            object.__setattr__(self, name, value)
+
+    @property
+    def power(self) -> float:
+        return check_power("averaging", self.averaging)
+
+
+@dataclass(frozen=True)
+class MCCFROptions(Options):
+    """Monte Carlo CFR (every sampler): the shared options and each sampler's own (unused ones keep
+    their defaults; the solver classes check which apply)."""
+
+    regret_matching: str = "rm"
+    average_mode: str = "stochastic"
+    averaging: str | float = "uniform"
+    average_space: str = "full"
+    updates: str = "alternating"
+    seed: int = 0
+    epsilon: float = 0.0  # outcome sampling's exploration (0, 1]; average strategy sampling's floor
+    baseline: str = "none"  # MCCFRb
+    baseline_decay: float = 0.0  # VR-MCCFR [0, 1]; MCCFRb's eda (0, 1]
+    tau: float = 1.0  # average strategy sampling, probing: [1, inf)
+    beta: float = 0.0  # [0, inf)
+    chance_sampling: str = "single"
+    public_chance: str = "sample"
+
+    def __post_init__(self):
+        check_choice("regret_matching", self.regret_matching, REGRET_MATCHING)
+        check_choice("average_mode", self.average_mode, AVERAGE_MODES)
+        check_power("averaging", self.averaging)
+        check_choice("average_space", self.average_space, AVERAGE_SPACES)
+        check_choice("updates", self.updates, UPDATES)
+        object.__setattr__(self, "seed", check_seed("seed", self.seed))
+        object.__setattr__(self, "epsilon", check_float("epsilon", self.epsilon, 0.0, 1.0))
+        check_choice("baseline", self.baseline, BASELINES)
+        object.__setattr__(self, "baseline_decay", check_float("baseline_decay", self.baseline_decay, 0.0, 1.0))
+        object.__setattr__(self, "tau", check_float("tau", self.tau, 1.0, MAX_SCALE))
+        object.__setattr__(self, "beta", check_float("beta", self.beta, 0.0, MAX_SCALE))
+        check_choice("chance_sampling", self.chance_sampling, CHANCE_SAMPLING)
+        check_choice("public_chance", self.public_chance, PUBLIC_CHANCE)
+        if self.average_mode != "stochastic" and self.power != 0.0:
+            raise ValueError(f"averaging weights apply to average_mode='stochastic' only; use averaging='uniform' "
+                             f"with average_mode={self.average_mode!r}")
+        if self.average_space == "abstract" and self.average_mode == "lazy":
+            raise ValueError("average_mode='lazy' needs average_space='full' (it reads the parent sequence's "
+                             "average, which merged information sets do not share)")
+        if self.chance_sampling == "common" and self.updates != "alternating":
+            raise ValueError("chance_sampling='common' walks the updating player's chance outcomes, so it needs "
+                             "updates='alternating'")
+
+    @property
+    def power(self) -> float:
+        return check_power("averaging", self.averaging)
+
+
+def _check_weights(weights):
+    if weights is None:
+        return None
+    try:
+        w = np.array(weights, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"weights must be None or one finite non-negative number per sequence, "
+                         f"got {type(weights).__name__}") from None
+    if w.ndim != 1 or not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
+        raise ValueError(f"weights must be None or one finite non-negative number per sequence with a positive "
+                         f"sum, got shape {w.shape}")
+    w.setflags(write=False)
+    return w
+
+
+@dataclass(frozen=True)
+class RCFROptions(Options):
+    """Full-width RCFR(+): the regression store's options and the CFR loop's."""
+
+    regressor: Any = "best_first"
+    features: Any = "auto"
+    targets: str = "stored"
+    refit_every: int = 1
+    shared: bool = False
+    weights: Any = None
+    updates: str = "alternating"
+    averaging: str | float = "uniform"
+    regret_matching: str = "rm"
+    seed: int = 0
+
+    def __post_init__(self):
+        check_choice("targets", self.targets, TARGETS)
+        object.__setattr__(self, "refit_every", check_int("refit_every", self.refit_every, 1))
+        object.__setattr__(self, "shared", check_bool("shared", self.shared))
+        object.__setattr__(self, "weights", _check_weights(self.weights))
+        check_choice("updates", self.updates, UPDATES)
+        check_power("averaging", self.averaging)
+        check_choice("regret_matching", self.regret_matching, REGRET_MATCHING)
+        object.__setattr__(self, "seed", check_seed("seed", self.seed))
+
+    @property
+    def power(self) -> float:
+        return check_power("averaging", self.averaging)
+
+
+@dataclass(frozen=True)
+class SampledRCFROptions(Options):
+    """Sampled RCFR(+), dense (`features_on_demand=False`) or lean (True): every option checked, including
+    the combinations the lean path refuses, before anything per sequence is allocated. ``tau``/``beta``
+    None mean probing's 1 and 0 (only probing takes them); ``profile`` None means "visited", or "cache"
+    under probing (only the lean path takes it)."""
+
+    SAME_RESULTS = ("profile",)  # "cache" and "visited" give bit-identical runs (tests/test_visited_profile.py)
+
+    sampler: str = "external"
+    regressor: Any = "best_first"
+    features: Any = "auto"
+    targets: str = "stored"
+    traversals: int = 1
+    refit_every: int = 1
+    capacity: int = 100_000
+    buffer_weighting: str | float = "linear"
+    averaging: str | float = "uniform"
+    epsilon: float = 0.6
+    shared: bool = False
+    weights: Any = None
+    features_on_demand: bool = False
+    selection: str = "recent"
+    tau: float | None = None
+    beta: float | None = None
+    profile: str | None = None
+    regret_matching: str = "rm"
+    seed: int = 0
+
+    def __post_init__(self):
+        set_ = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
+        set_("features_on_demand", check_bool("features_on_demand", self.features_on_demand))
+        lean = self.features_on_demand
+        check_choice("sampler", self.sampler, SAMPLERS)
+        check_choice("regret_matching", self.regret_matching, REGRET_MATCHING)
+        check_choice("targets", self.targets, SAMPLED_TARGETS)
+        if lean and self.targets not in LEAN_TARGETS:
+            raise ValueError(f"features_on_demand=True: targets must be 'stored' or 'reservoir', got "
+                             f"{self.targets!r} ('bootstrap' needs a prediction of every sequence at each refit)")
+        if self.targets == "reservoir" and self.regret_matching == "rm+":
+            raise ValueError("targets='reservoir' has no regret_matching='rm+' variant (Q-regrets need "
+                             "per-sequence sums); use targets 'stored' or 'bootstrap' with 'rm+'")
+        for name in ("traversals", "refit_every", "capacity"):
+            set_(name, check_int(name, getattr(self, name), 1))
+        check_power("buffer_weighting", self.buffer_weighting)
+        check_power("averaging", self.averaging)
+        set_("epsilon", check_float("epsilon", self.epsilon, 0.0, 1.0, low_open=True))
+        set_("shared", check_bool("shared", self.shared))
+        set_("weights", _check_weights(self.weights))
+        check_choice("selection", self.selection, SELECTIONS)
+        if self.sampler != "probing":
+            if self.tau is not None or self.beta is not None:
+                raise ValueError(f"tau and beta apply to sampler='probing' only, got sampler={self.sampler!r}")
+        else:
+            set_("tau", check_float("tau", 1.0 if self.tau is None else self.tau, 1.0, MAX_SCALE))
+            set_("beta", check_float("beta", 0.0 if self.beta is None else self.beta, 0.0, MAX_SCALE))
+        set_("seed", check_seed("seed", self.seed))
+        if not lean:
+            if self.profile is not None:
+                raise ValueError(f"profile={self.profile!r} needs features_on_demand=True (the dense path "
+                                 f"predicts every sequence at each refit); leave it None")
+            return
+        if self.shared:
+            raise ValueError("features_on_demand=True fits one regressor per player: shared must be False, "
+                             "got True")
+        if self.weights is not None:
+            raise ValueError("features_on_demand=True takes no per-sequence weights (weights must be None)")
+        if self.profile is not None:
+            check_choice("profile", self.profile, PROFILES)
+            if self.profile == "visited" and self.sampler == "probing":
+                raise ValueError("profile='visited' predicts what external and outcome sampling read; with "
+                                 "sampler='probing' the allowed profiles are 'cache' and None")
+
+    @property
+    def power(self) -> float:
+        return check_power("averaging", self.averaging)
+
+    @property
+    def buffer_power(self) -> float:
+        return check_power("buffer_weighting", self.buffer_weighting)
+
+    @property
+    def probing(self) -> tuple[float, float]:
+        """(tau, beta) of probing: 1 and 0 for the samplers that do not probe."""
+        return (1.0, 0.0) if self.sampler != "probing" else (self.tau, self.beta)
+
+    @property
+    def visited_set(self) -> str:
+        """The lean path's profile option resolved: "visited", or "cache" under probing, unless given."""
+        if self.profile is not None:
+            return self.profile
+        return "cache" if self.sampler == "probing" else "visited"
+
+
+# ---- solvers whose keywords are an options object's fields ----------------------------------------------
+def options_signature(options_type: type, defaults: dict[str, Any] | None = None,
+                      exclude: Iterable[str] = ()) -> "inspect.Signature":
+    """``(game, *, <the fields of options_type>)`` with `defaults` in place of the dataclass's: the
+    signature of a solver that takes its options as keywords (so `rcfr.registry` and the kit see them)."""
+    import inspect
+    defaults, exclude = dict(defaults or {}), set(exclude)
+    params = [inspect.Parameter("game", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    params += [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=defaults.get(f.name, f.default))
+               for f in fields(options_type) if f.name not in exclude]
+    return inspect.Signature(params)
+
+
+def options_from(options_type: type, signature, given: dict[str, Any], owner: str,
+                 fixed: dict[str, Any] | None = None):
+    """`options_type` built from the keywords `given` to `owner`, whose signature (`options_signature`)
+    lists the keywords it takes and their defaults, and the `fixed` values of the fields it does not take;
+    an unknown keyword is a TypeError naming the allowed ones."""
+    allowed = [p for p in signature.parameters.values() if p.kind is p.KEYWORD_ONLY]
+    unknown = sorted(set(given) - {p.name for p in allowed})
+    if unknown:
+        raise TypeError(f"{owner} got unknown option(s) {', '.join(map(repr, unknown))}; allowed: "
+                        f"{', '.join(p.name for p in allowed)}")
+    values = {p.name: p.default for p in allowed}
+    values.update(fixed or {})
+    values.update(given)
+    return options_type(**values)
