@@ -20,13 +20,19 @@ from ..policy import Policy
 from ..registry import check_choice
 from ..tree import Game, _history_sequences
 from .base import IterativeSolver
-from .stores import RegretStore, RegretTable
+from .stores import DiscountedTable, Linear, RegretStore, RegretTable, _check_power
 
 AVERAGING = {"uniform": 0.0, "linear": 1.0, "quadratic": 2.0}
 
 
-def averaging_power(averaging: str | float) -> float:
-    """Iteration t's weight in the average policy is t ** power."""
+def averaging_power(averaging: str | float | Linear) -> float | Linear:
+    """Iteration t's weight in the average policy is t ** power; a `Linear` schedule of powers gamma_s
+    instead scales the sum by ((t-1)/t) ** gamma_{t-1} before adding iteration t (so a constant
+    gamma gives weights proportional to t ** gamma again)."""
+    if isinstance(averaging, Linear):
+        if min(averaging.start, averaging.end) < 0:
+            raise ValueError(f"averaging schedule powers must be >= 0, got {averaging!r}")
+        return averaging
     if isinstance(averaging, str):
         return AVERAGING[check_choice("averaging", averaging, list(AVERAGING))]
     if isinstance(averaging, bool) or not isinstance(averaging, (int, float)) or averaging < 0:
@@ -38,7 +44,7 @@ class CFRSolver(IterativeSolver):
     """Counterfactual regret minimization over a compiled game with a pluggable regret store."""
 
     def __init__(self, game: Game, store: RegretStore, *, updates: str = "alternating",
-                 averaging: str | float = "uniform"):
+                 averaging: str | float | Linear = "uniform"):
         self.game, self.store = game, store
         self.updates = check_choice("updates", updates, ["alternating", "simultaneous"])
         self.power = averaging_power(averaging)
@@ -80,19 +86,24 @@ class CFRSolver(IterativeSolver):
         for _ in range(iterations):
             self._iterate_once()
 
+    def _average(self, player: int, plan: np.ndarray, t: int) -> None:
+        if isinstance(self.power, Linear):  # a schedule: discount the sum, then add with weight 1
+            self.average_plans[player] *= ((t - 1) / t) ** self.power(t - 1)
+            self.average_plans[player] += plan
+        else:
+            self.average_plans[player] += float(t) ** self.power * plan
+
     def _iterate_once(self) -> None:
         t = self.iteration = self.iteration + 1
-        weight = float(t) ** self.power
         if self.updates == "alternating":
             for p in (0, 1):
-                own = self._plan(p)
-                self.average_plans[p] += weight * own
+                self._average(p, self._plan(p), t)
                 self.store.update(p, self._regrets_of(p, self._plan(1 - p)), t)
         else:
             plans = [self._plan(p) for p in (0, 1)]
             regrets = [self._regrets_of(p, plans[1 - p]) for p in (0, 1)]
             for p in (0, 1):
-                self.average_plans[p] += weight * plans[p]
+                self._average(p, plans[p], t)
                 self.store.update(p, regrets[p], t)
 
     # ---- checkpoints ---------------------------------------------------------------------------
@@ -174,3 +185,67 @@ class DiscountedCFR(CFRSolver):
     def __init__(self, game: Game, *, alpha: float = 1.5, beta: float = 0.0, averaging: str | float = 2.0,
                  updates: str = "alternating"):
         super().__init__(game, RegretTable(alpha=alpha, beta=beta), updates=updates, averaging=averaging)
+
+
+def _check_horizon(horizon) -> int:
+    if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 1:
+        raise ValueError(f"horizon must be an integer >= 1 (the planned number of iterations the schedules "
+                         f"span), got {horizon!r}")
+    return int(horizon)
+
+
+def _check_gamma_start(gamma_start) -> float:
+    if (isinstance(gamma_start, bool) or not isinstance(gamma_start, (int, float, np.integer, np.floating))
+            or not np.isfinite(gamma_start) or gamma_start < 5):
+        raise ValueError(f"gamma_start must be a finite number >= 5 (the schedule ends at gamma_start - 5), "
+                         f"got {gamma_start!r}")
+    return float(gamma_start)
+
+
+class PredictiveCFRPlus(CFRSolver):
+    """PCFR+ (Farina et al. 2021): regret-matching+ on the cumulative regrets plus the last
+    instantaneous regrets (the prediction), alternating updates, quadratic averaging by default."""
+
+    def __init__(self, game: Game, *, averaging: str | float = "quadratic"):
+        super().__init__(game, DiscountedTable(predictive=True), updates="alternating", averaging=averaging)
+
+
+class DiscountedCFRPlus(CFRSolver):
+    """DCFR+ (Xu et al. 2024): R^t = [R^{t-1} (t-1)^alpha / ((t-1)^alpha + 1) + r^t]^+, alternating
+    updates, average weights t ** 4 by default."""
+
+    def __init__(self, game: Game, *, alpha: float = 1.5, averaging: str | float = 4.0):
+        super().__init__(game, DiscountedTable(alpha=_check_power("alpha", alpha)), updates="alternating",
+                         averaging=averaging)
+
+
+class PredictiveDiscountedCFRPlus(CFRSolver):
+    """PDCFR+ (Xu et al. 2024): DCFR+'s discounted, clipped regrets, and regret matching on the
+    prediction R^t t^alpha / (t^alpha + 1) + r^t; alpha 2.3 and average weights t ** 5 by default."""
+
+    def __init__(self, game: Game, *, alpha: float = 2.3, averaging: str | float = 5.0):
+        super().__init__(game, DiscountedTable(alpha=_check_power("alpha", alpha), predictive=True),
+                         updates="alternating", averaging=averaging)
+
+
+class HSDiscountedCFR(CFRSolver):
+    """HS-DCFR (Zhang et al. 2024): DCFR's regret discounts with powers scheduled over a planned
+    `horizon` T, alpha 1 -> 4, beta -1 -> -3, and average-policy power gamma_start -> gamma_start - 5,
+    linear in s / T (held at the end past T). Regrets are discounted before each addition, as in the
+    paper's equations: R^t = R^{t-1} * d(t-1) + r^t."""
+
+    def __init__(self, game: Game, *, horizon: int = 1000, gamma_start: float = 30.0,
+                 updates: str = "alternating"):
+        horizon, gamma_start = _check_horizon(horizon), _check_gamma_start(gamma_start)
+        store = DiscountedTable(alpha=Linear(1.0, 4.0, horizon), beta=Linear(-1.0, -3.0, horizon), plus=False)
+        super().__init__(game, store, updates=updates, averaging=Linear(gamma_start, gamma_start - 5.0, horizon))
+
+
+class HSPredictiveCFRPlus(CFRSolver):
+    """HS-PCFR+ (Zhang et al. 2024): PCFR+ with the average-policy power scheduled over a planned
+    `horizon` T, gamma_start -> gamma_start - 5, linear in s / T (held at the end past T)."""
+
+    def __init__(self, game: Game, *, horizon: int = 1000, gamma_start: float = 30.0):
+        horizon, gamma_start = _check_horizon(horizon), _check_gamma_start(gamma_start)
+        super().__init__(game, DiscountedTable(predictive=True), updates="alternating",
+                         averaging=Linear(gamma_start, gamma_start - 5.0, horizon))

@@ -8,6 +8,7 @@ variants), an abstraction, and a regressor (RCFR) are all regret stores; the sol
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -92,12 +93,131 @@ class RegretTable(RegretStore):
             self._match(p, self._strategies[p])
 
 
-def _check_power(name: str, value) -> float | None:
+@dataclass(frozen=True)
+class Linear:
+    """A hyperparameter moving linearly from `start` to `end` over a planned `horizon` of iterations
+    (Zhang et al. 2024's schedules): its value at 0-based iteration index s is
+    start + (end - start) * min(s / horizon, 1); past the horizon it stays at `end`."""
+
+    start: float
+    end: float
+    horizon: int
+
+    def __post_init__(self):
+        for name in ("start", "end"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise ValueError(f"schedule {name} must be a finite number, got {value!r}")
+        if isinstance(self.horizon, bool) or not isinstance(self.horizon, (int, np.integer)) or self.horizon < 1:
+            raise ValueError(f"horizon must be an integer >= 1 (the planned number of iterations), "
+                             f"got {self.horizon!r}")
+
+    def __call__(self, index: int) -> float:
+        return self.start + (self.end - self.start) * min(index / self.horizon, 1.0)
+
+
+def value_at(parameter: float | Linear | None, index: int) -> float | None:
+    """A constant, or a schedule's value at 0-based iteration `index`."""
+    return parameter(index) if isinstance(parameter, Linear) else parameter
+
+
+def weight(index: int, power: float | None) -> float:
+    """s^power / (s^power + 1) at s = `index` (1.0 when `power` is None: no discounting; 0.0 at s = 0)."""
+    if power is None:
+        return 1.0
+    if index == 0:
+        return 0.0
+    scaled = float(index) ** power
+    return scaled / (scaled + 1.0)
+
+
+class DiscountedTable(RegretStore):
+    """Cumulative regrets discounted *before* each addition, optionally clipped, with an optional
+    prediction: the regret update of DCFR+, PCFR+, PDCFR+ and the hyperparameter schedules.
+
+    On iteration t with instantaneous regrets r^t (d(s) = s^a / (s^a + 1), a = `alpha` for positive
+    entries and `beta` for negative ones, d = 1 where the power is None, d(0) = 0):
+
+    * R^t = R^{t-1} * d(t-1) + r^t, clipped at 0 when ``plus`` (regret-matching+);
+    * the next strategy is regret matching on R^t when not ``predictive``, and on the prediction
+      R^t * d(t) + r^t (the last regrets predict the next ones: Farina et al. 2021, Xu et al. 2024)
+      when it is.
+
+    ``alpha`` / ``beta`` may be a `Linear` schedule; its value for d(s) is taken at index s.
+    """
+
+    def __init__(self, *, alpha: float | Linear | None = None, beta: float | Linear | None = None,
+                 plus: bool = True, predictive: bool = False):
+        self.alpha = alpha if isinstance(alpha, Linear) else _check_power("alpha", alpha)
+        self.beta = beta if isinstance(beta, Linear) else _check_power("beta", beta, negative=True)
+        self.plus, self.predictive = _check_flag("plus", plus), _check_flag("predictive", predictive)
+
+    def bind(self, game: Game) -> None:
+        self.views = game.views
+        self.regrets = [np.zeros(v.num_sequences) for v in self.views]
+        self._strategies = [self._match(r, v) for r, v in zip(self.regrets, self.views)]
+        self._prediction = [np.zeros(v.num_sequences) for v in self.views] if self.predictive else None
+
+    @staticmethod
+    def _match(regrets: np.ndarray, view, out: np.ndarray | None = None) -> np.ndarray:
+        out = np.empty(view.num_sequences) if out is None else out
+        return kernels.regret_matching(regrets, view.infoset_first, view.infoset_size, out)
+
+    def _discount(self, values: np.ndarray, index: int) -> None:
+        """values *= d(index), by sign."""
+        positive = weight(index, value_at(self.alpha, index))
+        negative = weight(index, value_at(self.beta, index))
+        if positive == negative or self.plus:  # "+" tables hold no negative entries
+            if positive != 1.0:
+                values *= positive
+        else:
+            values *= np.where(values > 0, positive, negative)
+
+    def strategy(self, player: int) -> np.ndarray:
+        return self._strategies[player]
+
+    def update(self, player: int, regrets: np.ndarray, iteration: int) -> None:
+        total = self.regrets[player]
+        self._discount(total, iteration - 1)
+        total += regrets
+        if self.plus:
+            np.maximum(total, 0.0, out=total)
+        source = total
+        if self.predictive:
+            source = self._prediction[player]
+            source[:] = total
+            self._discount(source, iteration)
+            source += regrets
+        self._match(source, self.views[player], self._strategies[player])
+
+    def size(self) -> int:
+        return sum(v.num_sequences - 1 for v in self.views)
+
+    def state_dict(self) -> dict[str, np.ndarray]:
+        # the current strategy is stored: a predictive one depends on the last regrets and iteration
+        state = {f"regrets{p}": self.regrets[p].copy() for p in (0, 1)}
+        state.update({f"strategy{p}": self._strategies[p].copy() for p in (0, 1)})
+        return state
+
+    def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
+        for p in (0, 1):
+            self.regrets[p][:] = state[f"regrets{p}"]
+            self._strategies[p][:] = state[f"strategy{p}"]
+
+
+def _check_flag(name: str, value) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def _check_power(name: str, value, negative: bool = False) -> float | None:
     if value is None:
         return None
     if (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating))
-            or not math.isfinite(value) or value < 0):
-        raise ValueError(f"{name} must be a finite number >= 0 or None (no discounting), got {value!r}")
+            or not math.isfinite(value) or (value < 0 and not negative)):
+        allowed = "a finite number" if negative else "a finite number >= 0"
+        raise ValueError(f"{name} must be {allowed} or None (no discounting), got {value!r}")
     return float(value)
 
 
