@@ -242,3 +242,33 @@ def test_unknown_options_name_the_allowed_ones(kuhn):
 
 def test_the_new_solvers_are_registered():
     assert set(NEW) <= set(SOLVERS)
+
+
+# ---- the presets -------------------------------------------------------------------------------------
+@pytest.mark.slow  # composes each solver's job: ~10 s
+@pytest.mark.parametrize("preset,games,iterations,horizon", [
+    ("tabular_frontier", 11, 20000, 20000), ("tabular_frontier_quick", 5, 1000, 1000)])
+def test_presets_cover_every_game_and_solver(preset, games, iterations, horizon):
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+
+    from experiments.callbacks import sweep_jobs
+    from experiments.run import CONFIG_DIR
+    from experiments.schema import validate
+
+    GlobalHydra.instance().clear()
+    try:
+        with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
+            cfg = compose("config", overrides=[f"+experiment={preset}"], return_hydra_config=True)
+            jobs = sweep_jobs(cfg)
+            first = {}
+            for job in jobs:  # one job per solver composes and validates
+                first.setdefault(next(o for o in job if o.startswith(("+arm=", "solver="))), job)
+            specs = [validate(compose("config", overrides=job)) for job in first.values()]
+    finally:
+        GlobalHydra.instance().clear()
+    solvers = {"cfr", "cfr+", "lcfr", "dcfr", *NEW}
+    assert len(jobs) == games * len(solvers) == len({tuple(sorted(j)) for j in jobs})
+    assert {s.solver.name for s in specs} == solvers
+    assert {s.run.iterations for s in specs} == {iterations}
+    assert {s.solver.options["horizon"] for s in specs if s.solver.name.startswith("hs-")} == {horizon}
