@@ -3,7 +3,8 @@
     python benchmarks/bench_frontier_speed.py [--games leduc,...] [--iterations 200] [--repeats 5]
 
 Each cell is the minimum over `repeats` timed blocks of `iterations` iterations (after a warm-up block
-that also compiles the kernels), so load from other processes inflates it as little as possible.
+that also compiles the kernels), timed in process CPU seconds (`time.process_time`), so load from other
+processes on a shared machine inflates it as little as possible; solvers are interleaved block by block.
 """
 
 from __future__ import annotations
@@ -19,14 +20,17 @@ GAMES = {"leduc": "leduc", "liars_dice_1x6": "openspiel:liars_dice(numdice=1,dic
          "goofspiel5": "openspiel:goofspiel(num_cards=5,imp_info=True,points_order=descending)"}
 
 
-def per_iteration(solver, iterations: int, repeats: int) -> float:
-    solver.run(iterations)  # warm-up
-    best = float("inf")
+def per_iteration(solvers: dict, iterations: int, repeats: int) -> dict[str, float]:
+    best = {}
+    for name, solver in solvers.items():
+        solver.run(iterations)  # warm-up
+        best[name] = float("inf")
     for _ in range(repeats):
-        start = time.perf_counter()
-        solver.run(iterations)
-        best = min(best, time.perf_counter() - start)
-    return best / iterations
+        for name, solver in solvers.items():
+            start = time.process_time()
+            solver.run(iterations)
+            best[name] = min(best[name], time.process_time() - start)
+    return {name: value / iterations for name, value in best.items()}
 
 
 def main() -> None:
@@ -39,7 +43,7 @@ def main() -> None:
     print("|---|---|" + "---|" * len(SOLVERS))
     for label in args.games.split(","):
         game = rcfr.load_game(GAMES[label])
-        times = {n: per_iteration(make_solver(n, game), args.iterations, args.repeats) for n in SOLVERS}
+        times = per_iteration({n: make_solver(n, game) for n in SOLVERS}, args.iterations, args.repeats)
         base = times["cfr+"]
         cells = [f"{times['cfr+'] * 1e3:.3g} ms"] + [f"{times[n] / base:.2f}x" for n in SOLVERS[1:]]
         print(f"| {label} | {game.num_histories:,} | " + " | ".join(cells) + " |", flush=True)
