@@ -188,10 +188,14 @@ def plot(out: Path) -> None:
         ax.set_xlabel("iterations")
         ax.set_ylabel("exploitability (chips)")
         ax.grid(True, which="major", alpha=0.3)
-    for ax in list(axes.flat)[len(games):]:
+    spare = list(axes.flat)[len(games):]
+    for ax in spare:
         ax.axis("off")
     handles, labels = axes.flat[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower right", ncol=2, fontsize=9)
+    if spare:  # in an empty panel, clear of every curve
+        spare[0].legend(handles, labels, loc="center", ncol=1, fontsize=9)
+    else:
+        fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=9, bbox_to_anchor=(0.5, -0.06))
     fig.suptitle("Exploitability of the average policy (values below 1e-17 drawn at 1e-17)", fontsize=11)
     fig.tight_layout()
     fig.savefig(out / "curves.png", dpi=110)
