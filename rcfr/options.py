@@ -102,8 +102,33 @@ def check_float(field: str, value: Any, low: float = -math.inf, high: float = ma
     return float(value)
 
 
-def check_power(field: str, value: Any) -> float:
-    """An averaging weight: a name of `AVERAGING` or a power in [0, MAX_POWER]; returns the power."""
+@dataclass(frozen=True)
+class Linear:
+    """A hyperparameter moving linearly from `start` to `end` over a planned `horizon` of iterations
+    (Zhang et al. 2024's schedules): its value at 0-based iteration index s is
+    start + (end - start) * min(s / horizon, 1); past the horizon it stays at `end`."""
+
+    start: float
+    end: float
+    horizon: int
+
+    def __post_init__(self):
+        for name in ("start", "end"):
+            object.__setattr__(self, name, check_float(f"schedule {name}", getattr(self, name)))
+        object.__setattr__(self, "horizon", check_int("horizon (the planned number of iterations)",
+                                                      self.horizon, 1))
+
+    def __call__(self, index: int) -> float:
+        return self.start + (self.end - self.start) * min(index / self.horizon, 1.0)
+
+
+def check_power(field: str, value: Any) -> float | Linear:
+    """An averaging weight: a name of `AVERAGING`, a power in [0, MAX_POWER], or a `Linear` schedule of
+    non-negative powers (applied as a ratio ((t-1)/t) ** power, so it cannot overflow); returns the power."""
+    if isinstance(value, Linear):
+        if min(value.start, value.end) < 0:
+            raise ValueError(f"{field}: a schedule's powers must be >= 0, got {value!r}")
+        return value
     if isinstance(value, str):
         return AVERAGING[check_choice(field, value, AVERAGING)]
     try:
@@ -195,7 +220,7 @@ class CFROptions(Options):
             object.__setattr__(self, name, value)
 
     @property
-    def power(self) -> float:
+    def power(self) -> float | Linear:
         return check_power("averaging", self.averaging)
 
 

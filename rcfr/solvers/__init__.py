@@ -5,6 +5,8 @@ from __future__ import annotations
 from ..registry import build
 from ..tree import Game
 from .cfr import CFR, CFRPlus, CFRSolver, DiscountedCFR, LinearCFR
+from .cfr import (DiscountedCFRPlus, HSDiscountedCFR, HSPredictiveCFRPlus, PredictiveCFRPlus,
+                  PredictiveDiscountedCFRPlus)
 from .mccfr import (AverageStrategySampling, ChanceSamplingCFR, ExternalSamplingMCCFR, MCCFRb, MCCFRSolver,
                     OutcomeSamplingMCCFR, ProbingMCCFR, PublicChanceSamplingCFR, PureCFR,
                     VarianceReducedMCCFR)
@@ -20,6 +22,11 @@ SOLVERS = {
     "cfr+": CFRPlus,
     "lcfr": LinearCFR,
     "dcfr": DiscountedCFR,
+    "pcfr+": PredictiveCFRPlus,
+    "dcfr+": DiscountedCFRPlus,
+    "pdcfr+": PredictiveDiscountedCFRPlus,
+    "hs-dcfr": HSDiscountedCFR,
+    "hs-pcfr+": HSPredictiveCFRPlus,
     "cscfr": ChanceSamplingCFR,
     "os-mccfr": OutcomeSamplingMCCFR,
     "es-mccfr": ExternalSamplingMCCFR,

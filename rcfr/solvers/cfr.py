@@ -16,15 +16,17 @@ from __future__ import annotations
 import numpy as np
 
 from .. import kernels
-from ..options import AVERAGING, CFROptions, Options, check_power  # noqa: F401  (AVERAGING: re-exported)
+from ..options import AVERAGING, CFROptions, Options, check_float, check_int, check_power  # noqa: F401  (AVERAGING: re-exported)
 from ..policy import Policy
 from ..tree import Game, _history_sequences
 from .base import IterativeSolver, abstraction_identity, check_game
-from .stores import RegretStore, RegretTable
+from .stores import DiscountedTable, Linear, RegretStore, RegretTable
 
 
-def averaging_power(averaging: str | float) -> float:
-    """Iteration t's weight in the average policy is t ** power (`rcfr.options.check_power`)."""
+def averaging_power(averaging: str | float | Linear) -> float | Linear:
+    """Iteration t's weight in the average policy is t ** power; a `Linear` schedule of powers gamma_s
+    instead scales the sum by ((t-1)/t) ** gamma_{t-1} before adding iteration t (so a constant
+    gamma gives weights proportional to t ** gamma again). See `rcfr.options.check_power`."""
     return check_power("averaging", averaging)
 
 
@@ -35,7 +37,7 @@ class CFRSolver(IterativeSolver):
     solver_name = "CFRSolver"
 
     def __init__(self, game: Game, store: RegretStore, *, updates: str = "alternating",
-                 averaging: str | float = "uniform", options: Options | None = None):
+                 averaging: str | float | Linear = "uniform", options: Options | None = None):
         self.game, self.store = check_game(game), store
         self.options = CFROptions(updates=updates, averaging=averaging) if options is None else options
         self.updates, self.power = self.options.updates, self.options.power
@@ -77,19 +79,24 @@ class CFRSolver(IterativeSolver):
         for _ in range(iterations):
             self._iterate_once()
 
+    def _average(self, player: int, plan: np.ndarray, t: int) -> None:
+        if isinstance(self.power, Linear):  # a schedule: discount the sum, then add with weight 1
+            self.average_plans[player] *= ((t - 1) / t) ** self.power(t - 1)
+            self.average_plans[player] += plan
+        else:
+            self.average_plans[player] += float(t) ** self.power * plan
+
     def _iterate_once(self) -> None:
         t = self.iteration = self.iteration + 1
-        weight = float(t) ** self.power
         if self.updates == "alternating":
             for p in (0, 1):
-                own = self._plan(p)
-                self.average_plans[p] += weight * own
+                self._average(p, self._plan(p), t)
                 self.store.update(p, self._regrets_of(p, self._plan(1 - p)), t)
         else:
             plans = [self._plan(p) for p in (0, 1)]
             regrets = [self._regrets_of(p, plans[1 - p]) for p in (0, 1)]
             for p in (0, 1):
-                self.average_plans[p] += weight * plans[p]
+                self._average(p, plans[p], t)
                 self.store.update(p, regrets[p], t)
 
     # ---- checkpoints ---------------------------------------------------------------------------
@@ -191,3 +198,73 @@ class DiscountedCFR(CFRSolver):
                  updates: str = "alternating"):
         options = CFROptions(updates=updates, averaging=averaging, alpha=alpha, beta=beta)
         super().__init__(game, _table(options), options=options)
+
+
+def _check_horizon(horizon) -> int:
+    return check_int("horizon (the planned number of iterations the schedules span)", horizon, 1)
+
+
+def _check_gamma_start(gamma_start) -> float:
+    return check_float("gamma_start (the schedule ends at gamma_start - 5)", gamma_start, 5.0, 100.0)
+
+
+class PredictiveCFRPlus(CFRSolver):
+    """PCFR+ (Farina et al. 2021): regret-matching+ on the cumulative regrets plus the last
+    instantaneous regrets (the prediction), alternating updates, quadratic averaging by default."""
+
+    solver_name = "pcfr+"
+
+    def __init__(self, game: Game, *, averaging: str | float = "quadratic"):
+        options = CFROptions(regret_matching="rm+", averaging=averaging)
+        super().__init__(game, DiscountedTable(predictive=True), options=options)
+
+
+class DiscountedCFRPlus(CFRSolver):
+    """DCFR+ (Xu et al. 2024): R^t = [R^{t-1} (t-1)^alpha / ((t-1)^alpha + 1) + r^t]^+, alternating
+    updates, average weights t ** 4 by default."""
+
+    solver_name = "dcfr+"
+
+    def __init__(self, game: Game, *, alpha: float = 1.5, averaging: str | float = 4.0):
+        options = CFROptions(regret_matching="rm+", averaging=averaging, alpha=alpha)
+        super().__init__(game, DiscountedTable(alpha=options.alpha), options=options)
+
+
+class PredictiveDiscountedCFRPlus(CFRSolver):
+    """PDCFR+ (Xu et al. 2024): DCFR+'s discounted, clipped regrets, and regret matching on the
+    prediction R^t t^alpha / (t^alpha + 1) + r^t; alpha 2.3 and average weights t ** 5 by default."""
+
+    solver_name = "pdcfr+"
+
+    def __init__(self, game: Game, *, alpha: float = 2.3, averaging: str | float = 5.0):
+        options = CFROptions(regret_matching="rm+", averaging=averaging, alpha=alpha)
+        super().__init__(game, DiscountedTable(alpha=options.alpha, predictive=True), options=options)
+
+
+class HSDiscountedCFR(CFRSolver):
+    """HS-DCFR (Zhang et al. 2024): DCFR's regret discounts with powers scheduled over a planned
+    `horizon` T, alpha 1 -> 4, beta -1 -> -3, and average-policy power gamma_start -> gamma_start - 5,
+    linear in s / T (held at the end past T). Regrets are discounted before each addition, as in the
+    paper's equations: R^t = R^{t-1} * d(t-1) + r^t. The schedules (all fixed by `horizon` and
+    `gamma_start`) are the options a checkpoint records, through the averaging schedule."""
+
+    solver_name = "hs-dcfr"
+
+    def __init__(self, game: Game, *, horizon: int = 1000, gamma_start: float = 30.0,
+                 updates: str = "alternating"):
+        horizon, gamma_start = _check_horizon(horizon), _check_gamma_start(gamma_start)
+        options = CFROptions(updates=updates, averaging=Linear(gamma_start, gamma_start - 5.0, horizon))
+        store = DiscountedTable(alpha=Linear(1.0, 4.0, horizon), beta=Linear(-1.0, -3.0, horizon), plus=False)
+        super().__init__(game, store, options=options)
+
+
+class HSPredictiveCFRPlus(CFRSolver):
+    """HS-PCFR+ (Zhang et al. 2024): PCFR+ with the average-policy power scheduled over a planned
+    `horizon` T, gamma_start -> gamma_start - 5, linear in s / T (held at the end past T)."""
+
+    solver_name = "hs-pcfr+"
+
+    def __init__(self, game: Game, *, horizon: int = 1000, gamma_start: float = 30.0):
+        horizon, gamma_start = _check_horizon(horizon), _check_gamma_start(gamma_start)
+        options = CFROptions(regret_matching="rm+", averaging=Linear(gamma_start, gamma_start - 5.0, horizon))
+        super().__init__(game, DiscountedTable(predictive=True), options=options)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import kernels
-from ..options import REGRET_MATCHING, check_choice, check_discount
+from ..options import MAX_POWER, REGRET_MATCHING, Linear, check_bool, check_choice, check_discount, check_float
 from ..tree import Game
 
 
@@ -87,6 +87,110 @@ class RegretTable(RegretStore):
         for p in (0, 1):
             self.regrets[p][:] = state[f"regrets{p}"]
             self._match(p, self._strategies[p])
+
+
+def value_at(parameter: float | Linear | None, index: int) -> float | None:
+    """A constant, or a schedule's value at 0-based iteration `index`."""
+    return parameter(index) if isinstance(parameter, Linear) else parameter
+
+
+def weight(index: int, power: float | None) -> float:
+    """s^power / (s^power + 1) at s = `index` (1.0 when `power` is None: no discounting; 0.0 at s = 0)."""
+    if power is None:
+        return 1.0
+    if index == 0:
+        return 0.0
+    scaled = float(index) ** power
+    return scaled / (scaled + 1.0)
+
+
+class DiscountedTable(RegretStore):
+    """Cumulative regrets discounted *before* each addition, optionally clipped, with an optional
+    prediction: the regret update of DCFR+, PCFR+, PDCFR+ and the hyperparameter schedules.
+
+    On iteration t with instantaneous regrets r^t (d(s) = s^a / (s^a + 1), a = `alpha` for positive
+    entries and `beta` for negative ones, d = 1 where the power is None, d(0) = 0):
+
+    * R^t = R^{t-1} * d(t-1) + r^t, clipped at 0 when ``plus`` (regret-matching+);
+    * the next strategy is regret matching on R^t when not ``predictive``, and on the prediction
+      R^t * d(t) + r^t (the last regrets predict the next ones: Farina et al. 2021, Xu et al. 2024)
+      when it is.
+
+    ``alpha`` / ``beta`` may be a `Linear` schedule; its value for d(s) is taken at index s.
+    """
+
+    def __init__(self, *, alpha: float | Linear | None = None, beta: float | Linear | None = None,
+                 plus: bool = True, predictive: bool = False):
+        self.alpha = alpha if isinstance(alpha, Linear) else _check_power("alpha", alpha)
+        self.beta = beta if isinstance(beta, Linear) else _check_power("beta", beta, negative=True)
+        self.plus, self.predictive = _check_flag("plus", plus), _check_flag("predictive", predictive)
+
+    def bind(self, game: Game) -> None:
+        self.views = game.views
+        self.regrets = [np.zeros(v.num_sequences) for v in self.views]
+        self._strategies = [self._match(r, v) for r, v in zip(self.regrets, self.views)]
+        self._prediction = [np.zeros(v.num_sequences) for v in self.views] if self.predictive else None
+
+    @staticmethod
+    def _match(regrets: np.ndarray, view, out: np.ndarray | None = None) -> np.ndarray:
+        out = np.empty(view.num_sequences) if out is None else out
+        return kernels.regret_matching(regrets, view.infoset_first, view.infoset_size, out)
+
+    def _discount(self, values: np.ndarray, index: int) -> None:
+        """values *= d(index), by sign."""
+        positive = weight(index, value_at(self.alpha, index))
+        negative = weight(index, value_at(self.beta, index))
+        if positive == negative or self.plus:  # "+" tables hold no negative entries
+            if positive != 1.0:
+                values *= positive
+        else:
+            values *= np.where(values > 0, positive, negative)
+
+    def strategy(self, player: int) -> np.ndarray:
+        return self._strategies[player]
+
+    def update(self, player: int, regrets: np.ndarray, iteration: int) -> None:
+        total = self.regrets[player]
+        self._discount(total, iteration - 1)
+        total += regrets
+        if self.plus:
+            np.maximum(total, 0.0, out=total)
+        source = total
+        if self.predictive:
+            source = self._prediction[player]
+            source[:] = total
+            self._discount(source, iteration)
+            source += regrets
+        self._match(source, self.views[player], self._strategies[player])
+
+    def size(self) -> int:
+        return sum(v.num_sequences - 1 for v in self.views)
+
+    def state_dict(self) -> dict[str, np.ndarray]:
+        # the current strategy is stored: a predictive one depends on the last regrets and iteration
+        state = {f"regrets{p}": self.regrets[p].copy() for p in (0, 1)}
+        state.update({f"strategy{p}": self._strategies[p].copy() for p in (0, 1)})
+        return state
+
+    def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
+        for p in (0, 1):
+            self.regrets[p][:] = state[f"regrets{p}"]
+            self._strategies[p][:] = state[f"strategy{p}"]
+
+
+def _check_flag(name: str, value) -> bool:
+    return check_bool(name, value)
+
+
+def _check_power(name: str, value, negative: bool = False) -> float | None:
+    """A discount power (None: no discounting); `negative` admits the schedules' negative betas."""
+    if value is None:
+        return None
+    try:
+        return check_float(name, value, -MAX_POWER if negative else 0.0, MAX_POWER)
+    except ValueError:
+        raise ValueError(f"{name} must be a finite number in [{-MAX_POWER if negative else 0.0:g}, {MAX_POWER:g}] "
+                         f"or None (no discounting), got {value!r}") from None
 
 
 def _discount(t: int, power: float | None) -> float:
