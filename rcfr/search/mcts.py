@@ -14,7 +14,9 @@ Variance reduction (§7.1-7.3), for games with uniform raw chance outcomes:
   visits, the game's offline constant (`game.cv_constant`) before.
 * common random numbers: the m-th simulation through each root action is driven by the m-th
   shared batch of raw chance outcomes (drawn once, extended as needed), so the actions' returns
-  are compared on the same luck.
+  are compared on the same luck. A game with ``crn_scope = "recursive"`` (Dominion) shares at every
+  node instead: the m-th visit of any action at a node draws its chance outcome, and the rollout
+  below a new leaf, from that node's m-th batch.
 * antithetic variates: the (2k+1)-th simulation through a root action replays the 2k-th one's batch
   mapped by `game.antithetic` (a probability-preserving pairing of lucky and unlucky outcomes).
   The batch then holds luck ranks, which `game.ranked_outcome` reads in each state (Can't Stop's
@@ -70,7 +72,7 @@ def compiled_rollout(game) -> bool:
 
 
 class Node:
-    __slots__ = ("state", "visits", "actions", "n", "x", "y", "xy", "yy", "children")
+    __slots__ = ("state", "visits", "actions", "n", "x", "y", "xy", "yy", "children", "shared")
 
     def __init__(self, state, actions):
         self.state = state
@@ -83,6 +85,7 @@ class Node:
         self.xy = [0.0] * k
         self.yy = [0.0] * k
         self.children = [None] * k   # per action: {next state: Node}
+        self.shared = None           # recursive common random numbers: batch m for visit m
 
 
 class MCTS:
@@ -109,6 +112,7 @@ class MCTS:
         self.leaf, self.widening, self.recommend = leaf, widening, recommend
         self.cv, self.crn, self.av, self.cv_online = control_variates, common_random_numbers, antithetic, cv_online
         self.ranked = antithetic                 # batches hold luck ranks (read by game.ranked_outcome)
+        self.crn_recursive = common_random_numbers and getattr(game, "crn_scope", "root") == "recursive"
         self.rng = np.random.default_rng(seed)
         self.nodes_touched = 0
         self._u, self._upos = np.empty(0), 0     # uniforms drawn ahead (fresh chance, compiled rollouts)
@@ -219,6 +223,14 @@ class MCTS:
             return self.mirror(self._last[i])
         return None
 
+    def _node_batch(self, node, i):
+        """Recursive common random numbers: the node's batch for the next visit of action i."""
+        if node.shared is None:
+            node.shared = []
+        while len(node.shared) <= node.n[i]:
+            node.shared.append(self.new_batch())
+        return node.shared[node.n[i]]
+
     def _simulate(self, root):
         g = self.game
         node = root
@@ -233,7 +245,9 @@ class MCTS:
                 break
             i = self._select(node)
             a = node.actions[i]
-            if node is root:
+            if self.crn_recursive:
+                batch, pos = self._node_batch(node, i), 0
+            elif node is root:
                 batch = self._batch(root, i)
             raw = self._draw(s, a, batch, pos)
             pos += batch is not None
