@@ -319,7 +319,7 @@ class DominionSolitaire(SearchGame):
 @njit(cache=True)
 def _uniform(x):
     """One splitmix64 step: (new state, uniform in [0, 1))."""
-    x = x + np.uint64(0x9E3779B97F4A7C15)
+    x = np.uint64(x) + np.uint64(0x9E3779B97F4A7C15)
     z = x
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
