@@ -9,12 +9,14 @@ import numpy as np
 import pytest
 
 from rcfr.search import MCTS, DominionSolitaire, load_search_game
+from rcfr.search.dominion import DominionRules
 from rcfr.search import dominion as D
 from rcfr.search.dominion import (ACTION, BUY, BUY_PHASE, CARDS, COPPER, COUNCIL_ROOM, DUCHY, END, ESTATE, FESTIVAL,
                                   GARDENS, GOLD, K, LABORATORY, MARKET, MOAT, MONEYLENDER, PROVINCE, SILVER, SMITHY,
                                   SUPPLY, VILLAGE, WOODCUTTER, Stream)
 
-G = DominionSolitaire(turns=16)
+G = DominionRules(turns=16)             # the readable rules
+C = DominionSolitaire(turns=16)         # the same game on the kernels
 
 
 def make(left=5, phase=ACTION, actions=1, buys=1, coins=0, deck=None, hand=None, discard=None, play=None,
@@ -179,24 +181,30 @@ def test_kernels_match_the_readable_rules_move_for_move():
             assert D.policy(arr, u) == a and a in G.actions(s)
             for b in G.actions(s):                     # every legal action, not only the policy's
                 raw = int(rng.integers(D.SEED_SPACE))
-                t = np.array(s, dtype=np.int64)
+                t, t0 = np.array(s, dtype=np.int64), np.array(s, dtype=np.int64)
                 p, k = D.k_rich_probability(t, b)
                 control = G.control(s, b, raw)
                 D.step(t, b, raw)
-                assert tuple(t.tolist()) == G.apply(s, b, raw) and k == G.draws(s, b)
+                assert tuple(t.tolist()) == G.apply(s, b, raw) == C.apply(s, b, raw) and k == G.draws(s, b)
+                assert C.control(s, b, raw) == pytest.approx(control, abs=1e-12) and D.legal(t0, b)
                 assert control == pytest.approx((G.money(G.apply(s, b, raw)) >= 8) - p if k else 0.0, abs=1e-12)
                 moves += 1
+            illegal = [b for b in range(D.END + 1) if b not in G.actions(s)]
+            assert not any(D.legal(np.array(s, dtype=np.int64), b) for b in illegal)
             s = G.apply(s, a, int(rng.integers(D.SEED_SPACE)))
     assert moves > 1000
+    with pytest.raises(ValueError, match="cannot play or buy"):
+        C.apply(C.initial(), BUY + PROVINCE, 0)
 
 
 @pytest.mark.parametrize("mode", ["fresh", "batch"])
 def test_compiled_rollout_matches_python_rollout(mode):
     rng = np.random.default_rng(11)
-    game = DominionSolitaire(turns=6)
+    game, readable = DominionSolitaire(turns=6), DominionRules(turns=6)
     for k, s in enumerate(positions(40, seed=2, game=game)):
-        m = MCTS(game, simulations=1, leaf="rollout", control_variates=True, seed=k)
-        assert m.compiled
+        assert MCTS(game, simulations=1, leaf="rollout").compiled
+        m = MCTS(readable, simulations=1, leaf="rollout", control_variates=True, seed=k)
+        assert not m.compiled
         u = rng.random(2000)
         batch = m.new_batch() if mode == "batch" else None
         draws = batch.view(2000) if batch is not None else None

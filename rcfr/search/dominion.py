@@ -26,10 +26,11 @@ outcome is a 62-bit seed; its splitmix64 stream of uniforms draws each card unif
 pile's multiset, reshuffling the discard pile in when the draw pile is empty. Actions that draw
 nothing ignore their outcome. The action phase is skipped when no action can be played.
 
-The rules exist twice: readably in Python (`DominionSolitaire`'s methods, used by the tree search)
-and as numba kernels on int64 arrays of the same layout (`step`, `rollout`, used inside
-rollouts); `tests/test_search_dominion.py` requires the two to agree move for move on the same
-seeds and uniforms.
+The rules exist twice: readably in Python (`DominionRules`, the reference) and as numba kernels on
+int64 arrays of the same layout (`step`, `policy`, `k_rich_probability`, `rollout`), which
+`DominionSolitaire`, the game the searches use, runs both in the tree and in rollouts;
+`tests/test_search_dominion.py` requires the two to agree move for move on the same seeds and
+uniforms.
 """
 
 from __future__ import annotations
@@ -133,8 +134,9 @@ def rich_probability(deck, discard, k, money):
     return float(money + sum(MONEY[c] * discard[c] for c in range(K)) >= RICH)
 
 
-class DominionSolitaire(SearchGame):
-    """One-player Dominion for `turns` turns; the score is the deck's victory points."""
+class DominionRules(SearchGame):
+    """One-player Dominion for `turns` turns, every rule in readable Python: the reference that the
+    kernels are tested against (`DominionSolitaire` is the same game on the kernels)."""
 
     num_players = 1
     num_raw_outcomes = SEED_SPACE
@@ -148,7 +150,7 @@ class DominionSolitaire(SearchGame):
         if not isinstance(turns, int) or turns < 1:
             raise ValueError(f"dominion_solitaire turns must be an integer >= 1, got {turns!r}")
         self.turns = turns
-        self.name = f"dominion_solitaire(turns={turns})"
+        self.name = f"dominion_solitaire(turns={turns})"  # the same game whichever form of the rules
 
     # -- protocol ---------------------------------------------------------------------------------
     def initial(self, rng=None):
@@ -308,6 +310,27 @@ class DominionSolitaire(SearchGame):
         nxt = self.apply(state, action, outcome)
         return float(self.money(nxt) >= RICH) - p
 
+
+
+class DominionSolitaire(DominionRules):
+    """Solitaire Dominion with its transitions, control variate and rollouts on the compiled rules
+    (the tree search's transitions were 60% of its time in Python)."""
+
+    def apply(self, state, action, outcome):
+        s = np.array(state, dtype=np.int64)
+        if not legal(s, action):
+            raise ValueError(f"cannot play or buy {action!r} in this state; legal: {self.actions(state)}")
+        step(s, action, outcome)
+        return tuple(s.tolist())
+
+    def control(self, state, action, outcome):
+        s = np.array(state, dtype=np.int64)
+        p, k = k_rich_probability(s, action)
+        if k == 0:
+            return 0.0
+        step(s, action, outcome)
+        return (1.0 if k_money(s) >= RICH else 0.0) - p
+
     def rollout(self, state, draws, rpos, ranked, u, upos, cv):
         """The default policy to the end, compiled (`rollout`); chance from `draws[rpos:]` or u."""
         use = draws is not None
@@ -378,6 +401,19 @@ def k_draws(s, action):
     ends_turn = action == END or s[BUYS] == 1
     bought = action - BUY if action != END else -1
     return 5 if ends_turn and not _k_game_over(s, bought) else 0
+
+
+@njit(cache=True)
+def legal(s, action):
+    """Whether `action` is legal in state s (the readable `actions` lists them)."""
+    if s[LEFT] == 0:
+        return False
+    if action == END:
+        return True
+    if s[PHASE] == ACTION:
+        return 0 <= action < K and IS_ACTION[action] == 1 and s[HAND + action] > 0
+    c = action - BUY
+    return 0 <= c < K and s[PILES + c] > 0 and COST[c] <= k_money(s)
 
 
 @njit(cache=True)
