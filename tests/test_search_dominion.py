@@ -277,13 +277,14 @@ def test_control_variate_has_zero_mean_and_the_negative_control_does_not():
 # -- the searches -------------------------------------------------------------------------------------
 
 def test_recursive_common_random_numbers_share_each_nodes_draws():
-    # at a buy-phase node with 5+ cards in the draw pile, every action's first visit draws the same hand
+    # at a buy-phase node with 5+ cards in the draw pile, every action's first visit draws the same
+    # hand (batch key (0,)), and so do the first visits below them (key (0, 0)) where the piles agree
     s = make(phase=BUY_PHASE, deck={GOLD: 3, COPPER: 4, ESTATE: 3, SILVER: 2}, hand={SILVER: 2, COPPER: 2})
     hands = {}
     for crn in (True, False):
         m = MCTS(G, c=100.0, simulations=60, leaf="rollout", common_random_numbers=crn, seed=3)
         root = m.run(s)
-        assert (root.shared is not None) == crn
+        assert bool(m._keyed) == crn and (not crn or (0,) in m._keyed)
         firsts = [next(iter(root.children[i])) for i in range(len(root.actions)) if root.children[i]]
         hands[crn] = {t[D.HAND:D.HAND + K] for t in firsts}
         assert len(firsts) == len(root.actions)

@@ -15,8 +15,11 @@ Variance reduction (§7.1-7.3), for games with uniform raw chance outcomes:
 * common random numbers: the m-th simulation through each root action is driven by the m-th
   shared batch of raw chance outcomes (drawn once, extended as needed), so the actions' returns
   are compared on the same luck. A game with ``crn_scope = "recursive"`` (Dominion) shares at every
-  node instead: the m-th visit of any action at a node draws its chance outcome, and the rollout
-  below a new leaf, from that node's m-th batch.
+  node instead: a simulation that takes the m_0-th visit of an action at the root, the m_1-th of an
+  action at the next node, ..., draws the chance outcome after its d-th action from the batch keyed
+  (m_0, ..., m_d), and its rollout from the last batch on. So the m-th visits of all actions at a
+  state share their next draw, and subtrees under different actions keep sharing where their visit
+  counts agree.
 * antithetic variates: the (2k+1)-th simulation through a root action replays the 2k-th one's batch
   mapped by `game.antithetic` (a probability-preserving pairing of lucky and unlucky outcomes).
   The batch then holds luck ranks, which `game.ranked_outcome` reads in each state (Can't Stop's
@@ -72,7 +75,7 @@ def compiled_rollout(game) -> bool:
 
 
 class Node:
-    __slots__ = ("state", "visits", "actions", "n", "x", "y", "xy", "yy", "children", "shared")
+    __slots__ = ("state", "visits", "actions", "n", "x", "y", "xy", "yy", "children")
 
     def __init__(self, state, actions):
         self.state = state
@@ -85,7 +88,6 @@ class Node:
         self.xy = [0.0] * k
         self.yy = [0.0] * k
         self.children = [None] * k   # per action: {next state: Node}
-        self.shared = None           # recursive common random numbers: batch m for visit m
 
 
 class MCTS:
@@ -125,6 +127,7 @@ class MCTS:
         g = self.game
         root = Node(state, list(g.actions(state)))
         self._shared = []                       # common random numbers: batch m for visit m
+        self._keyed = {}                        # recursive common random numbers: batch per visit path
         self._last = [None] * len(root.actions)  # antithetic: each root action's last fresh batch
         deadline = time.perf_counter() + self.seconds if self.seconds is not None else math.inf
         limit = self.simulations if self.simulations is not None else math.inf
@@ -223,19 +226,12 @@ class MCTS:
             return self.mirror(self._last[i])
         return None
 
-    def _node_batch(self, node, i):
-        """Recursive common random numbers: the node's batch for the next visit of action i."""
-        if node.shared is None:
-            node.shared = []
-        while len(node.shared) <= node.n[i]:
-            node.shared.append(self.new_batch())
-        return node.shared[node.n[i]]
-
     def _simulate(self, root):
         g = self.game
         node = root
         path = []          # (node, action index, control term of that step)
         batch, pos = None, 0
+        key = ()
         value = None
         while True:
             self.nodes_touched += 1
@@ -246,7 +242,10 @@ class MCTS:
             i = self._select(node)
             a = node.actions[i]
             if self.crn_recursive:
-                batch, pos = self._node_batch(node, i), 0
+                key += (node.n[i],)
+                batch, pos = self._keyed.get(key), 0
+                if batch is None:
+                    batch = self._keyed[key] = self.new_batch()
             elif node is root:
                 batch = self._batch(root, i)
             raw = self._draw(s, a, batch, pos)
