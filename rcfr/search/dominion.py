@@ -72,6 +72,18 @@ _MASK = (1 << 64) - 1
 
 
 # -- the readable rules ----------------------------------------------------------------------------
+# (on tuples of the tables above: indexing numpy arrays from Python is slow)
+_COST = tuple(COST.tolist())
+_MONEY = tuple(MONEY.tolist())
+_POINTS = tuple(POINTS.tolist())
+_IS_ACTION = tuple(IS_ACTION.tolist())
+_PLUS_CARDS = tuple(PLUS_CARDS.tolist())
+_PLUS_ACTIONS = tuple(PLUS_ACTIONS.tolist())
+_PLUS_BUYS = tuple(PLUS_BUYS.tolist())
+_PLUS_COINS = tuple(PLUS_COINS.tolist())
+#: buys listed dearest first
+_BY_COST = tuple(sorted(range(K), key=lambda c: -_COST[c]))
+
 
 class Stream:
     """splitmix64: the uniforms a raw chance outcome (a seed) stands for."""
@@ -127,11 +139,11 @@ def rich_probability(deck, discard, k, money):
     n = sum(deck)
     if n >= k:
         return _hypergeometric_rich(deck, k, RICH - money)
-    money += sum(MONEY[c] * deck[c] for c in range(K))
+    money += sum(_MONEY[c] * deck[c] for c in range(K))
     k -= n
     if sum(discard) >= k:
         return _hypergeometric_rich(discard, k, RICH - money)
-    return float(money + sum(MONEY[c] * discard[c] for c in range(K)) >= RICH)
+    return float(money + sum(_MONEY[c] * discard[c] for c in range(K)) >= RICH)
 
 
 class DominionRules(SearchGame):
@@ -173,11 +185,11 @@ class DominionRules(SearchGame):
         first (then END), in the buy phase."""
         hand = state[HAND:HAND + K]
         if state[PHASE] == ACTION:
-            return tuple(c for c in range(K) if IS_ACTION[c] and hand[c]) + (END,)
+            return tuple(c for c in range(K) if _IS_ACTION[c] and hand[c]) + (END,)
         money = self.money(state)
         piles = state[PILES:PILES + K]
-        return tuple(BUY + c for c in sorted(range(K), key=lambda c: -COST[c])
-                     if piles[c] and COST[c] <= money) + (END,)
+        return tuple(BUY + c for c in _BY_COST
+                     if piles[c] and _COST[c] <= money) + (END,)
 
     def chance(self, state, action):
         raise NotImplementedError("dominion's chance outcomes are too many to enumerate; sample them")
@@ -185,12 +197,12 @@ class DominionRules(SearchGame):
     @staticmethod
     def money(state):
         hand = state[HAND:HAND + K]
-        return state[COINS] + sum(int(MONEY[c]) * hand[c] for c in range(3))
+        return state[COINS] + sum(int(_MONEY[c]) * hand[c] for c in range(3))
 
     def draws(self, state, action) -> int:
         """How many cards `action` draws (0 when it ends the game)."""
         if state[PHASE] == ACTION and action < K:
-            return int(PLUS_CARDS[action])
+            return int(_PLUS_CARDS[action])
         if action == END and state[PHASE] == ACTION:
             return 0
         ends_turn = action == END or state[BUYS] == 1
@@ -210,26 +222,26 @@ class DominionRules(SearchGame):
         if phase == ACTION and action == END:
             phase = BUY_PHASE
         elif phase == ACTION:
-            if not (action < K and IS_ACTION[action] and hand[action] and actions > 0):
+            if not (action < K and _IS_ACTION[action] and hand[action] and actions > 0):
                 raise ValueError(f"cannot play {action!r} in this state")
             hand[action] -= 1
             play[action] += 1
-            actions += PLUS_ACTIONS[action] - 1
-            buys += PLUS_BUYS[action]
-            coins += PLUS_COINS[action]
+            actions += _PLUS_ACTIONS[action] - 1
+            buys += _PLUS_BUYS[action]
+            coins += _PLUS_COINS[action]
             if action == MONEYLENDER and hand[COPPER]:
                 hand[COPPER] -= 1          # trashed
                 coins += LENDER_COINS
-            _draw(deck, hand, discard, PLUS_CARDS[action], stream)
+            _draw(deck, hand, discard, _PLUS_CARDS[action], stream)
         else:
             turn_over = action == END
             if not turn_over:
                 c = action - BUY
-                if not (0 <= c < K and piles[c] and COST[c] <= self.money(state)):
+                if not (0 <= c < K and piles[c] and _COST[c] <= self.money(state)):
                     raise ValueError(f"cannot buy {action!r} in this state")
                 piles[c] -= 1
                 discard[c] += 1
-                coins -= COST[c]
+                coins -= _COST[c]
                 buys -= 1
                 turn_over = buys == 0
             if turn_over:
@@ -247,13 +259,13 @@ class DominionRules(SearchGame):
     def _skip_actions(state):
         """The action phase ends by itself when no action can be played."""
         if state[LEFT] and state[PHASE] == ACTION and (
-                state[ACTIONS] == 0 or not any(IS_ACTION[c] and state[HAND + c] for c in range(K))):
+                state[ACTIONS] == 0 or not any(_IS_ACTION[c] and state[HAND + c] for c in range(K))):
             return state[:PHASE] + (BUY_PHASE,) + state[PHASE + 1:]
         return state
 
     def utility(self, state):
         owned = [sum(state[f + c] for f in (DECK, HAND, DISCARD, PLAY)) for c in range(K)]
-        return float(sum(int(POINTS[c]) * owned[c] for c in range(K)) + owned[GARDENS] * (sum(owned) // 10))
+        return float(sum(int(_POINTS[c]) * owned[c] for c in range(K)) + owned[GARDENS] * (sum(owned) // 10))
 
     def evaluate(self, state):
         """The points owned so far (a leaf heuristic; chapter 7's searches roll out instead)."""
@@ -269,20 +281,20 @@ class DominionRules(SearchGame):
         u = rng.random()
         hand = state[HAND:HAND + K]
         if state[PHASE] == ACTION:
-            cantrips = [c for c in range(K) if IS_ACTION[c] and hand[c] and PLUS_ACTIONS[c]]
+            cantrips = [c for c in range(K) if _IS_ACTION[c] and hand[c] and _PLUS_ACTIONS[c]]
             if cantrips:
                 return cantrips[int(u * len(cantrips))]
             left_to_draw = sum(state[DECK:DECK + K]) + sum(state[DISCARD:DISCARD + K])
-            useful = [c for c in range(K) if IS_ACTION[c] and hand[c]
+            useful = [c for c in range(K) if _IS_ACTION[c] and hand[c]
                       and not (c == MONEYLENDER and not hand[COPPER])
-                      and (PLUS_COINS[c] or PLUS_BUYS[c] or c == MONEYLENDER or left_to_draw)]
+                      and (_PLUS_COINS[c] or _PLUS_BUYS[c] or c == MONEYLENDER or left_to_draw)]
             return useful[int(u * len(useful))] if useful else END
         money = self.money(state)
         piles = state[PILES:PILES + K]
-        options = [c for c in range(1, K) if piles[c] and COST[c] <= money]
+        options = [c for c in range(1, K) if piles[c] and _COST[c] <= money]
         if not options:
             return END
-        weights = [2.0 ** int(COST[c]) for c in options]
+        weights = [2.0 ** int(_COST[c]) for c in options]
         x = u * sum(weights)
         for c, w in zip(options, weights):
             if x < w:
@@ -300,7 +312,7 @@ class DominionRules(SearchGame):
         if state[PHASE] == ACTION:
             hand = list(state[HAND:HAND + K])
             hand[action] -= 1
-            money = state[COINS] + PLUS_COINS[action] + sum(int(MONEY[c]) * hand[c] for c in range(3))
+            money = state[COINS] + _PLUS_COINS[action] + sum(int(_MONEY[c]) * hand[c] for c in range(3))
         else:       # the turn ends: hand, play and the bought card go to the discard pile first
             money = 0
             discard = [d + h + p for d, h, p in zip(discard, state[HAND:HAND + K], state[PLAY:PLAY + K])]

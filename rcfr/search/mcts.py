@@ -60,7 +60,8 @@ class Batch:
         return self.raw
 
     def get(self, i):
-        return int(self.view(i + 1)[i])
+        raw = self.raw
+        return int(raw[i]) if i < len(raw) else int(self.view(i + 1)[i])
 
 
 #: the rules a compiled rollout stands for
@@ -120,6 +121,7 @@ class MCTS:
         self._u, self._upos = np.empty(0), 0     # uniforms drawn ahead (fresh chance, compiled rollouts)
         self._uniform_chance = type(game).sample is SearchGame.sample
         self.compiled = compiled_rollout(game)
+        self._solo = game.num_players == 1
 
     # -- public -----------------------------------------------------------------------------------
     def run(self, state) -> Node:
@@ -198,14 +200,22 @@ class MCTS:
         k = len(node.actions)
         if self.widening is not None:
             k = min(k, self._width(node.visits))
+        n = node.n
         for i in range(k):
-            if node.n[i] == 0:
+            if n[i] == 0:
                 return i
-        sign = 1 if self.game.num_players == 1 or self.game.player(node.state) == 0 else -1
-        log_n = math.log(node.visits)
+        sign = 1 if self._solo or self.game.player(node.state) == 0 else -1
+        log_n, c = math.log(node.visits), self.c
         best, best_i = -math.inf, 0
+        if self.cv:
+            for i in range(k):
+                u = sign * self.edge_value(node, i) + c * math.sqrt(log_n / n[i])
+                if u > best:
+                    best, best_i = u, i
+            return best_i
+        x = node.x                  # edge_value inlined: the mean return (the hot loop of the tree)
         for i in range(k):
-            u = sign * self.edge_value(node, i) + self.c * math.sqrt(log_n / node.n[i])
+            u = sign * (x[i] / n[i]) + c * math.sqrt(log_n / n[i])
             if u > best:
                 best, best_i = u, i
         return best_i
