@@ -305,3 +305,34 @@ def test_uct_plays_a_short_game_with_each_method(options):
     assert game.utility(s) >= 3
     with pytest.raises(ValueError, match="antithetic"):
         MCTS(game, simulations=4, antithetic=True)
+
+
+class FrozenLuck(MCTS):
+    """Negative control: every shared batch holds the same seeds (the same shuffles every search)."""
+
+    def new_batch(self):
+        batch = super().new_batch()
+        batch.raw = np.arange(4096, dtype=np.int64)
+        return batch
+
+
+def test_recursive_crn_returns_are_unbiased_and_the_negative_control_is_not():
+    # two simulations from a first-turn buy: each of the first two actions gets one return, drawn
+    # through the batch keyed (0,) and the rollout after it; its mean over searches must equal the
+    # plain rollout value of that action (estimated independently)
+    game = DominionSolitaire(turns=3)
+    s = next(t for t in (game.initial(np.random.default_rng(k)) for k in range(50)) if game.money(t) >= 4)
+    a = game.actions(s)[0]
+    plain = MCTS(game, simulations=1, leaf="rollout", seed=99)
+    reference = np.array([plain.sample_return(s, a)[0] for _ in range(6000)])
+
+    def z(cls, n):
+        x = np.array([cls(game, c=100.0, simulations=2, leaf="rollout", common_random_numbers=True, seed=r)
+                      .action_values(s)[1][0] for r in range(n)])
+        se = np.sqrt(x.var(ddof=1) / len(x) + reference.var(ddof=1) / len(reference))
+        return (x.mean() - reference.mean()) / se, x.var()
+
+    good, var = z(MCTS, 3000)
+    assert abs(good) < 4 and var > 0.1
+    frozen, _ = z(FrozenLuck, 600)          # the same shuffles in every search: a biased mean
+    assert abs(frozen) > 6
