@@ -7,7 +7,7 @@ the game's `rollout`, `apply` and `control` on one searcher; the rest of `run` i
 bookkeeping. Dominion is also timed on its readable rules (`DominionRules`, whose rollouts run
 step by step in Python and so count as tree time).
 
-    python -m benchmarks.bench_uct_profile [--searches 40]
+    python -m benchmarks.bench_uct_profile [--searches 40] [--games 10]
 """
 
 from __future__ import annotations
@@ -87,6 +87,7 @@ def game_seconds(label, game, c, options, simulations, games=10):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--searches", type=int, default=40)
+    parser.add_argument("--games", type=int, default=10, help="games per method and budget for the CPU hours")
     args = parser.parse_args()
     print("| solitaire | method | simulations/s | us/simulation | rollouts | transitions (apply, control) | "
           "tree bookkeeping |")
@@ -98,16 +99,20 @@ def main():
             print(f"| {label} | {method} | {r['sims_per_s']:,.0f} | {r['us_per_sim']:.0f} | {r['rollout']:.0%} | "
                   f"{r['transitions']:.0%} | {r['tree']:.0%} |")
     print()
-    print("| solitaire | CPU s per game at 16 / 32 / 64 simulations (UCT) | thesis games per point | "
-          "CPU hours for the panel's methods at 16, 32, 64 |")
-    print("|---|---|---|---|")
-    methods = {"pig_solitaire": 5, "cantstop_solitaire": 5, "dominion_solitaire": 4}
+    print("| solitaire | method | CPU s per game at 16 / 32 / 64 simulations | thesis games per point | "
+          "CPU hours at 16 + 32 + 64 |")
+    print("|---|---|---|---|---|")
+    panels = {"pig_solitaire": ("UCT", "CV", "CRN", "AV", "CV+CRN"),
+              "cantstop_solitaire": ("UCT", "CV", "CRN", "AV", "CV+CRN"),
+              "dominion_solitaire": ("UCT", "CV", "CRN", "CV+CRN")}
     for label, game, c, thesis in GAMES[:3]:
-        secs = [game_seconds(label, game, c, {}, n) for n in (16, 32, 64)]
-        hours = methods[label] * sum(secs) * thesis / 3600
-        print(f"| {label} | {' / '.join(f'{s:.3f}' for s in secs)} | {thesis:,} | {hours:,.1f} (plain-UCT cost "
-              f"x {methods[label]} methods) |")
-
+        total = 0.0
+        for method in panels[label]:
+            secs = [game_seconds(label, game, c, VARIANCE_METHODS[method], n, args.games) for n in (16, 32, 64)]
+            total += sum(secs) * thesis / 3600
+            print(f"| {label} | {method} | {' / '.join(f'{s:.3f}' for s in secs)} | {thesis:,} | "
+                  f"{sum(secs) * thesis / 3600:.2f} |")
+        print(f"| {label} | **panel** | | | **{total:.1f}** |")
 
 if __name__ == "__main__":
     main()
