@@ -2,7 +2,8 @@
 7.3): the variance, over independent searches, of UCT's estimate of the difference between the two
 dearest buys at two decisions (the first turn's buy, and a mid-game buy found by the rollout
 policy), for plain UCT, control variates, common random numbers (shared shuffles, recursively) and
-both. Also the control variate's own reach: the share of a single return's variance it removes.
+both; then how much any sharing could remove: the variance of the difference of two single
+returns under independent luck, shared shuffles, and shared shuffles plus policy uniforms.
 
     python -m benchmarks.dominion_root_variance [searches] [simulations]
 """
@@ -14,7 +15,7 @@ import sys
 import numpy as np
 
 from rcfr.search import MCTS, DominionSolitaire
-from rcfr.search.dominion import BUY_PHASE, CARDS, BUY
+from rcfr.search.dominion import BUY, BUY_PHASE, CARDS, SEED_SPACE, rollout
 from rcfr.search.studies import VARIANCE_METHODS
 
 
@@ -49,6 +50,35 @@ def main(searches: int = 200, simulations: int = 64):
             d = d[~np.isnan(d)]
             cells.append(f"{np.var(d, ddof=1):.2f}")
         print(f"| {label} | " + " | ".join(cells) + " |")
+
+    shared_luck(g, points[0][1])
+
+
+def shared_luck(g, state, pairs: int = 3000):
+    """How much sharing can remove at all: the variance of (return after the dearest buy) - (return
+    after the second), one rollout each, with independent luck, with the same shuffle seeds (what
+    CRN shares), and with the same seeds and the same policy uniforms."""
+    a, b = g.actions(state)[:2]
+    rng = np.random.default_rng(0)
+
+    def ret(action, draws, u):
+        nxt = np.array(g.apply(state, action, int(draws[0])), dtype=np.int64)
+        return rollout(nxt, draws, 1, True, u, 0, False)[0]
+
+    cells = {"independent": [], "same shuffles": [], "same shuffles and policy uniforms": []}
+    for _ in range(pairs):
+        d1, d2 = rng.integers(SEED_SPACE, size=600), rng.integers(SEED_SPACE, size=600)
+        u1, u2 = rng.random(600), rng.random(600)
+        cells["independent"].append(ret(a, d1, u1) - ret(b, d2, u2))
+        cells["same shuffles"].append(ret(a, d1, u1) - ret(b, d1, u2))
+        cells["same shuffles and policy uniforms"].append(ret(a, d1, u1) - ret(b, d1, u1))
+    print()
+    print(f"variance of one rollout's return after {CARDS[a - BUY]} minus one after {CARDS[b - BUY]}, "
+          f"{pairs} pairs")
+    print("| luck | mean difference | variance |")
+    print("|---|---|---|")
+    for label, d in cells.items():
+        print(f"| {label} | {np.mean(d):.2f} | {np.var(d, ddof=1):.2f} |")
 
 
 if __name__ == "__main__":
