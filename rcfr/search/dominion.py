@@ -172,7 +172,8 @@ class DominionRules(SearchGame):
         deck[COPPER], deck[ESTATE] = 7, 3
         hand, discard = [0] * K, [0] * K
         _draw(deck, hand, discard, 5, Stream(seed))
-        return self._skip_actions((self.turns, ACTION, 1, 1, 0, *deck, *hand, *discard, *[0] * K, *SUPPLY.tolist()))
+        return self._skip_actions((self.turns, ACTION, 1, 1, 0, *deck, *hand, *discard, *[0] * K,
+                                   *SUPPLY.tolist()))
 
     def is_terminal(self, state):
         return state[LEFT] == 0
