@@ -337,3 +337,12 @@ def test_recursive_crn_returns_are_unbiased_and_the_negative_control_is_not():
     assert abs(good) < 4 and var > 0.1
     frozen, _ = z(FrozenLuck, 600)          # the same shuffles in every search: a biased mean
     assert abs(frozen) > 6
+
+
+def test_uct_buys_a_province_late_with_eight_money():
+    s = make(left=3, phase=BUY_PHASE, hand={GOLD: 2, SILVER: 1}, deck={COPPER: 7, ESTATE: 3, SILVER: 2},
+             discard={SMITHY: 1, GOLD: 1})
+    assert G.money(s) == 8 and G.actions(s)[0] == BUY + PROVINCE
+    for options in ({}, {"control_variates": True, "common_random_numbers": True}):
+        m = MCTS(C, c=100.0, simulations=400, leaf="rollout", recommend="mean", seed=0, **options)
+        assert m.decide(s)[0] == BUY + PROVINCE
