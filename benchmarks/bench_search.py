@@ -1,6 +1,6 @@
 """Search throughput per game: Star1 nodes per second (one fixed-depth search from a mid-game state)
 and UCT simulations per second (heuristic leaves, and rollouts for solitaire Pig); then, for the
-chapter 7 solitaires, moves per second of the Python protocol, rollouts per second step by step
+chapter 7 solitaires (Pig, Can't Stop, Dominion), moves per second of the Python protocol, rollouts per second step by step
 in Python and compiled, and UCT simulations per second with either rollout.
 
     python -m benchmarks.bench_search
@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from rcfr.search import MCTS, CantStop, CantStopSolitaire, EinStein, Pig, PigSolitaire, StarSearch
+from rcfr.search import MCTS, CantStop, CantStopSolitaire, DominionSolitaire, EinStein, Pig, PigSolitaire, StarSearch
 
 
 def midgame(game, seed=0, moves=10):
@@ -45,7 +45,7 @@ def main():
     print("| solitaire | protocol moves/s | rollouts/s, Python | rollouts/s, compiled | UCT simulations/s, Python "
           "rollouts | UCT simulations/s, compiled rollouts |")
     print("|---|---|---|---|---|---|")
-    for game, c in ((PigSolitaire(), 100.0), (CantStopSolitaire(), 5500.0)):
+    for game, c in ((PigSolitaire(), 100.0), (CantStopSolitaire(), 5500.0), (DominionSolitaire(), 100.0)):
         print(f"| {game.name} | {protocol_moves(game):,.0f} | {rollouts(game, False):,.0f} | {rollouts(game, True):,.0f} "
               f"| {uct(game, c, False):,.0f} | {uct(game, c, True):,.0f} |")
 

@@ -3,7 +3,7 @@ Lanctot's thesis, chapters 6-7 (see docs/search.md), into its run directory: row
 markdown table, and the figure.
 
 Studies: ``estimators`` (Figs 6.2-6.4), ``tournament`` (Table 6.1), ``variance`` (Figs 7.1-7.2),
-``performance`` (Fig 7.3, Pig and Can't Stop).
+``performance`` (Fig 7.3, Pig, Can't Stop and Dominion).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from matplotlib.ticker import ScalarFormatter  # noqa: E402
 log = logging.getLogger("experiments.search")
 CONFIG_DIR = str(Path(__file__).resolve().parent.parent / "configs" / "search")
 STUDIES = ("estimators", "tournament", "variance", "performance")
-SOLITAIRES = ("pig_solitaire", "cantstop_solitaire")
+SOLITAIRES = ("pig_solitaire", "cantstop_solitaire", "dominion_solitaire")
 
 
 @dataclass
@@ -102,7 +102,9 @@ def validate(cfg) -> None:
             check_choice("variance method", m, studies.VARIANCE_METHODS)
         solitaires = ("pig_solitaire",) if cfg.study == "variance" else SOLITAIRES
         check_choice(f"{cfg.study} game", cfg.variance.game, solitaires)
-        load_search_game(cfg.variance.game, **cfg.variance.params)
+        game = load_search_game(cfg.variance.game, **cfg.variance.params)
+        for m in cfg.variance.methods:     # e.g. antithetic variates on a game without a pairing (Dominion)
+            make_searcher("mcts", game, simulations=1, **studies.VARIANCE_METHODS[m])
 
 
 def run(cfg, out: Path, plots: bool = True) -> list[dict]:

@@ -119,7 +119,7 @@ THROW_66_66 = SORTED.index((6, 6, 6, 6))
 
 
 def test_registry_names_allowed_values():
-    with pytest.raises(ValueError, match="allowed: cantstop, cantstop_solitaire, einstein, pig, pig_solitaire"):
+    with pytest.raises(ValueError, match="allowed: cantstop, cantstop_solitaire, dominion_solitaire, einstein, pig, pig_solitaire"):
         S.load_search_game("chess")
     with pytest.raises(ValueError, match="allowed: goal"):
         S.load_search_game("pig", target=3)

@@ -9,7 +9,8 @@ from experiments.search_run import CONFIG_DIR, run, typed
 
 
 PRESETS = ["fig6_pig", "fig6_pig_quick", "table6_1", "table6_1_quick", "fig7_variance", "fig7_variance_quick",
-           "fig7_3_pig", "fig7_3_pig_quick", "fig7_3_cantstop", "fig7_3_cantstop_quick"]
+           "fig7_3_pig", "fig7_3_pig_quick", "fig7_3_cantstop", "fig7_3_cantstop_quick", "fig7_3_dominion",
+           "fig7_3_dominion_quick"]
 
 
 def config(*overrides):
@@ -20,7 +21,7 @@ def config(*overrides):
 def test_presets_compose():
     with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
         studies = [typed(compose("config", overrides=[f"+experiment={p}"])).study for p in PRESETS]
-    assert studies == ["estimators"] * 2 + ["tournament"] * 2 + ["variance"] * 2 + ["performance"] * 4
+    assert studies == ["estimators"] * 2 + ["tournament"] * 2 + ["variance"] * 2 + ["performance"] * 6
 
 
 def test_unknown_keys_and_names_fail_early(tmp_path):
@@ -34,6 +35,8 @@ def test_unknown_keys_and_names_fail_early(tmp_path):
         run(config("+experiment=fig7_variance_quick", "variance.game=cantstop_solitaire"), tmp_path)
     with pytest.raises(ValueError, match="allowed: turns"):
         run(config("+experiment=fig7_3_cantstop_quick", "+variance.params.cap=3"), tmp_path)
+    with pytest.raises(ValueError, match="has no antithetic"):
+        run(config("+experiment=fig7_3_dominion_quick", "variance.methods=[UCT,AV]"), tmp_path)
     assert not list(tmp_path.iterdir())
 
 
@@ -50,6 +53,11 @@ def test_studies_write_rows_tables_and_plots(tmp_path):
     rows = run(cfg, tmp_path / "c", plots=False)
     assert len(rows) == 5 and all(0 <= r["mean_score"] <= 11000 and r["games"] == 2 for r in rows)
     assert json.loads((tmp_path / "c" / "results.json").read_text()) == rows
+    cfg = config("+experiment=fig7_3_dominion_quick", "variance.simulations=[4]", "variance.games=2",
+                 "variance.params.turns=2")
+    rows = run(cfg, tmp_path / "d")
+    assert [r["method"] for r in rows] == ["UCT", "CV", "CRN", "CV+CRN"] and all(3 <= r["mean_score"] <= 20 for r in rows)
+    assert (tmp_path / "d" / "fig7_3_dominion_solitaire.png").exists()
     cfg = config("+experiment=fig6_pig_quick", "estimators.games=1", "estimators.samples=2", "estimators.max_turns=2",
                  "estimators.goal=30")
     cfg.estimators.algorithms = {"Exp": {"name": "exp", "options": {"depth": 2}},

@@ -1,7 +1,7 @@
 """Search in stochastic perfect-information games (Lanctot's thesis, chapters 6 and 7).
 
 A second system beside the CFR solvers, with its own small game protocol (`base.SearchGame`:
-tuple states searched online, never compiled): Pig, EinStein Wuerfelt Nicht! and Can't Stop;
+tuple states searched online, never compiled): Pig, EinStein Wuerfelt Nicht!, Can't Stop and solitaire Dominion;
 exact Pig values; Expectimax, Star1, Star2 and their sparse-sampling (MCMS) forms; MCTS with double
 progressive widening and chapter 7's variance reduction. See docs/search.md.
 """
@@ -13,13 +13,14 @@ from functools import partial
 from ..registry import build
 from .base import SearchGame
 from .cantstop import CantStop, CantStopSolitaire
+from .dominion import DominionSolitaire
 from .einstein import EinStein
 from .mcts import MCTS
 from .minimax import StarSearch
 from .pig import Pig, PigSolitaire
 
 SEARCH_GAMES = {"pig": Pig, "pig_solitaire": PigSolitaire, "einstein": EinStein, "cantstop": CantStop,
-                "cantstop_solitaire": CantStopSolitaire}
+                "cantstop_solitaire": CantStopSolitaire, "dominion_solitaire": DominionSolitaire}
 
 
 def _star(pruning, game, *, width=None, depth=None, seconds=None, nodes=None, seed=0):
@@ -50,8 +51,8 @@ SEARCHERS = {
 
 
 def load_search_game(name: str, **params) -> SearchGame:
-    """A search game by name (pig, pig_solitaire, einstein, cantstop, cantstop_solitaire) with its
-    parameters."""
+    """A search game by name (pig, pig_solitaire, einstein, cantstop, cantstop_solitaire,
+    dominion_solitaire) with its parameters."""
     return build("search game", SEARCH_GAMES, name, **params)
 
 
@@ -60,5 +61,6 @@ def make_searcher(name: str, game: SearchGame, **options):
     return build("searcher", SEARCHERS, name, game, **options)
 
 
-__all__ = ["SearchGame", "Pig", "PigSolitaire", "EinStein", "CantStop", "CantStopSolitaire", "StarSearch", "MCTS",
+__all__ = ["SearchGame", "Pig", "PigSolitaire", "EinStein", "CantStop", "CantStopSolitaire", "DominionSolitaire",
+           "StarSearch", "MCTS",
            "SEARCH_GAMES", "SEARCHERS", "load_search_game", "make_searcher"]

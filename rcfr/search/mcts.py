@@ -14,7 +14,12 @@ Variance reduction (§7.1-7.3), for games with uniform raw chance outcomes:
   visits, the game's offline constant (`game.cv_constant`) before.
 * common random numbers: the m-th simulation through each root action is driven by the m-th
   shared batch of raw chance outcomes (drawn once, extended as needed), so the actions' returns
-  are compared on the same luck.
+  are compared on the same luck. A game with ``crn_scope = "recursive"`` (Dominion) shares at every
+  node instead: a simulation that takes the m_0-th visit of an action at the root, the m_1-th of an
+  action at the next node, ..., draws the chance outcome after its d-th action from the batch keyed
+  (m_0, ..., m_d), and its rollout from the last batch on. So the m-th visits of all actions at a
+  state share their next draw, and subtrees under different actions keep sharing where their visit
+  counts agree.
 * antithetic variates: the (2k+1)-th simulation through a root action replays the 2k-th one's batch
   mapped by `game.antithetic` (a probability-preserving pairing of lucky and unlucky outcomes).
   The batch then holds luck ranks, which `game.ranked_outcome` reads in each state (Can't Stop's
@@ -56,7 +61,8 @@ class Batch:
         return self.raw
 
     def get(self, i):
-        return int(self.view(i + 1)[i])
+        raw = self.raw
+        return int(raw[i]) if i < len(raw) else int(self.view(i + 1)[i])
 
 
 #: the rules a compiled rollout stands for
@@ -114,11 +120,13 @@ class MCTS:
         self.leaf, self.widening, self.recommend = leaf, widening, recommend
         self.cv, self.crn, self.av, self.cv_online = control_variates, common_random_numbers, antithetic, cv_online
         self.ranked = antithetic                 # batches hold luck ranks (read by game.ranked_outcome)
+        self.crn_recursive = common_random_numbers and getattr(game, "crn_scope", "root") == "recursive"
         self.rng = np.random.default_rng(seed)
         self.nodes_touched = 0
         self._u, self._upos = np.empty(0), 0     # uniforms drawn ahead (fresh chance, compiled rollouts)
         self._uniform_chance = type(game).sample is SearchGame.sample
         self.compiled = compiled_rollout(game)
+        self._solo = game.num_players == 1
 
     # -- public -----------------------------------------------------------------------------------
     def run(self, state) -> Node:
@@ -136,6 +144,7 @@ class MCTS:
             raise ValueError(f"state {state!r:.80} of {g.name} has no legal action")
         root = Node(state, actions)
         self._shared = []                       # common random numbers: batch m for visit m
+        self._keyed = {}                        # recursive common random numbers: batch per visit path
         self._last = [None] * len(root.actions)  # antithetic: each root action's last fresh batch
         deadline = time.perf_counter() + self.seconds if self.seconds is not None else math.inf
         limit = self.simulations if self.simulations is not None else math.inf
@@ -206,14 +215,22 @@ class MCTS:
         k = len(node.actions)
         if self.widening is not None:
             k = min(k, self._width(node.visits))
+        n = node.n
         for i in range(k):
-            if node.n[i] == 0:
+            if n[i] == 0:
                 return i
-        sign = 1 if self.game.num_players == 1 or self.game.player(node.state) == 0 else -1
-        log_n = math.log(node.visits)
+        sign = 1 if self._solo or self.game.player(node.state) == 0 else -1
+        log_n, c = math.log(node.visits), self.c
         best, best_i = -math.inf, 0
+        if self.cv:
+            for i in range(k):
+                u = sign * self.edge_value(node, i) + c * math.sqrt(log_n / n[i])
+                if u > best:
+                    best, best_i = u, i
+            return best_i
+        x = node.x                  # edge_value inlined: the mean return (the hot loop of the tree)
         for i in range(k):
-            u = sign * self.edge_value(node, i) + self.c * math.sqrt(log_n / node.n[i])
+            u = sign * (x[i] / n[i]) + c * math.sqrt(log_n / n[i])
             if u > best:
                 best, best_i = u, i
         return best_i
@@ -239,6 +256,7 @@ class MCTS:
         node = root
         path = []          # (node, action index, control term of that step)
         batch, pos = None, 0
+        key = ()
         value = None
         while True:
             self.nodes_touched += 1
@@ -248,7 +266,12 @@ class MCTS:
                 break
             i = self._select(node)
             a = node.actions[i]
-            if node is root:
+            if self.crn_recursive:
+                key += (node.n[i],)
+                batch, pos = self._keyed.get(key), 0
+                if batch is None:
+                    batch = self._keyed[key] = self.new_batch()
+            elif node is root:
                 batch = self._batch(root, i)
             raw = self._draw(s, a, batch, pos)
             pos += batch is not None

@@ -127,7 +127,7 @@ def play_solitaire(game, searcher, seed: int) -> float:
 def solitaire_performance(methods: dict[str, dict], simulations: list[int], *, games: int,
                           game: str = "pig_solitaire", params: dict | None = None, c: float = 100.0, seed: int = 0,
                           checkpoint: Callable | None = None, every: int = 10) -> list[dict]:
-    """Fig 7.3 (Pig, Can't Stop): mean final score of UCT with each variance-reduction method per
+    """Fig 7.3 (Pig, Can't Stop, Dominion): mean final score of UCT with each variance-reduction method per
     simulation budget in a solitaire, with a 95% confidence interval; game k uses the same dice seed
     for every method, and each method's gain over plain UCT is also given paired by game. Games are
     the outer loop: every `every` games, `checkpoint(rows so far)`."""
