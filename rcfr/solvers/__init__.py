@@ -12,6 +12,7 @@ from .regression import RCFR, RCFRPlus, RegressionRegrets
 from .rrm import RRM, solve_matrix_game
 from .sampled_regression import SampledRCFR, SampledRCFRPlus, SampledRegressionRegrets
 from .stores import RegretStore, RegretTable
+from ..neural.solver import DREAM, ESCHER, DeepCFR, SingleDeepCFR  # noqa: E402  (the Deep CFR family)
 
 SOLVERS = {
     "cfr": CFR,
@@ -31,6 +32,10 @@ SOLVERS = {
     "rcfr+": RCFRPlus,
     "sampled-rcfr": SampledRCFR,
     "sampled-rcfr+": SampledRCFRPlus,
+    "deep-cfr": DeepCFR,
+    "sd-cfr": SingleDeepCFR,
+    "dream": DREAM,
+    "escher": ESCHER,
 }
 
 
