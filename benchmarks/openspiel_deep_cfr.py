@@ -4,7 +4,8 @@ OpenSpiel's solver (`open_spiel.python.pytorch.deep_cfr`, the `openspiel` extra,
 the settings of its upstream example (examples/deep_cfr_pytorch.py: one hidden layer of 64, learning rate
 1e-3, batches of 256, memory 1e5, 375 advantage and 2500 policy steps, advantage networks reinitialized)
 for `--iterations` x `--traversals`; its average policy (the policy network) comes back through the
-policy bridge (`rcfr.interop.openspiel.from_tabular`) and is scored by `rcfr.evaluate`. Its nodes touched
+policy bridge (`rcfr.interop.openspiel.from_tabular`; its float32 rows renormalized over the legal actions,
+which they miss by up to ~1e-2) and is scored by `rcfr.evaluate`. Its nodes touched
 are the calls of its tree walk (every history visited, chance nodes included; OpenSpiel does not collapse
 forced moves, so the count is comparable but not identical to ours). rcfr's arms run at equal traversals.
 
@@ -53,7 +54,11 @@ def run_openspiel(game, name: str, iterations: int, traversals: int, seed: int) 
     wall, cpu = time.perf_counter(), time.process_time()
     solver.solve()
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    print(f"OpenSpiel deep_cfr: {wall:.1f} s wall, {cpu:.1f} s CPU, {nodes[0]} nodes", flush=True)
     tabular = os_policy.tabular_policy_from_callable(os_game, solver.action_probabilities)
+    # its policy network's float32 softmax rows sum to 1 only within ~1e-2 over the legal actions: renormalize
+    rows = tabular.action_probability_array * tabular.legal_actions_mask
+    tabular.action_probability_array = rows / rows.sum(axis=1, keepdims=True)
     mbb = evaluate(game, from_tabular(game, tabular)).exploitability_mbb
     return {"method": "OpenSpiel deep_cfr (example settings)", "seed": seed, "iterations": iterations,
             "traversals": traversals, "nodes_touched": nodes[0], "seconds": wall, "cpu_seconds": cpu,
