@@ -185,6 +185,20 @@ def test_deep_cfr_policy_network_reproduces_the_strategy_memory_with_a_table(kuh
                 for r in np.flatnonzero(same_set)), abs=1e-9)
 
 
+def test_pooled_targets_match_the_reservoir_targets_of_sampled_rcfr(kuhn):
+    from rcfr.neural.solver import pooled_targets
+    from rcfr.sampling.reservoir import Reservoir
+    from rcfr.solvers.targets import reservoir_targets
+    memory = Reservoir(50, seed=3)
+    rng = np.random.default_rng(0)
+    for t in range(1, 9):
+        memory.add(rng.integers(0, kuhn.num_sequences, 20), rng.normal(size=20), t)
+    for power in (0.0, 1.0, 2.0):
+        ours, expected = pooled_targets(memory, power, kuhn.num_sequences), reservoir_targets(*memory.examples(), power)
+        for a, b in zip(ours, expected):
+            np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
 def test_history_features_tell_every_kuhn_history_apart(kuhn):
     from features import make_features
     rows = history_features(kuhn, make_features(kuhn, "auto").matrix)

@@ -40,7 +40,6 @@ from ..sampling import RegretSampler
 from ..sampling.reservoir import Reservoir
 from ..solvers.base import IterativeSolver, _check_count
 from ..solvers.cfr import averaging_power
-from ..solvers.targets import reservoir_targets
 from ..tree import Game
 from .walks import Walker
 
@@ -196,7 +195,7 @@ class NeuralCFR(IterativeSolver):
             counts = opponent[self.game.sequence_infoset[seqs]]
             seqs, counts = seqs[counts > 0], counts[counts > 0]
             self.strategy_memory[q].add(np.repeat(seqs, counts), np.repeat(sigma[seqs], counts), t)
-        sequences, targets, weights = reservoir_targets(*self.advantages[p].examples(), self.buffer_power)
+        sequences, targets, weights = pooled_targets(self.advantages[p], self.buffer_power, self.game.num_sequences)
         model = self._fit(ADVANTAGE, p, t, self.features.matrix[sequences], targets, weights)
         view = self.views[p]
         estimate = np.zeros(view.num_sequences)
@@ -257,7 +256,7 @@ class NeuralCFR(IterativeSolver):
         memory = self.strategy_memory[p]
         if memory.size == 0:
             return view.regret_matching(np.zeros(view.num_sequences))
-        sequences, targets, weights = reservoir_targets(*memory.examples(), self.power)
+        sequences, targets, weights = pooled_targets(memory, self.power, self.game.num_sequences)
         model = self._fit(POLICY, p, self.iteration, self.features.matrix[sequences], targets, weights)
         scores = np.zeros(view.num_sequences)
         scores[1:] = np.maximum(_predict(model, self.rows[p]), 0.0)
@@ -311,6 +310,20 @@ class NeuralCFR(IterativeSolver):
         self.iteration = int(state["iteration"])
         self.networks = [[], []]  # kept networks are for inspection, not part of a checkpoint
         self._average_cache = None
+
+
+def pooled_targets(memory: Reservoir, power: float, num_sequences: int):
+    """(sequences, targets, weights) of a memory's examples (s, r, t) weighted t ** power: what
+    `rcfr.solvers.targets.reservoir_targets` computes, by counting over the game's sequence ids instead
+    of sorting the buffer (a fit per player per iteration reads the whole memory)."""
+    sequence, value, iteration = memory.examples()
+    w = iteration.astype(np.float64) ** power
+    totals = np.bincount(sequence, w, minlength=num_sequences)
+    sums = np.bincount(sequence, w * value, minlength=num_sequences)
+    sequences = np.flatnonzero(totals > 0)
+    totals, sums = totals[sequences], sums[sequences]
+    weights = totals * (len(totals) / totals.sum()) if len(totals) else totals
+    return sequences, sums / totals, weights
 
 
 def _predict(model, X) -> np.ndarray:
