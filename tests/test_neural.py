@@ -244,3 +244,33 @@ def test_networks_train_on_cuda(kuhn):
     assert np.isfinite(evaluate(kuhn, solver.average_policy()).exploitability_mbb)
     auto = make_solver("sd-cfr", kuhn, regressor={**TINY_MLP, "device": "auto"}, traversals=20, seed=0).run(2)
     assert np.isfinite(evaluate(kuhn, auto.average_policy()).exploitability_mbb)
+
+
+# ---- the presets ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("preset", ["neural_leduc", "neural_leduc_quick"])
+def test_neural_presets_compose_and_every_arm_builds(preset):
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+
+    from experiments import build
+    from experiments.callbacks import sweep_jobs
+    from experiments.run import CONFIG_DIR
+    from experiments.schema import validate
+
+    GlobalHydra.instance().clear()
+    try:
+        with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
+            cfg = compose("config", overrides=[f"+experiment={preset}"], return_hydra_config=True)
+            jobs = sweep_jobs(cfg)
+            chosen = sorted({next(o.split("=", 1)[1] for o in job if o.startswith("+arm=")) for job in jobs})
+            seeds = {next(o for o in job if o.startswith("run.seed=")) for job in jobs}
+            assert len(seeds) == (5 if preset == "neural_leduc" else 2)
+            assert {a.split("-", 1)[1] for a in chosen} == {"deep-cfr", "sd-cfr", "dream", "escher", "rcfr+", "es", "os"}
+            assert {a.split("/")[1].split("-")[0] for a in chosen} == {"kuhn", "leduc"}
+            for arm in chosen:
+                if arm.startswith("neural/kuhn"):
+                    spec = validate(compose("config", overrides=[f"+arm={arm}"]))
+                    setup = build.make_setup(spec, build.make_game(spec))
+                    assert setup.policy().game is setup.game
+    finally:
+        GlobalHydra.instance().clear()
