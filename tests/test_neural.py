@@ -37,6 +37,8 @@ def test_each_method_gets_below_a_loose_threshold_on_kuhn(kuhn, name):
     assert start > 400  # uniform play
     assert mbb < 60, f"{name}: {mbb:.1f} mbb/g after 25 iterations"
     assert solver.nodes_touched > 25 * 2 * FAST[name]["traversals"]
+    assert 0 < solver.size() <= 2 * TREES["max_leaves"]  # the two latest advantage trees' leaves
+    assert solver.memory_size() > 0
 
 
 # ---- unbiasedness of the new estimators, each with a negative control ----------------------------------

@@ -145,6 +145,7 @@ class NeuralCFR(IterativeSolver):
         self.strategies = [v.regret_matching(np.zeros(v.num_sequences)) for v in self.views]  # uniform
         self.plan_sums = [np.zeros(v.num_sequences) for v in self.views]
         self.networks: list[list] = [[], []]  # (t, fitted advantage regressor) with keep_networks
+        self.latest = [None, None]  # each player's latest advantage regressor
         self.values = np.zeros(game.num_histories)  # the latest history-value predictions
         self._average_cache = None
         self.iteration = 0
@@ -196,7 +197,7 @@ class NeuralCFR(IterativeSolver):
             seqs, counts = seqs[counts > 0], counts[counts > 0]
             self.strategy_memory[q].add(np.repeat(seqs, counts), np.repeat(sigma[seqs], counts), t)
         sequences, targets, weights = pooled_targets(self.advantages[p], self.buffer_power, self.game.num_sequences)
-        model = self._fit(ADVANTAGE, p, t, self.features.matrix[sequences], targets, weights)
+        model = self.latest[p] = self._fit(ADVANTAGE, p, t, self.features.matrix[sequences], targets, weights)
         view = self.views[p]
         estimate = np.zeros(view.num_sequences)
         estimate[1:] = _predict(model, self.rows[p])
@@ -278,8 +279,15 @@ class NeuralCFR(IterativeSolver):
         return Policy.from_local(self.game, local)
 
     # ---- size and checkpoints ----------------------------------------------------------------
-    def size(self) -> int:
-        """Examples held in the memories (the networks are refit from them)."""
+    def size(self) -> int | None:
+        """Representation size: the latest advantage regressors' summed sizes (leaves, parameters; None if
+        one is of unknown size), as sampled RCFR's. The memories behind them: `memory_size`."""
+        from ..regressors import size
+        sizes = [0 if m is None else size(m) for m in self.latest]
+        return None if any(s is None for s in sizes) else int(sum(sizes))
+
+    def memory_size(self) -> int:
+        """Examples held in the memories (the regressors are refit from them)."""
         memories = self.advantages + (self.strategy_memory or [])
         return int(sum(m.size for m in memories))
 
