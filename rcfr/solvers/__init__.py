@@ -16,6 +16,7 @@ from .on_demand import LeanSampledRCFR
 from .sampled_rcfr import SampledRCFR, SampledRCFRPlus
 from .sampled_regression import DenseSampledRCFR, SampledRCFRSolver, SampledRegressionRegrets
 from .stores import RegretStore, RegretTable
+from ..neural.solver import DREAM, ESCHER, DeepCFR, SingleDeepCFR  # noqa: E402  (the Deep CFR family)
 
 SOLVERS = {
     "cfr": CFR,
@@ -40,6 +41,10 @@ SOLVERS = {
     "rcfr+": RCFRPlus,
     "sampled-rcfr": SampledRCFR,
     "sampled-rcfr+": SampledRCFRPlus,
+    "deep-cfr": DeepCFR,
+    "sd-cfr": SingleDeepCFR,
+    "dream": DREAM,
+    "escher": ESCHER,
 }
 
 

@@ -1,0 +1,278 @@
+"""The Deep CFR family (`rcfr.neural`): convergence on Kuhn, unbiased new estimators with negative controls,
+exact resume, seeds, exact SD-CFR mixing, loud options, and the CUDA path (skipped without a GPU)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rcfr import Policy, evaluate, load_game, make_solver
+from rcfr.neural import history_features, history_values
+from rcfr.neural.solver import ADVANTAGE, VALUE
+from rcfr.neural.walks import Walker
+from rcfr.sampling import RegretSampler, exact_regrets
+
+TREES = {"name": "best_first", "max_leaves": 64}
+TINY_MLP = {"name": "mlp", "hidden": [8], "epochs": 5, "learning_rate": 1e-2, "batch_size": 6}
+FAST = {"deep-cfr": {"traversals": 100}, "sd-cfr": {"traversals": 100},
+        "dream": {"traversals": 300, "value_traversals": 300}, "escher": {"traversals": 200, "value_traversals": 300}}
+
+
+@pytest.fixture(scope="module")
+def kuhn():
+    return load_game("kuhn")
+
+
+def _own(game, player):
+    view = game.views[player]
+    return slice(view.offset, view.offset + view.num_sequences - 1)
+
+
+@pytest.mark.parametrize("name", sorted(FAST))
+def test_each_method_gets_below_a_loose_threshold_on_kuhn(kuhn, name):
+    solver = make_solver(name, kuhn, regressor=TREES, seed=0, **FAST[name])
+    start = evaluate(kuhn, solver.average_policy()).exploitability_mbb
+    solver.run(25)
+    mbb = evaluate(kuhn, solver.average_policy()).exploitability_mbb
+    assert start > 400  # uniform play
+    assert mbb < 60, f"{name}: {mbb:.1f} mbb/g after 25 iterations"
+    assert solver.nodes_touched > 25 * 2 * FAST[name]["traversals"]
+    assert 0 < solver.size() <= 2 * TREES["max_leaves"]  # the two latest advantage trees' leaves
+    assert solver.memory_size() > 0
+
+
+# ---- unbiasedness of the new estimators, each with a negative control ----------------------------------
+def _z_ok(mean, stderr, exact, z=5.0):
+    return np.all(np.abs(mean - exact) <= z * stderr + 1e-9)
+
+
+def _fixed_estimate(game, policy, values, player, n, seed=0):
+    sums, squares, visits, _ = Walker(game, seed).fixed(policy.probs, values, player, n)
+    mean = sums / n
+    stderr = np.sqrt(np.maximum(squares / n - mean ** 2, 0.0) / n)
+    view = game.views[player]
+    uniform_plan = view.plan(view.regret_matching(np.zeros(view.num_sequences)))
+    parent = game.infoset_parent_seq[game.sequence_infoset]
+    own_reach = uniform_plan[np.where(parent < 0, 0, parent - view.offset + 1)]  # pi_u of each sequence's set
+    own = _own(game, player)
+    return mean[own] / own_reach[own], stderr[own] / own_reach[own]
+
+
+@pytest.mark.parametrize("player", [0, 1])
+def test_escher_walk_with_exact_values_is_unbiased_for_scaled_regrets(kuhn, player):
+    policy = Policy.random(kuhn, 3)
+    values = history_values(kuhn, policy.probs)
+    mean, stderr = _fixed_estimate(kuhn, policy, values, player, 40_000)
+    exact = exact_regrets(kuhn, policy, player)[_own(kuhn, player)]
+    assert _z_ok(mean, stderr, exact)
+    # negative control: a value table wrong on one action of one traverser history is biased there
+    wrong = values.copy()
+    h = int(np.flatnonzero(kuhn.player == player)[0])
+    wrong[kuhn.first_child[h]] += 0.5
+    mean, stderr = _fixed_estimate(kuhn, policy, wrong, player, 40_000)
+    assert not _z_ok(mean, stderr, exact)
+
+
+def test_value_rollouts_are_unbiased_under_exploration(kuhn):
+    policy = Policy.random(kuhn, 5)
+    exact = history_values(kuhn, policy.probs)
+    n = 60_000
+
+    def estimate(correct):
+        walker = Walker(kuhn, 1)
+        sums, counts = walker.rollouts(policy.probs, n, epsilon=0.5, correct=correct)
+        seen = counts > 0
+        return sums[seen] / counts[seen], counts[seen], seen
+
+    mean, counts, seen = estimate(True)
+    assert seen.all()  # exploration reaches every history of Kuhn
+    # each target is at most max|u| x (sigma / q)^decisions <= 2 x 2^2 in absolute value (q >= sigma / 2 at
+    # epsilon 0.5), so bound / sqrt(count) bounds the standard error of a history's mean
+    bound = np.abs(kuhn.utility).max() * 2.0 ** 2
+    assert np.all(np.abs(mean - exact[seen]) <= 5 * bound / np.sqrt(counts))
+    assert np.abs(mean - exact[seen]).max() < 0.1
+    mean, counts, seen = estimate(False)  # negative control: no importance weights, values of the mixture
+    assert np.abs(mean - exact[seen]).max() > 0.3
+
+
+def test_dream_regrets_with_learned_baselines_stay_unbiased(kuhn):
+    """Any baseline that does not depend on the sample keeps outcome sampling unbiased: here the value
+    regressor's predictions after one rollout batch (a poor fit on purpose)."""
+    solver = make_solver("dream", kuhn, regressor=TREES, traversals=10, value_traversals=20, seed=2)
+    policy = Policy.random(kuhn, 7)
+    values = solver._learn_values(policy.probs, 0, 1)
+    exact_values = history_values(kuhn, policy.probs)
+    assert np.abs(values - exact_values).max() > 0.1  # the learned baseline is not the exact value
+    sampler = RegretSampler(kuhn, "baseline", seed=4, epsilon=0.6, baseline=values)
+    for player in (0, 1):
+        batch = sampler.sample(policy, player, 100_000)
+        own = _own(kuhn, player)
+        exact = exact_regrets(kuhn, policy, player)[own]
+        assert _z_ok(batch.mean[own], batch.stderr[own], exact)
+        other = exact_regrets(kuhn, Policy.random(kuhn, 8), player)[own]  # negative control: the test has power
+        assert not _z_ok(batch.mean[own], batch.stderr[own], other)
+
+
+# ---- checkpoints and seeds -----------------------------------------------------------------------------
+@pytest.mark.parametrize("name,regressor", [("deep-cfr", TREES), ("sd-cfr", TINY_MLP), ("dream", TREES),
+                                            ("escher", TINY_MLP)])
+def test_resume_is_bit_identical(kuhn, name, regressor):
+    options = {"traversals": 20, **({"value_traversals": 30} if name in ("dream", "escher") else {})}
+    straight = make_solver(name, kuhn, regressor=regressor, seed=3, **options).run(4)
+    first = make_solver(name, kuhn, regressor=regressor, seed=3, **options).run(2)
+    state = first.state_dict()
+    resumed = make_solver(name, kuhn, regressor=regressor, seed=3, **options)
+    resumed.load_state_dict(state)
+    resumed.run(2)
+    assert resumed.iteration == straight.iteration == 4
+    assert resumed.nodes_touched == straight.nodes_touched
+    np.testing.assert_array_equal(resumed.current_policy().probs, straight.current_policy().probs)
+    np.testing.assert_array_equal(resumed.average_policy().probs, straight.average_policy().probs)
+
+
+def test_checkpoint_of_another_configuration_is_refused(kuhn):
+    state = make_solver("sd-cfr", kuhn, regressor=TREES, traversals=5).run(1).state_dict()
+    with pytest.raises(ValueError, match="checkpoint"):
+        make_solver("deep-cfr", kuhn, regressor=TREES, traversals=5).load_state_dict(state)
+
+
+def test_seeds_reach_network_initialization_and_minibatch_order(kuhn):
+    solver = make_solver("dream", kuhn, regressor=TINY_MLP, traversals=5, seed=0)
+    other = make_solver("dream", kuhn, regressor=TINY_MLP, traversals=5, seed=1)
+    seeds = {solver._fresh(role, p, t).random_state for role in (ADVANTAGE, VALUE) for p in (0, 1) for t in (1, 2)}
+    assert len(seeds) == 8  # one per role, player and iteration
+    assert other._fresh(ADVANTAGE, 0, 1).random_state not in seeds
+    # one derived seed fixes the initial weights and the minibatch order of a fit
+    rows = solver.features.matrix
+    y = np.linspace(-1, 1, len(rows))
+
+    def fitted(random_state, batch_size):
+        model = solver._fresh(ADVANTAGE, 0, 1).set_params(random_state=random_state, batch_size=batch_size)
+        return model.fit(rows, y).predict(rows)
+
+    np.testing.assert_array_equal(fitted(11, 4), fitted(11, 4))
+    assert not np.array_equal(fitted(11, 4), fitted(12, 4))
+    # same initialization (full batch: no order) but different minibatch orders: only the RNG differs
+    full = fitted(11, None)
+    assert not np.array_equal(full, fitted(11, 4))
+    # and whole runs: same seed identical, another seed different
+    a = make_solver("sd-cfr", kuhn, regressor=TINY_MLP, traversals=10, seed=5).run(2).average_policy().probs
+    b = make_solver("sd-cfr", kuhn, regressor=TINY_MLP, traversals=10, seed=5).run(2).average_policy().probs
+    c = make_solver("sd-cfr", kuhn, regressor=TINY_MLP, traversals=10, seed=6).run(2).average_policy().probs
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+
+
+# ---- averaging -----------------------------------------------------------------------------------------
+def test_sd_cfr_average_is_the_exact_mixture_of_the_stored_networks(kuhn):
+    solver = make_solver("sd-cfr", kuhn, regressor=TREES, traversals=30, keep_networks=True, seed=1).run(6)
+    assert [t for t, _ in solver.networks[0]] == list(range(1, 7))
+    np.testing.assert_allclose(solver.mixed_policy().probs, solver.average_policy().probs, atol=1e-12)
+
+
+def test_deep_cfr_policy_network_reproduces_the_strategy_memory_with_a_table(kuhn):
+    """With indicator features and the exact table as the policy network, the average policy is the
+    strategy memory's weighted mean per sequence: a visit- and t-weighted mean of the sigma_t."""
+    solver = make_solver("deep-cfr", kuhn, regressor=TREES, features="indicator", policy_regressor="table",
+                         traversals=50, seed=0).run(5)
+    policy = solver.average_policy().probs
+    for p in (0, 1):
+        seqs, values, iterations = solver.strategy_memory[p].examples()
+        for s in np.unique(seqs):
+            pick = seqs == s
+            expected = np.average(values[pick], weights=iterations[pick].astype(float))
+            same_set = kuhn.sequence_infoset == kuhn.sequence_infoset[s]
+            assert policy[s] == pytest.approx(expected / sum(
+                np.average(values[seqs == r], weights=iterations[seqs == r].astype(float))
+                for r in np.flatnonzero(same_set)), abs=1e-9)
+
+
+def test_pooled_targets_match_the_reservoir_targets_of_sampled_rcfr(kuhn):
+    from rcfr.neural.solver import pooled_targets
+    from rcfr.sampling.reservoir import Reservoir
+    from rcfr.solvers.targets import reservoir_targets
+    memory = Reservoir(50, seed=3)
+    rng = np.random.default_rng(0)
+    for t in range(1, 9):
+        memory.add(rng.integers(0, kuhn.num_sequences, 20), rng.normal(size=20), t)
+    for power in (0.0, 1.0, 2.0):
+        ours, expected = pooled_targets(memory, power, kuhn.num_sequences), reservoir_targets(*memory.examples(), power)
+        for a, b in zip(ours, expected):
+            np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+def test_history_features_tell_every_kuhn_history_apart(kuhn):
+    from features import make_features
+    rows = history_features(kuhn, make_features(kuhn, "auto").matrix)
+    assert rows.shape[0] == kuhn.num_histories
+    assert len(np.unique(rows, axis=0)) == kuhn.num_histories
+
+
+# ---- loud options --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name,options,match", [
+    ("sd-cfr", {"sampler": "probing"}, "sampler"),
+    ("deep-cfr", {"traversals": 0}, "traversals"),
+    ("escher", {"average": "tree"}, "average"),
+    ("dream", {"value_exploration": 1.0}, "value_exploration"),
+    ("deep-cfr", {"regressor": "forest"}, "regressor"),
+    ("sd-cfr", {"value_regressor": "mlp"}, "value_regressor"),
+])
+def test_bad_options_fail_before_any_work(kuhn, name, options, match):
+    with pytest.raises(ValueError, match=match):
+        make_solver(name, kuhn, **options)
+
+
+def test_network_average_needs_visit_counts(kuhn):
+    from rcfr.neural import NeuralCFR
+    with pytest.raises(ValueError, match="average='network'"):
+        NeuralCFR(kuhn, sampler="outcome", average="network")
+
+
+# ---- the CUDA path -------------------------------------------------------------------------------------
+def _cuda() -> bool:
+    try:
+        import torch
+    except ImportError:
+        return False
+    return torch.cuda.is_available()
+
+
+@pytest.mark.skipif(not _cuda(), reason="no CUDA device")
+def test_networks_train_on_cuda(kuhn):
+    network = {**TINY_MLP, "device": "cuda"}
+    solver = make_solver("escher", kuhn, regressor=network, traversals=20, value_traversals=20, seed=0).run(3)
+    model = solver._fit(ADVANTAGE, 0, 9, solver.rows[0], np.ones(len(solver.rows[0])), None)
+    assert model.net_[0].weight.device.type == "cuda"
+    assert np.isfinite(evaluate(kuhn, solver.average_policy()).exploitability_mbb)
+    auto = make_solver("sd-cfr", kuhn, regressor={**TINY_MLP, "device": "auto"}, traversals=20, seed=0).run(2)
+    assert np.isfinite(evaluate(kuhn, auto.average_policy()).exploitability_mbb)
+
+
+# ---- the presets ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("preset", ["neural_leduc", "neural_leduc_quick"])
+def test_neural_presets_compose_and_every_arm_builds(preset):
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+
+    from experiments import build
+    from experiments.callbacks import sweep_jobs
+    from experiments.run import CONFIG_DIR
+    from experiments.schema import validate
+
+    GlobalHydra.instance().clear()
+    try:
+        with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
+            cfg = compose("config", overrides=[f"+experiment={preset}"], return_hydra_config=True)
+            jobs = sweep_jobs(cfg)
+            chosen = sorted({next(o.split("=", 1)[1] for o in job if o.startswith("+arm=")) for job in jobs})
+            seeds = {next(o for o in job if o.startswith("run.seed=")) for job in jobs}
+            assert len(seeds) == (5 if preset == "neural_leduc" else 2)
+            assert {a.split("-", 1)[1] for a in chosen} == {"deep-cfr", "sd-cfr", "dream", "escher", "rcfr+", "es", "os"}
+            assert {a.split("/")[1].split("-")[0] for a in chosen} == {"kuhn", "leduc"}
+            for arm in chosen:
+                if arm.startswith("neural/kuhn"):
+                    spec = validate(compose("config", overrides=[f"+arm={arm}"]))
+                    setup = build.make_setup(spec, build.make_game(spec))
+                    assert setup.policy().game is setup.game
+    finally:
+        GlobalHydra.instance().clear()
