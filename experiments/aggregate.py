@@ -23,6 +23,11 @@
 
 Memory (``peak_rss_mib``, ``solve_peak_rss_mib``, ``anon_rss_mib``: `experiments.runner.MEMORY`) is in
 the tables, pooled like the other numbers.
+
+Jobs without results are listed, not dropped: a job directory with Hydra's ``.hydra/`` but no
+``summary.json`` is "failed" (it raised, was killed, or is still running), and a job that the sweep's
+``multirun.yaml`` names but that has no directory is "missing"; both appear in ``runs.csv``, in the
+table of ``results.md`` and on the console, with their overrides.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ import io
 import json
 import sys
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -71,6 +76,7 @@ class Aggregate:
     groups: list[dict]  # one per configuration, seeds pooled
     curves: dict[str, list[dict]]  # run -> metrics rows
     files: list[Path]
+    unfinished: list[dict] = field(default_factory=list)  # jobs without results: status "failed" or "missing"
 
 
 def find_runs(directory: Path) -> list[Path]:
@@ -97,6 +103,84 @@ def collect(directory: Path) -> tuple[list[dict], dict[str, list[dict]]]:
         curves[name] = _read_metrics(run / "metrics.csv")
     rows.sort(key=lambda r: (r["game"], r["label"], r["representation_size"] or 0, r["seed"] or 0))
     return rows, curves
+
+
+def _job_overrides(job: Path) -> list[str]:
+    from omegaconf import OmegaConf
+    try:
+        return [str(o) for o in OmegaConf.load(job / ".hydra" / "overrides.yaml")]
+    except Exception:  # noqa: BLE001  (a damaged or half-written file: the job is listed all the same)
+        return []
+
+
+def _job_label(job: Path) -> tuple[str | None, str | None]:
+    """(label, game) of a job that left no summary, read from the config Hydra saved for it."""
+    from omegaconf import OmegaConf
+    try:
+        cfg = OmegaConf.to_container(OmegaConf.load(job / ".hydra" / "config.yaml"), resolve=False)
+        game = cfg["game"]
+        params = ", ".join(f"{k}={v!r}" for k, v in (game.get("params") or {}).items())
+        if cfg.get("label"):
+            return str(cfg["label"]), f"{game['name']}({params})"
+        parts = [cfg["solver"]["name"]] + [cfg[c]["name"] for c in ("regressor", "features", "abstraction")
+                                           if cfg.get(c, {}).get("name", "none") != "none"]
+        return " ".join(parts), f"{game['name']}({params})"
+    except Exception:  # noqa: BLE001
+        return None, None
+
+
+def expected_jobs(directory: Path) -> list[list[str]] | None:
+    """The override lists of the jobs in the sweep's ``multirun.yaml``, expanded as Hydra's basic
+    sweeper does; None without that file, for another sweeper, or for a sweep this cannot expand (glob)."""
+    path = directory / "multirun.yaml"
+    if not path.exists():
+        return None
+    from omegaconf import OmegaConf
+    try:
+        from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+        from hydra.core.override_parser.overrides_parser import OverridesParser
+
+        config = OmegaConf.load(path)
+        if "BasicSweeper" not in str(config.hydra.sweeper.get("_target_", "")):
+            return None
+        params = config.hydra.sweeper.get("params") or {}
+        arguments = [f"{k}={v}" for k, v in params.items()] + list(config.hydra.overrides.task)
+        batches = BasicSweeper.split_arguments(OverridesParser.create().parse_overrides(arguments), None)
+        return [job for batch in batches for job in batch]
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def unfinished_jobs(directory: Path) -> list[dict]:
+    """Jobs under `directory` with no results: "failed" ones (a job directory, no summary.json) and
+    "missing" ones (named by multirun.yaml, no directory), each with its label, game and overrides."""
+    out = []
+    for hydra_dir in sorted(directory.rglob(".hydra")):
+        job = hydra_dir.parent
+        if (hydra_dir / "overrides.yaml").exists() and not (job / "summary.json").exists():
+            label, game = _job_label(job)
+            out.append({"run": str(job.relative_to(directory)) or ".", "status": "failed", "label": label,
+                        "game": game, "overrides": " ".join(_job_overrides(job))})
+    jobs = expected_jobs(directory)
+    if jobs is not None:
+        for number, overrides in enumerate(jobs):
+            if not (directory / str(number)).exists():
+                out.append({"run": str(number), "status": "missing", "label": None, "game": None,
+                            "overrides": " ".join(overrides)})
+    out.sort(key=lambda u: (int(u["run"]) if u["run"].isdigit() else 10 ** 9, u["run"]))
+    return out
+
+
+def unfinished_note(unfinished: list[dict]) -> str:
+    """One line per job without results, under a count, for results.md and the console."""
+    if not unfinished:
+        return ""
+    counts = ", ".join(f"{sum(u['status'] == s for u in unfinished)} {s}" for s in ("failed", "missing")
+                       if any(u["status"] == s for u in unfinished))
+    lines = [f"**{len(unfinished)} job(s) without results ({counts})**: the table lists them without numbers; "
+             "a failed job's log is in its directory.", ""]
+    lines += [f"- {u['status']}: job {u['run']} `{u['overrides'] or '(no overrides)'}`" for u in unfinished]
+    return "\n".join(lines) + "\n"
 
 
 def ci95(values) -> float | None:
@@ -141,7 +225,7 @@ def _fmt(value, digits: int = 4) -> str:
     return str(value)
 
 
-def markdown(groups: list[dict]) -> str:
+def markdown(groups: list[dict], unfinished: list[dict] = ()) -> str:
     head = ["label", "game", "size", "% of game", "iterations", "exploitability (chips)", "95% CI (chips)",
             "mbb/g", "seconds", "CPU seconds", "peak MiB", "seeds", "status"]
     measured = any(g.get("measure", "exploitability") != "exploitability" for g in groups)
@@ -156,6 +240,10 @@ def markdown(groups: list[dict]) -> str:
         if measured:
             half = g.get("measure_value_ci95")
             cells += [g["measure"], _fmt(g["measure_value"]), "-" if half is None else f"± {half:.2g}"]
+        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    for u in unfinished:  # no numbers: say which job, so it is not mistaken for a smaller sweep
+        cells = [u["label"] or f"job {u['run']}", u["game"] or u["overrides"] or "-"] + ["-"] * (len(head) - 4) \
+            + ["-", u["status"]]
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -447,12 +535,16 @@ def aggregate(directory: str | Path, *, plots: bool = True) -> Aggregate | None:
     if not directory.is_dir():
         raise FileNotFoundError(f"no such directory: {directory}")
     rows, curves = collect(directory)
-    if not rows:
+    unfinished = unfinished_jobs(directory)
+    if not rows and not unfinished:
         return None
     groups = pool(rows)
-    _write_csv(directory / "runs.csv", COLUMNS, rows)
+    _write_csv(directory / "runs.csv", COLUMNS, rows + [{k: u[k] for k in ("run", "status", "label", "game")}
+                                                        for u in unfinished])
     _write_csv(directory / "results.csv", GROUP_COLUMNS, groups)
-    table = markdown(groups)
+    table = markdown(groups, unfinished)
+    if unfinished:
+        table += "\n" + unfinished_note(unfinished)
     by_nodes = node_curves(rows, curves)
     ylabel = _measure_label(rows)
     if by_nodes:
@@ -463,14 +555,14 @@ def aggregate(directory: str | Path, *, plots: bool = True) -> Aggregate | None:
     if by_iteration:
         atomic_write(directory / "curves.md", lambda f: f.write(by_iteration.encode()))
         files.append(directory / "curves.md")
-    if plots:
+    if plots and groups:
         files += plot(directory, groups, curves)
         if by_nodes:
             files += plot_nodes(directory, by_nodes, ylabel=ylabel)
             by_cpu = node_curves(rows, curves, "cpu_seconds")
             if by_cpu:  # runs from before cpu_seconds was recorded have none
                 files += plot_nodes(directory, by_cpu, "cpu_seconds", ylabel)
-    return Aggregate(directory, rows, groups, curves, files)
+    return Aggregate(directory, rows, groups, curves, files, unfinished)
 
 
 def _measure_label(rows: list[dict]) -> str:
@@ -482,8 +574,9 @@ def report(result: Aggregate) -> str:
     plots = [str(p) for p in result.files if p.suffix == ".png"]
     by_nodes = node_curves(result.rows, result.curves)
     extra = f"\n{node_markdown(by_nodes, _measure_label(result.rows))}" if by_nodes else ""
-    return (f"\n{markdown(result.groups)}{extra}\n{len(result.rows)} runs ({len(result.groups)} configurations) in "
-            f"{result.directory}\n"
+    missing = f"\n{unfinished_note(result.unfinished)}" if result.unfinished else ""
+    return (f"\n{markdown(result.groups, result.unfinished)}{extra}{missing}\n{len(result.rows)} runs "
+            f"({len(result.groups)} configurations) in {result.directory}\n"
             f"table: {result.directory / 'results.csv'}\nplots: {', '.join(plots)}\n")
 
 

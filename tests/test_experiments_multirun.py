@@ -209,3 +209,48 @@ def test_seeds_are_pooled_into_mean_95_ci_and_count(tmp_path):
     assert "| ± " in table[3] and "| 3 | complete |" in table[3]
     with (tmp_path / "runs.csv").open() as f:
         assert sorted(int(r["seed"]) for r in csv.DictReader(f)) == [0, 0, 1, 2]
+
+
+def test_failed_and_missing_jobs_are_listed_in_the_table_and_on_the_console(tmp_path, capsys):
+    """A sweep of four jobs (multirun.yaml) where job 2 left only Hydra's .hydra/ (it raised or was
+    killed) and job 3 never started: both are reported, not just the two that finished."""
+    from omegaconf import OmegaConf
+    jobs = [["solver=cfr", "run.seed=0"], ["solver=cfr", "run.seed=1"], ["solver=cfr+", "run.seed=0"],
+            ["solver=cfr+", "run.seed=1"]]
+    OmegaConf.save({"hydra": {"sweeper": {"_target_": "hydra._internal.core_plugins.basic_sweeper.BasicSweeper",
+                                          "params": {"solver": "cfr,cfr+"}},
+                              "overrides": {"task": ["run.seed=0,1", "game=kuhn"]}}}, tmp_path / "multirun.yaml")
+    for number, (solver, seed) in enumerate([("cfr", 0), ("cfr", 1), ("cfr+", 0)]):
+        job = tmp_path / str(number)
+        (job / ".hydra").mkdir(parents=True)
+        OmegaConf.save([*jobs[number], "game=kuhn"], job / ".hydra" / "overrides.yaml")
+        cfg = {"game": {"name": "kuhn", "params": {}}, "solver": {"name": solver},
+               "run": {"iterations": 10, "seed": seed, "eval_points": 3}}
+        OmegaConf.save({**cfg, "regressor": {"name": "none"}, "features": {"name": "none"},
+                        "abstraction": {"name": "none"}, "label": None}, job / ".hydra" / "config.yaml")
+        if number < 2:
+            run_experiment(cfg, job)
+    result = aggregate(tmp_path)
+    assert [(u["run"], u["status"], u["label"]) for u in result.unfinished] == \
+        [("2", "failed", "cfr+"), ("3", "missing", None)]
+    assert result.unfinished[0]["overrides"] == "solver=cfr+ run.seed=0 game=kuhn"
+    assert result.unfinished[1]["overrides"] == "solver=cfr+ run.seed=1 game=kuhn"
+    table = (tmp_path / "results.md").read_text()
+    assert "| cfr+ | kuhn() | - |" in table and table.count("| failed |") == 1
+    assert "| job 3 | solver=cfr+ run.seed=1 game=kuhn |" in table and table.count("| missing |") == 1
+    assert "2 job(s) without results (1 failed, 1 missing)" in table
+    with (tmp_path / "runs.csv").open() as f:
+        assert [r["status"] for r in csv.DictReader(f)] == ["complete", "complete", "failed", "missing"]
+    assert aggregate_main([str(tmp_path), "--no-plots"]) == 0
+    out = capsys.readouterr().out
+    assert "- failed: job 2 `solver=cfr+ run.seed=0 game=kuhn`" in out
+    assert "- missing: job 3 `solver=cfr+ run.seed=1 game=kuhn`" in out
+
+
+def test_a_sweep_where_every_job_failed_is_still_reported(tmp_path):
+    job = tmp_path / "0" / ".hydra"
+    job.mkdir(parents=True)
+    (job / "overrides.yaml").write_text("- game=kuhn\n")
+    result = aggregate(tmp_path)
+    assert result is not None and result.rows == [] and [u["status"] for u in result.unfinished] == ["failed"]
+    assert "| job 0 | game=kuhn |" in (tmp_path / "results.md").read_text()
