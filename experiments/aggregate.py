@@ -63,8 +63,19 @@ PLOT_NAMES = ("exploitability_vs_size", "convergence", "exploitability_vs_nodes"
 #: the x axes of the per-evaluation curve plots of budgeted runs: metrics column -> axis label
 CURVE_AXES = {"nodes_touched": "nodes touched",
               "cpu_seconds": "solve CPU seconds (process; compilation and evaluation excluded)"}
-MARKERS = "osD^v<>ph*X"
+MARKERS = "osD^v<>ph*XP8dH"
 LINESTYLES = ("-", "--", ":")
+#: words for the games' registry names in plot titles (`game_title`)
+GAME_WORDS = {"kuhn": "Kuhn poker", "leduc": "Leduc hold'em", "ocp": "one-card poker", "nlocp": "no-limit one-card poker",
+              "nlocp_wagers": "no-limit one-card poker, abstract wagers", "liars_dice": "Liar's Dice (Bluff)",
+              "goofspiel": "Goofspiel", "dieroll": "Die-Roll Poker", "pam": "Princess and Monster",
+              "latent_ttt": "Latent Tic-Tac-Toe", "openspiel": "OpenSpiel"}
+#: games whose exploitability is plotted in mbb/g (milli-big-blinds per game); the others in chips
+POKER = {"kuhn", "leduc", "ocp", "nlocp", "nlocp_wagers"}
+#: the kit's short method labels (`experiments.arms`) in words, for legends
+LABEL_WORDS = {"BF": "RCFR (best-first tree)", "BF+": "RCFR+ (best-first tree)",
+               "BF_BS": "RCFR (best-first tree, bootstrapped targets)",
+               "BF+_BS": "RCFR+ (best-first tree, bootstrapped targets)"}
 #: in a label, what comes before it names the panel of the nodes-touched plot (`split_label`)
 PANEL_SEPARATOR = " | "
 
@@ -332,10 +343,22 @@ def panel_layout(table: dict[tuple[str, str], list[tuple]]) -> tuple[int, int, d
     return len(games), max(len(p) for p in per_game.values()), places
 
 
+def mbb_factors(rows: list[dict]) -> dict[str, float]:
+    """game -> mbb/g per chip, for the poker games among `rows` measured by exploitability."""
+    out = {}
+    for r in rows:
+        if is_poker(r["game"]) and (r.get("measure") or "exploitability") == "exploitability" \
+                and r.get("exploitability") and r.get("exploitability_mbb") is not None:
+            out[r["game"]] = r["exploitability_mbb"] / r["exploitability"]
+    return out
+
+
 def plot_nodes(directory: Path, table: dict[tuple[str, str], list[tuple]], axis: str = "nodes_touched",
-               ylabel: str = LABELS["exploitability"]) -> list[Path]:
+               ylabel: str = LABELS["exploitability"], mbb: dict[str, float] | None = None) -> list[Path]:
     """The measure against nodes touched, or the `axis` of `node_curves` (`panel_layout`; the panels of a
-    game share one vertical range, and a curve name keeps its colour and marker in every panel)."""
+    game share one vertical range, and a curve name keeps its colour and marker in every panel). The
+    games in `mbb` (`mbb_factors`: poker) are drawn in mbb/g, as in the convergence plot."""
+    mbb = mbb or {}
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -350,13 +373,14 @@ def plot_nodes(directory: Path, table: dict[tuple[str, str], list[tuple]], axis:
         for label, points in ((lab, p) for (g, lab), p in table.items() if g == game and split_label(lab)[0] == panel):
             name = split_label(label)[1]
             x, y, half = (np.array([p[j] for p in points]) for j in range(3))
-            ax.errorbar(x, y, yerr=np.minimum(half, 0.999 * y), markersize=3, capsize=2, label=name,
+            y, half = y * mbb.get(game, 1.0), half * mbb.get(game, 1.0)
+            ax.errorbar(x, y, yerr=np.minimum(half, 0.999 * y), markersize=3, capsize=2, label=label_words(name),
                         **_style(curves.index(name)))
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel(CURVE_AXES[axis])
-        ax.set_ylabel(ylabel)
-        ax.set_title(f"{game}: {panel}" if panel else game, fontsize=9)
+        ax.set_ylabel("exploitability (mbb/g)" if game in mbb else ylabel)
+        ax.set_title(f"{game_title(game)}: {panel}" if panel else game_title(game), fontsize=9)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
     for row, col in set(np.ndindex(rows, cols)) - set(places.values()):
@@ -379,21 +403,74 @@ def _save_figure(fig, directory: Path, name: str) -> list[Path]:
 
 
 def _style(i: int) -> dict:
-    """Curve `i` of a panel: its own colour (ten, then repeated with another line style) and its own
-    hollow marker, so that curves sharing a label and points on top of each other stay visible."""
+    """Curve `i` of a panel: its own colour (tab10's ten, then their light shades with a dashed line) and
+    its own hollow marker, so that no two of up to 15 curves look alike and points on top of each
+    other stay visible."""
     import matplotlib.pyplot as plt
-    return {"color": plt.cm.tab10(i % 10), "marker": MARKERS[i % len(MARKERS)], "mfc": "none",
+    colour = plt.cm.tab10(i % 10) if (i // 10) % 2 == 0 else plt.cm.tab20(2 * (i % 10) + 1)
+    return {"color": colour, "marker": MARKERS[i % len(MARKERS)], "mfc": "none",
             "linestyle": LINESTYLES[(i // 10) % len(LINESTYLES)]}
+
+
+def game_title(game: str, sequences: float | None = None) -> str:
+    """A game's description ("leduc(merge_suits=True)") in words, with its size when known."""
+    name, _, params = game.partition("(")
+    params = params.rstrip(")").replace("merge_suits=True", "rank-only")
+    text = GAME_WORDS.get(name, name) + (f" ({params})" if params else "")
+    return f"{text}, {sequences:,.0f} sequences" if sequences else text
+
+
+def label_words(label: str) -> str:
+    """A curve label for a legend: "BF+" -> "RCFR+ (best-first tree)", "CFR+ J.Q.K" -> "CFR+ on
+    abstraction J.Q.K"; other labels as they are."""
+    head, _, rest = label.partition(" ")
+    if head in LABEL_WORDS:
+        return LABEL_WORDS[head] + (f" {rest}" if rest else "")
+    if head == "CFR+" and rest and not rest.startswith(("(", "[")):
+        return f"CFR+ on abstraction {rest}"
+    return label
+
+
+def game_sequences(groups: list[dict], game: str) -> float | None:
+    """The game's sequence count, from any of its runs' size and share of the game."""
+    for g in groups:
+        if g["game"] == game and g["representation_size"] and g["representation_pct"]:
+            return g["representation_size"] * 100.0 / g["representation_pct"]
+    return None
+
+
+def is_poker(game: str) -> bool:
+    return game.split("(")[0] in POKER
+
+
+def _log_interp(grid: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """`ys` at `grid` (both x in logs), interpolated in log y where every value is positive."""
+    if np.all(ys > 0):
+        return np.exp(np.interp(grid, xs, np.log(ys)))
+    return np.interp(grid, xs, ys)
 
 
 def _common_iterations(curves: list[list[dict]]) -> list:
     return sorted(set.intersection(*({c["iteration"] for c in curve} for curve in curves)))
 
 
-def _mean_curve(curves: list[list[dict]], column: str = "exploitability_mbb") -> tuple[np.ndarray, ...]:
-    """Iterations, mean solve seconds, mean and 95% half-width of `column` over the seeds' curves, at the
-    iterations every curve has."""
+def _mean_curve(curves: list[list[dict]], column: str = "exploitability_mbb") -> tuple[np.ndarray, ...] | None:
+    """Iterations, mean solve seconds, mean and 95% half-width of `column` over the seeds' curves. Where
+    the seeds evaluated at the same iterations, at those; where they did not (a node budget evaluates
+    at node counts), each seed is interpolated in log iterations on the first seed's evaluations inside
+    the range every seed covers. None when the seeds share no range (`plot` then draws each seed)."""
     common = _common_iterations(curves)
+    if any(len(curve) != len(common) for curve in curves):
+        xs = [np.log([max(c["iteration"], 1e-300) for c in curve]) for curve in curves]
+        low, high = max(x[0] for x in xs), min(x[-1] for x in xs)
+        if low > high:
+            return None
+        grid = np.array([g for g in xs[0] if low <= g < high] + [high])
+        seconds = np.array([np.interp(grid, x, [c["seconds"] for c in curve]) for x, curve in zip(xs, curves)])
+        values = np.array([_log_interp(grid, x, np.array([c[column] for c in curve], dtype=float))
+                           for x, curve in zip(xs, curves)])
+        half = np.array([ci95(column_) or 0.0 for column_ in values.T])
+        return np.exp(grid), seconds.mean(axis=0), values.mean(axis=0), half
     at = [{c["iteration"]: c for c in curve} for curve in curves]
     seconds = np.array([[a[i]["seconds"] for a in at] for i in common]).reshape(len(common), -1)
     values = np.array([[a[i][column] for a in at] for i in common]).reshape(len(common), -1)
@@ -402,9 +479,12 @@ def _mean_curve(curves: list[list[dict]], column: str = "exploitability_mbb") ->
 
 
 def _plotted(group: dict) -> tuple[str, str]:
-    """Column and axis label of a configuration's curve: exploitability in mbb/g, any other measure in chips."""
+    """Column and axis label of a configuration's curve: exploitability in mbb/g for poker and in chips
+    (the game's payoff unit) for the other games, any other measure in chips."""
     measure = group.get("measure") or "exploitability"
-    return ("exploitability_mbb", "exploitability (mbb/g)") if measure == "exploitability" else (measure, LABELS[measure])
+    if measure == "exploitability" and is_poker(group["game"]):
+        return "exploitability_mbb", "exploitability (mbb/g)"
+    return measure, LABELS[measure]
 
 
 def curve_rows(groups: list[dict]) -> dict[tuple[str, str], list[tuple[str, dict]]]:
@@ -454,18 +534,15 @@ def curve_markdown(rows: list[dict], groups: list[dict], curves: dict[str, list[
     return "\n\n".join(out) + ("\n" if out else "")
 
 
-def plot(directory: Path, groups: list[dict], curves: dict[str, list[dict]]) -> list[Path]:
-    import matplotlib
-    matplotlib.use("Agg")
+def _plot_sizes(directory: Path, games: list[str], done: list[dict], groups: list[dict]) -> list[Path]:
+    """Final exploitability against representation size, one row per game (linear and log x)."""
     import matplotlib.pyplot as plt
-
-    games = sorted({g["game"] for g in groups})
-    done = [g for g in groups if g["status"] == "complete" and g["exploitability_mbb"] is not None
-            and g["representation_pct"] is not None]  # a size-vs-exploitability plot needs both
-    files: list[Path] = []
 
     fig, axes = plt.subplots(len(games), 2, figsize=(11, 4 * len(games)), squeeze=False, layout="constrained")
     for row, game in enumerate(games):
+        column, unit = ("exploitability_mbb", "exploitability (mbb/g)") if is_poker(game) \
+            else ("exploitability", "exploitability (chips)")
+        points_all = [g for g in done if g["game"] == game]
         by_label = defaultdict(list)
         for g in done:
             if g["game"] == game:
@@ -474,38 +551,67 @@ def plot(directory: Path, groups: list[dict], curves: dict[str, list[dict]]) -> 
             for i, (label, points) in enumerate(sorted(by_label.items())):
                 points.sort(key=lambda g: g["representation_pct"])
                 seeds = max(g["seeds"] for g in points)
-                ax.errorbar([g["representation_pct"] for g in points], [g["exploitability_mbb"] for g in points],
-                            yerr=[g["exploitability_mbb_ci95"] or 0.0 for g in points], capsize=3, markersize=7,
+                ax.errorbar([g["representation_pct"] for g in points], [g[column] for g in points],
+                            yerr=[g[f"{column}_ci95"] or 0.0 for g in points], capsize=3, markersize=7,
                             **_style(i),
-                            label=label if seeds == 1 else f"{label} (n={seeds})")
+                            label=label_words(label) if seeds == 1 else f"{label_words(label)} (n={seeds})")
             ax.set_xscale(scale)
             ax.set_yscale("log")
-            ax.set_xlabel("representation size (% of game)")
-            ax.set_ylabel("exploitability (mbb/g)")
-            ax.set_title(f"{game}: final exploitability ({scale} x axis)", fontsize=9)
+            ax.set_xlabel(f"representation size (% of the game's {game_sequences(groups, game) or 0:,.0f} sequences)")
+            ax.set_ylabel(unit)
+            iterations = sorted({g["iteration"] for g in points_all})
+            after = f" after {iterations[0]:,} iterations" if len(iterations) == 1 else ""
+            ax.set_title(f"{game_title(game, game_sequences(groups, game))}\nfinal exploitability{after} "
+                         f"({scale} x axis)", fontsize=9)
             ax.grid(True, which="both", alpha=0.3)
         if by_label:
             axes[row][1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
-    files += _save_figure(fig, directory, "exploitability_vs_size")
+    files = _save_figure(fig, directory, "exploitability_vs_size")
     plt.close(fig)
+    return files
+
+
+def plot(directory: Path, groups: list[dict], curves: dict[str, list[dict]]) -> list[Path]:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    done = [g for g in groups if g["status"] == "complete" and g["exploitability_mbb"] is not None
+            and g["representation_pct"] is not None]  # a size-vs-exploitability plot needs both
+    games = sorted({g["game"] for g in done})
+    files: list[Path] = []
+    sizes = {g["representation_pct"] for g in done}
+    if len(sizes) > 1:  # every point at one size (a tabular sweep) says nothing against size
+        files += _plot_sizes(directory, games, done, groups)
 
     layout = curve_rows(groups)
+
     fig, axes = plt.subplots(len(layout), 2, figsize=(11, 4 * len(layout)), squeeze=False, layout="constrained")
     sizes_per_label = defaultdict(set)
     for g in groups:
         sizes_per_label[(g["game"], g["label"])].add(g["representation_size"])
     for row, (key, members) in enumerate(layout.items()):
         names: set[str] = set()
-        shown = [(name, g) for name, g in members if all(curves.get(r) for r in g["runs"].split())
-                 and _common_iterations([curves[r] for r in g["runs"].split()])]  # node-budget seeds may share none
-        means = [_mean_curve([curves[r] for r in g["runs"].split()], _plotted(g)[0]) for _, g in shown]
+        shown, means = [], []
+        for name, g in members:
+            runs = [curves.get(r) for r in g["runs"].split()]
+            if not all(runs):
+                continue
+            mean = _mean_curve(runs, _plotted(g)[0])
+            if mean is not None:
+                shown.append((label_words(name), g))
+                means.append(mean)
+            else:  # seeds that share no range of iterations: one curve per seed, none dropped
+                for run, curve in zip(g["runs"].split(), runs):
+                    shown.append((f"{label_words(name)} [{run}]", {**g, "seeds": 1}))
+                    means.append(_mean_curve([curve], _plotted(g)[0]))
         # on a log axis a 95% band reaching zero or below is drawn down to half the lowest mean instead
         floor = 0.5 * min((float(np.min(m[2][m[2] > 0])) for m in means if np.any(m[2] > 0)), default=1e-12)
         for i, ((name, g), (iterations, seconds, mbb, half)) in enumerate(zip(shown, means)):
             if len(sizes_per_label[(g["game"], g["label"])]) > 1:
                 name += f" ({_fmt(g['representation_pct'], 3)}%)"
             if g["seeds"] > 1:
-                name += f" (n={g['seeds']})"
+                name += f" (mean of {g['seeds']} seeds)"
             if name in names:  # the same label and size in two configurations: say which runs
                 name += f" [{g['runs'].split()[0]}]"
             names.add(name)
@@ -520,7 +626,9 @@ def plot(directory: Path, groups: list[dict], curves: dict[str, list[dict]]) -> 
             ax.set_yscale("log")
             ax.set_xlabel(axis)
             ax.set_ylabel(ylabel)
-            ax.set_title(f"{_row_title(key)}: convergence", fontsize=9)
+            title = game_title(key[0], game_sequences(groups, key[0])) if not key[1] \
+                else f"{GAME_WORDS.get(key[0], key[0])}: {key[1]}"
+            ax.set_title(f"{title}: convergence", fontsize=9)
             ax.grid(True, which="both", alpha=0.3)
         if shown:
             axes[row][1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
@@ -558,10 +666,10 @@ def aggregate(directory: str | Path, *, plots: bool = True) -> Aggregate | None:
     if plots and groups:
         files += plot(directory, groups, curves)
         if by_nodes:
-            files += plot_nodes(directory, by_nodes, ylabel=ylabel)
+            files += plot_nodes(directory, by_nodes, ylabel=ylabel, mbb=mbb_factors(rows))
             by_cpu = node_curves(rows, curves, "cpu_seconds")
             if by_cpu:  # runs from before cpu_seconds was recorded have none
-                files += plot_nodes(directory, by_cpu, "cpu_seconds", ylabel)
+                files += plot_nodes(directory, by_cpu, "cpu_seconds", ylabel, mbb=mbb_factors(rows))
     return Aggregate(directory, rows, groups, curves, files, unfinished)
 
 
