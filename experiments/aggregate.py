@@ -466,7 +466,8 @@ def _mean_curve(curves: list[list[dict]], column: str = "exploitability_mbb") ->
         if low > high:
             return None
         grid = np.array([g for g in xs[0] if low <= g < high] + [high])
-        seconds = np.array([np.interp(grid, x, [c["seconds"] for c in curve]) for x, curve in zip(xs, curves)])
+        seconds = np.array([_log_interp(grid, x, np.array([c["seconds"] for c in curve], dtype=float))
+                            for x, curve in zip(xs, curves)])
         values = np.array([_log_interp(grid, x, np.array([c[column] for c in curve], dtype=float))
                            for x, curve in zip(xs, curves)])
         half = np.array([ci95(column_) or 0.0 for column_ in values.T])
