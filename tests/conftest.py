@@ -1,8 +1,13 @@
 import os
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 import rcfr
+
+# Green under load: no hypothesis example may fail for taking long (deadline, too_slow) on a busy machine.
+settings.register_profile("rcfr", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("rcfr")
 
 # Tests never touch the user's cache: each test run compiles into its own temporary cache, which the
 # xdist workers of one run share (writes are atomic), so each game is compiled about once per run.

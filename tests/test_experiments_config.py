@@ -334,7 +334,7 @@ def test_the_app_prints_the_misspelling_in_one_line_before_hydra_starts(tmp_path
     import sys
     root = Path(__file__).resolve().parents[1]
     done = subprocess.run([sys.executable, "-m", "experiments.run", "game=leduk", f"hydra.run.dir={tmp_path}/r"],
-                          cwd=root, capture_output=True, text=True, timeout=120,
+                          cwd=root, capture_output=True, text=True, timeout=600,
                           env={**os.environ, "PYTHONPATH": str(root)})
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.splitlines() == [

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
 
 
-def _run(*args, timeout=300):
+def _run(*args, timeout=900):  # generous: a loaded machine starts Python and numba slowly
     return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, env=ENV, capture_output=True, text=True,
                           timeout=timeout)
 

@@ -76,7 +76,7 @@ def test_a_run_reports_its_own_peak_memory_and_cpu_seconds(tmp_path):
     import sys
     root = Path(__file__).resolve().parents[1]
     done = subprocess.run([sys.executable, "-c", _OWN_PEAK, str(tmp_path)], cwd=root, capture_output=True,
-                          text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(root)})
+                          text=True, timeout=900, env={**os.environ, "PYTHONPATH": str(root)})
     assert done.returncode == 0, done.stderr[-2000:]
     summary = json.loads(done.stdout.splitlines()[-1])
     if summary is None:

@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def fresh(code: str) -> str:
     """Run `code` in a new interpreter from the repository root; return its stdout."""
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600,
                           env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout
