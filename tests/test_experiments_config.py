@@ -43,7 +43,8 @@ def test_default_config_is_leduc_cfr_plus(hydra_ctx):
         ("leduc", "cfr+", "none", "none")
 
 
-@pytest.mark.parametrize("group", ["game", "solver", "regressor", "features", "abstraction"])
+@pytest.mark.parametrize("group", ["game", "solver", "regressor", "features",
+                                   pytest.param("abstraction", marks=pytest.mark.slow)])  # ~10 CPU s: builds each
 def test_every_group_option_composes_with_a_known_name(hydra_ctx, group):
     table = {"regressor": components.REGRESSORS, "features": components.FEATURES,
              "abstraction": components.ABSTRACTIONS}.get(group)
@@ -200,6 +201,7 @@ def test_shape_errors_fail_while_composing_and_name_the_key(hydra_ctx, overrides
         assert "cfr+" in text  # hydra lists the available options of the group
 
 
+@pytest.mark.slow  # builds the solver of each of the 26 jobs (~7 CPU s)
 def test_a_bad_job_stops_the_whole_sweep_before_any_job_runs(hydra_ctx):
     cfg = compose("config", overrides=["+experiment=leduc_quick"], return_hydra_config=True)
     OmegaConf.set_readonly(cfg, False)
