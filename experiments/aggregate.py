@@ -454,13 +454,15 @@ def _common_iterations(curves: list[list[dict]]) -> list:
     return sorted(set.intersection(*({c["iteration"] for c in curve} for curve in curves)))
 
 
-def _mean_curve(curves: list[list[dict]], column: str = "exploitability_mbb") -> tuple[np.ndarray, ...] | None:
+def _mean_curve(curves: list[list[dict]], column: str = "exploitability_mbb",
+                interpolate: bool = True) -> tuple[np.ndarray, ...] | None:
     """Iterations, mean solve seconds, mean and 95% half-width of `column` over the seeds' curves. Where
     the seeds evaluated at the same iterations, at those; where they did not (a node budget evaluates
     at node counts), each seed is interpolated in log iterations on the first seed's evaluations inside
-    the range every seed covers. None when the seeds share no range (`plot` then draws each seed)."""
+    the range every seed covers. None when the seeds share no range (`plot` then draws each seed).
+    ``interpolate=False``: only the iterations every seed has (the tables of `curve_markdown`)."""
     common = _common_iterations(curves)
-    if any(len(curve) != len(common) for curve in curves):
+    if interpolate and any(len(curve) != len(common) for curve in curves):
         xs = [np.log([max(c["iteration"], 1e-300) for c in curve]) for curve in curves]
         low, high = max(x[0] for x in xs), min(x[-1] for x in xs)
         if low > high:
@@ -521,7 +523,7 @@ def curve_markdown(rows: list[dict], groups: list[dict], curves: dict[str, list[
             if not all(runs) or budget & set(g["runs"].split()):
                 continue
             measure = g.get("measure") or "exploitability"
-            iterations, _, mean, _ = _mean_curve(runs, measure)
+            iterations, _, mean, _ = _mean_curve(runs, measure, interpolate=False)
             table[name] = (measure, dict(zip(iterations.tolist(), mean.tolist())), g["seeds"])
         if not table:
             continue
