@@ -149,7 +149,7 @@ def test_a_sweep_through_submitit_local_mode_the_slurm_code_path(tmp_path):
 @pytest.mark.slow
 def test_a_sweep_through_ray_on_a_local_ray_instance(tmp_path):
     pytest.importorskip("hydra_plugins.hydra_ray_launcher",
-                        reason="the `ray` extra (hydra-ray-launcher) is not installed")
+                        reason="the `launchers` extra (hydra-ray-launcher) is not installed")
     _two_job_sweep(tmp_path, "hydra/launcher=ray", "+hydra.launcher.ray.init.num_cpus=2",
                    "+hydra.launcher.ray.init.include_dashboard=false")
     assert "RayLauncher" in (tmp_path / "multirun.yaml").read_text()
