@@ -23,6 +23,11 @@
 
 Memory (``peak_rss_mib``, ``solve_peak_rss_mib``, ``anon_rss_mib``: `experiments.runner.MEMORY`) is in
 the tables, pooled like the other numbers.
+
+Jobs without results are listed, not dropped: a job directory with Hydra's ``.hydra/`` but no
+``summary.json`` is "failed" (it raised, was killed, or is still running), and a job that the sweep's
+``multirun.yaml`` names but that has no directory is "missing"; both appear in ``runs.csv``, in the
+table of ``results.md`` and on the console, with their overrides.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ import io
 import json
 import sys
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -58,8 +63,19 @@ PLOT_NAMES = ("exploitability_vs_size", "convergence", "exploitability_vs_nodes"
 #: the x axes of the per-evaluation curve plots of budgeted runs: metrics column -> axis label
 CURVE_AXES = {"nodes_touched": "nodes touched",
               "cpu_seconds": "solve CPU seconds (process; compilation and evaluation excluded)"}
-MARKERS = "osD^v<>ph*X"
+MARKERS = "osD^v<>ph*XP8dH"
 LINESTYLES = ("-", "--", ":")
+#: words for the games' registry names in plot titles (`game_title`)
+GAME_WORDS = {"kuhn": "Kuhn poker", "leduc": "Leduc hold'em", "ocp": "one-card poker", "nlocp": "no-limit one-card poker",
+              "nlocp_wagers": "no-limit one-card poker, abstract wagers", "liars_dice": "Liar's Dice (Bluff)",
+              "goofspiel": "Goofspiel", "dieroll": "Die-Roll Poker", "pam": "Princess and Monster",
+              "latent_ttt": "Latent Tic-Tac-Toe", "openspiel": "OpenSpiel"}
+#: games whose exploitability is plotted in mbb/g (milli-big-blinds per game); the others in chips
+POKER = {"kuhn", "leduc", "ocp", "nlocp", "nlocp_wagers"}
+#: the kit's short method labels (`experiments.arms`) in words, for legends
+LABEL_WORDS = {"BF": "RCFR (best-first tree)", "BF+": "RCFR+ (best-first tree)",
+               "BF_BS": "RCFR (best-first tree, bootstrapped targets)",
+               "BF+_BS": "RCFR+ (best-first tree, bootstrapped targets)"}
 #: in a label, what comes before it names the panel of the nodes-touched plot (`split_label`)
 PANEL_SEPARATOR = " | "
 
@@ -71,6 +87,7 @@ class Aggregate:
     groups: list[dict]  # one per configuration, seeds pooled
     curves: dict[str, list[dict]]  # run -> metrics rows
     files: list[Path]
+    unfinished: list[dict] = field(default_factory=list)  # jobs without results: status "failed" or "missing"
 
 
 def find_runs(directory: Path) -> list[Path]:
@@ -97,6 +114,84 @@ def collect(directory: Path) -> tuple[list[dict], dict[str, list[dict]]]:
         curves[name] = _read_metrics(run / "metrics.csv")
     rows.sort(key=lambda r: (r["game"], r["label"], r["representation_size"] or 0, r["seed"] or 0))
     return rows, curves
+
+
+def _job_overrides(job: Path) -> list[str]:
+    from omegaconf import OmegaConf
+    try:
+        return [str(o) for o in OmegaConf.load(job / ".hydra" / "overrides.yaml")]
+    except Exception:  # noqa: BLE001  (a damaged or half-written file: the job is listed all the same)
+        return []
+
+
+def _job_label(job: Path) -> tuple[str | None, str | None]:
+    """(label, game) of a job that left no summary, read from the config Hydra saved for it."""
+    from omegaconf import OmegaConf
+    try:
+        cfg = OmegaConf.to_container(OmegaConf.load(job / ".hydra" / "config.yaml"), resolve=False)
+        game = cfg["game"]
+        params = ", ".join(f"{k}={v!r}" for k, v in (game.get("params") or {}).items())
+        if cfg.get("label"):
+            return str(cfg["label"]), f"{game['name']}({params})"
+        parts = [cfg["solver"]["name"]] + [cfg[c]["name"] for c in ("regressor", "features", "abstraction")
+                                           if cfg.get(c, {}).get("name", "none") != "none"]
+        return " ".join(parts), f"{game['name']}({params})"
+    except Exception:  # noqa: BLE001
+        return None, None
+
+
+def expected_jobs(directory: Path) -> list[list[str]] | None:
+    """The override lists of the jobs in the sweep's ``multirun.yaml``, expanded as Hydra's basic
+    sweeper does; None without that file, for another sweeper, or for a sweep this cannot expand (glob)."""
+    path = directory / "multirun.yaml"
+    if not path.exists():
+        return None
+    from omegaconf import OmegaConf
+    try:
+        from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+        from hydra.core.override_parser.overrides_parser import OverridesParser
+
+        config = OmegaConf.load(path)
+        if "BasicSweeper" not in str(config.hydra.sweeper.get("_target_", "")):
+            return None
+        params = config.hydra.sweeper.get("params") or {}
+        arguments = [f"{k}={v}" for k, v in params.items()] + list(config.hydra.overrides.task)
+        batches = BasicSweeper.split_arguments(OverridesParser.create().parse_overrides(arguments), None)
+        return [job for batch in batches for job in batch]
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def unfinished_jobs(directory: Path) -> list[dict]:
+    """Jobs under `directory` with no results: "failed" ones (a job directory, no summary.json) and
+    "missing" ones (named by multirun.yaml, no directory), each with its label, game and overrides."""
+    out = []
+    for hydra_dir in sorted(directory.rglob(".hydra")):
+        job = hydra_dir.parent
+        if (hydra_dir / "overrides.yaml").exists() and not (job / "summary.json").exists():
+            label, game = _job_label(job)
+            out.append({"run": str(job.relative_to(directory)) or ".", "status": "failed", "label": label,
+                        "game": game, "overrides": " ".join(_job_overrides(job))})
+    jobs = expected_jobs(directory)
+    if jobs is not None:
+        for number, overrides in enumerate(jobs):
+            if not (directory / str(number)).exists():
+                out.append({"run": str(number), "status": "missing", "label": None, "game": None,
+                            "overrides": " ".join(overrides)})
+    out.sort(key=lambda u: (int(u["run"]) if u["run"].isdigit() else 10 ** 9, u["run"]))
+    return out
+
+
+def unfinished_note(unfinished: list[dict]) -> str:
+    """One line per job without results, under a count, for results.md and the console."""
+    if not unfinished:
+        return ""
+    counts = ", ".join(f"{sum(u['status'] == s for u in unfinished)} {s}" for s in ("failed", "missing")
+                       if any(u["status"] == s for u in unfinished))
+    lines = [f"**{len(unfinished)} job(s) without results ({counts})**: the table lists them without numbers; "
+             "a failed job's log is in its directory.", ""]
+    lines += [f"- {u['status']}: job {u['run']} `{u['overrides'] or '(no overrides)'}`" for u in unfinished]
+    return "\n".join(lines) + "\n"
 
 
 def ci95(values) -> float | None:
@@ -141,7 +236,7 @@ def _fmt(value, digits: int = 4) -> str:
     return str(value)
 
 
-def markdown(groups: list[dict]) -> str:
+def markdown(groups: list[dict], unfinished: list[dict] = ()) -> str:
     head = ["label", "game", "size", "% of game", "iterations", "exploitability (chips)", "95% CI (chips)",
             "mbb/g", "seconds", "CPU seconds", "peak MiB", "seeds", "status"]
     measured = any(g.get("measure", "exploitability") != "exploitability" for g in groups)
@@ -156,6 +251,10 @@ def markdown(groups: list[dict]) -> str:
         if measured:
             half = g.get("measure_value_ci95")
             cells += [g["measure"], _fmt(g["measure_value"]), "-" if half is None else f"± {half:.2g}"]
+        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    for u in unfinished:  # no numbers: say which job, so it is not mistaken for a smaller sweep
+        cells = [u["label"] or f"job {u['run']}", u["game"] or u["overrides"] or "-"] + ["-"] * (len(head) - 4) \
+            + ["-", u["status"]]
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -244,10 +343,22 @@ def panel_layout(table: dict[tuple[str, str], list[tuple]]) -> tuple[int, int, d
     return len(games), max(len(p) for p in per_game.values()), places
 
 
+def mbb_factors(rows: list[dict]) -> dict[str, float]:
+    """game -> mbb/g per chip, for the poker games among `rows` measured by exploitability."""
+    out = {}
+    for r in rows:
+        if is_poker(r["game"]) and (r.get("measure") or "exploitability") == "exploitability" \
+                and r.get("exploitability") and r.get("exploitability_mbb") is not None:
+            out[r["game"]] = r["exploitability_mbb"] / r["exploitability"]
+    return out
+
+
 def plot_nodes(directory: Path, table: dict[tuple[str, str], list[tuple]], axis: str = "nodes_touched",
-               ylabel: str = LABELS["exploitability"]) -> list[Path]:
+               ylabel: str = LABELS["exploitability"], mbb: dict[str, float] | None = None) -> list[Path]:
     """The measure against nodes touched, or the `axis` of `node_curves` (`panel_layout`; the panels of a
-    game share one vertical range, and a curve name keeps its colour and marker in every panel)."""
+    game share one vertical range, and a curve name keeps its colour and marker in every panel). The
+    games in `mbb` (`mbb_factors`: poker) are drawn in mbb/g, as in the convergence plot."""
+    mbb = mbb or {}
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -262,13 +373,14 @@ def plot_nodes(directory: Path, table: dict[tuple[str, str], list[tuple]], axis:
         for label, points in ((lab, p) for (g, lab), p in table.items() if g == game and split_label(lab)[0] == panel):
             name = split_label(label)[1]
             x, y, half = (np.array([p[j] for p in points]) for j in range(3))
-            ax.errorbar(x, y, yerr=np.minimum(half, 0.999 * y), markersize=3, capsize=2, label=name,
+            y, half = y * mbb.get(game, 1.0), half * mbb.get(game, 1.0)
+            ax.errorbar(x, y, yerr=np.minimum(half, 0.999 * y), markersize=3, capsize=2, label=label_words(name),
                         **_style(curves.index(name)))
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel(CURVE_AXES[axis])
-        ax.set_ylabel(ylabel)
-        ax.set_title(f"{game}: {panel}" if panel else game, fontsize=9)
+        ax.set_ylabel("exploitability (mbb/g)" if game in mbb else ylabel)
+        ax.set_title(f"{game_title(game)}: {panel}" if panel else game_title(game), fontsize=9)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
     for row, col in set(np.ndindex(rows, cols)) - set(places.values()):
@@ -291,21 +403,77 @@ def _save_figure(fig, directory: Path, name: str) -> list[Path]:
 
 
 def _style(i: int) -> dict:
-    """Curve `i` of a panel: its own colour (ten, then repeated with another line style) and its own
-    hollow marker, so that curves sharing a label and points on top of each other stay visible."""
+    """Curve `i` of a panel: its own colour (tab10's ten, then their light shades with a dashed line) and
+    its own hollow marker, so that no two of up to 15 curves look alike and points on top of each
+    other stay visible."""
     import matplotlib.pyplot as plt
-    return {"color": plt.cm.tab10(i % 10), "marker": MARKERS[i % len(MARKERS)], "mfc": "none",
+    colour = plt.cm.tab10(i % 10) if (i // 10) % 2 == 0 else plt.cm.tab20(2 * (i % 10) + 1)
+    return {"color": colour, "marker": MARKERS[i % len(MARKERS)], "mfc": "none",
             "linestyle": LINESTYLES[(i // 10) % len(LINESTYLES)]}
+
+
+def game_title(game: str, sequences: float | None = None) -> str:
+    """A game's description ("leduc(merge_suits=True)") in words, with its size when known."""
+    name, _, params = game.partition("(")
+    params = params.rstrip(")").replace("merge_suits=True", "rank-only")
+    text = GAME_WORDS.get(name, name) + (f" ({params})" if params else "")
+    return f"{text}, {sequences:,.0f} sequences" if sequences else text
+
+
+def label_words(label: str) -> str:
+    """A curve label for a legend: "BF+" -> "RCFR+ (best-first tree)", "CFR+ J.Q.K" -> "CFR+ on
+    abstraction J.Q.K"; other labels as they are."""
+    head, _, rest = label.partition(" ")
+    if head in LABEL_WORDS:
+        return LABEL_WORDS[head] + (f" {rest}" if rest else "")
+    if head == "CFR+" and rest and not rest.startswith(("(", "[")):
+        return f"CFR+ on abstraction {rest}"
+    return label
+
+
+def game_sequences(groups: list[dict], game: str) -> float | None:
+    """The game's sequence count, from any of its runs' size and share of the game."""
+    for g in groups:
+        if g["game"] == game and g["representation_size"] and g["representation_pct"]:
+            return g["representation_size"] * 100.0 / g["representation_pct"]
+    return None
+
+
+def is_poker(game: str) -> bool:
+    return game.split("(")[0] in POKER
+
+
+def _log_interp(grid: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """`ys` at `grid` (both x in logs), interpolated in log y where every value is positive."""
+    if np.all(ys > 0):
+        return np.exp(np.interp(grid, xs, np.log(ys)))
+    return np.interp(grid, xs, ys)
 
 
 def _common_iterations(curves: list[list[dict]]) -> list:
     return sorted(set.intersection(*({c["iteration"] for c in curve} for curve in curves)))
 
 
-def _mean_curve(curves: list[list[dict]], column: str = "exploitability_mbb") -> tuple[np.ndarray, ...]:
-    """Iterations, mean solve seconds, mean and 95% half-width of `column` over the seeds' curves, at the
-    iterations every curve has."""
+def _mean_curve(curves: list[list[dict]], column: str = "exploitability_mbb",
+                interpolate: bool = True) -> tuple[np.ndarray, ...] | None:
+    """Iterations, mean solve seconds, mean and 95% half-width of `column` over the seeds' curves. Where
+    the seeds evaluated at the same iterations, at those; where they did not (a node budget evaluates
+    at node counts), each seed is interpolated in log iterations on the first seed's evaluations inside
+    the range every seed covers. None when the seeds share no range (`plot` then draws each seed).
+    ``interpolate=False``: only the iterations every seed has (the tables of `curve_markdown`)."""
     common = _common_iterations(curves)
+    if interpolate and any(len(curve) != len(common) for curve in curves):
+        xs = [np.log([max(c["iteration"], 1e-300) for c in curve]) for curve in curves]
+        low, high = max(x[0] for x in xs), min(x[-1] for x in xs)
+        if low > high:
+            return None
+        grid = np.array([g for g in xs[0] if low <= g < high] + [high])
+        seconds = np.array([_log_interp(grid, x, np.array([c["seconds"] for c in curve], dtype=float))
+                            for x, curve in zip(xs, curves)])
+        values = np.array([_log_interp(grid, x, np.array([c[column] for c in curve], dtype=float))
+                           for x, curve in zip(xs, curves)])
+        half = np.array([ci95(column_) or 0.0 for column_ in values.T])
+        return np.exp(grid), seconds.mean(axis=0), values.mean(axis=0), half
     at = [{c["iteration"]: c for c in curve} for curve in curves]
     seconds = np.array([[a[i]["seconds"] for a in at] for i in common]).reshape(len(common), -1)
     values = np.array([[a[i][column] for a in at] for i in common]).reshape(len(common), -1)
@@ -314,9 +482,12 @@ def _mean_curve(curves: list[list[dict]], column: str = "exploitability_mbb") ->
 
 
 def _plotted(group: dict) -> tuple[str, str]:
-    """Column and axis label of a configuration's curve: exploitability in mbb/g, any other measure in chips."""
+    """Column and axis label of a configuration's curve: exploitability in mbb/g for poker and in chips
+    (the game's payoff unit) for the other games, any other measure in chips."""
     measure = group.get("measure") or "exploitability"
-    return ("exploitability_mbb", "exploitability (mbb/g)") if measure == "exploitability" else (measure, LABELS[measure])
+    if measure == "exploitability" and is_poker(group["game"]):
+        return "exploitability_mbb", "exploitability (mbb/g)"
+    return measure, LABELS[measure]
 
 
 def curve_rows(groups: list[dict]) -> dict[tuple[str, str], list[tuple[str, dict]]]:
@@ -352,7 +523,7 @@ def curve_markdown(rows: list[dict], groups: list[dict], curves: dict[str, list[
             if not all(runs) or budget & set(g["runs"].split()):
                 continue
             measure = g.get("measure") or "exploitability"
-            iterations, _, mean, _ = _mean_curve(runs, measure)
+            iterations, _, mean, _ = _mean_curve(runs, measure, interpolate=False)
             table[name] = (measure, dict(zip(iterations.tolist(), mean.tolist())), g["seeds"])
         if not table:
             continue
@@ -366,18 +537,15 @@ def curve_markdown(rows: list[dict], groups: list[dict], curves: dict[str, list[
     return "\n\n".join(out) + ("\n" if out else "")
 
 
-def plot(directory: Path, groups: list[dict], curves: dict[str, list[dict]]) -> list[Path]:
-    import matplotlib
-    matplotlib.use("Agg")
+def _plot_sizes(directory: Path, games: list[str], done: list[dict], groups: list[dict]) -> list[Path]:
+    """Final exploitability against representation size, one row per game (linear and log x)."""
     import matplotlib.pyplot as plt
-
-    games = sorted({g["game"] for g in groups})
-    done = [g for g in groups if g["status"] == "complete" and g["exploitability_mbb"] is not None
-            and g["representation_pct"] is not None]  # a size-vs-exploitability plot needs both
-    files: list[Path] = []
 
     fig, axes = plt.subplots(len(games), 2, figsize=(11, 4 * len(games)), squeeze=False, layout="constrained")
     for row, game in enumerate(games):
+        column, unit = ("exploitability_mbb", "exploitability (mbb/g)") if is_poker(game) \
+            else ("exploitability", "exploitability (chips)")
+        points_all = [g for g in done if g["game"] == game]
         by_label = defaultdict(list)
         for g in done:
             if g["game"] == game:
@@ -386,38 +554,67 @@ def plot(directory: Path, groups: list[dict], curves: dict[str, list[dict]]) -> 
             for i, (label, points) in enumerate(sorted(by_label.items())):
                 points.sort(key=lambda g: g["representation_pct"])
                 seeds = max(g["seeds"] for g in points)
-                ax.errorbar([g["representation_pct"] for g in points], [g["exploitability_mbb"] for g in points],
-                            yerr=[g["exploitability_mbb_ci95"] or 0.0 for g in points], capsize=3, markersize=7,
+                ax.errorbar([g["representation_pct"] for g in points], [g[column] for g in points],
+                            yerr=[g[f"{column}_ci95"] or 0.0 for g in points], capsize=3, markersize=7,
                             **_style(i),
-                            label=label if seeds == 1 else f"{label} (n={seeds})")
+                            label=label_words(label) if seeds == 1 else f"{label_words(label)} (n={seeds})")
             ax.set_xscale(scale)
             ax.set_yscale("log")
-            ax.set_xlabel("representation size (% of game)")
-            ax.set_ylabel("exploitability (mbb/g)")
-            ax.set_title(f"{game}: final exploitability ({scale} x axis)", fontsize=9)
+            ax.set_xlabel(f"representation size (% of the game's {game_sequences(groups, game) or 0:,.0f} sequences)")
+            ax.set_ylabel(unit)
+            iterations = sorted({g["iteration"] for g in points_all})
+            after = f" after {iterations[0]:,} iterations" if len(iterations) == 1 else ""
+            ax.set_title(f"{game_title(game, game_sequences(groups, game))}\nfinal exploitability{after} "
+                         f"({scale} x axis)", fontsize=9)
             ax.grid(True, which="both", alpha=0.3)
         if by_label:
             axes[row][1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
-    files += _save_figure(fig, directory, "exploitability_vs_size")
+    files = _save_figure(fig, directory, "exploitability_vs_size")
     plt.close(fig)
+    return files
+
+
+def plot(directory: Path, groups: list[dict], curves: dict[str, list[dict]]) -> list[Path]:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    done = [g for g in groups if g["status"] == "complete" and g["exploitability_mbb"] is not None
+            and g["representation_pct"] is not None]  # a size-vs-exploitability plot needs both
+    games = sorted({g["game"] for g in done})
+    files: list[Path] = []
+    sizes = {g["representation_pct"] for g in done}
+    if len(sizes) > 1:  # every point at one size (a tabular sweep) says nothing against size
+        files += _plot_sizes(directory, games, done, groups)
 
     layout = curve_rows(groups)
+
     fig, axes = plt.subplots(len(layout), 2, figsize=(11, 4 * len(layout)), squeeze=False, layout="constrained")
     sizes_per_label = defaultdict(set)
     for g in groups:
         sizes_per_label[(g["game"], g["label"])].add(g["representation_size"])
     for row, (key, members) in enumerate(layout.items()):
         names: set[str] = set()
-        shown = [(name, g) for name, g in members if all(curves.get(r) for r in g["runs"].split())
-                 and _common_iterations([curves[r] for r in g["runs"].split()])]  # node-budget seeds may share none
-        means = [_mean_curve([curves[r] for r in g["runs"].split()], _plotted(g)[0]) for _, g in shown]
+        shown, means = [], []
+        for name, g in members:
+            runs = [curves.get(r) for r in g["runs"].split()]
+            if not all(runs):
+                continue
+            mean = _mean_curve(runs, _plotted(g)[0])
+            if mean is not None:
+                shown.append((label_words(name), g))
+                means.append(mean)
+            else:  # seeds that share no range of iterations: one curve per seed, none dropped
+                for run, curve in zip(g["runs"].split(), runs):
+                    shown.append((f"{label_words(name)} [{run}]", {**g, "seeds": 1}))
+                    means.append(_mean_curve([curve], _plotted(g)[0]))
         # on a log axis a 95% band reaching zero or below is drawn down to half the lowest mean instead
         floor = 0.5 * min((float(np.min(m[2][m[2] > 0])) for m in means if np.any(m[2] > 0)), default=1e-12)
         for i, ((name, g), (iterations, seconds, mbb, half)) in enumerate(zip(shown, means)):
             if len(sizes_per_label[(g["game"], g["label"])]) > 1:
                 name += f" ({_fmt(g['representation_pct'], 3)}%)"
             if g["seeds"] > 1:
-                name += f" (n={g['seeds']})"
+                name += f" (mean of {g['seeds']} seeds)"
             if name in names:  # the same label and size in two configurations: say which runs
                 name += f" [{g['runs'].split()[0]}]"
             names.add(name)
@@ -432,7 +629,9 @@ def plot(directory: Path, groups: list[dict], curves: dict[str, list[dict]]) -> 
             ax.set_yscale("log")
             ax.set_xlabel(axis)
             ax.set_ylabel(ylabel)
-            ax.set_title(f"{_row_title(key)}: convergence", fontsize=9)
+            title = game_title(key[0], game_sequences(groups, key[0])) if not key[1] \
+                else f"{GAME_WORDS.get(key[0], key[0])}: {key[1]}"
+            ax.set_title(f"{title}: convergence", fontsize=9)
             ax.grid(True, which="both", alpha=0.3)
         if shown:
             axes[row][1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
@@ -447,12 +646,16 @@ def aggregate(directory: str | Path, *, plots: bool = True) -> Aggregate | None:
     if not directory.is_dir():
         raise FileNotFoundError(f"no such directory: {directory}")
     rows, curves = collect(directory)
-    if not rows:
+    unfinished = unfinished_jobs(directory)
+    if not rows and not unfinished:
         return None
     groups = pool(rows)
-    _write_csv(directory / "runs.csv", COLUMNS, rows)
+    _write_csv(directory / "runs.csv", COLUMNS, rows + [{k: u[k] for k in ("run", "status", "label", "game")}
+                                                        for u in unfinished])
     _write_csv(directory / "results.csv", GROUP_COLUMNS, groups)
-    table = markdown(groups)
+    table = markdown(groups, unfinished)
+    if unfinished:
+        table += "\n" + unfinished_note(unfinished)
     by_nodes = node_curves(rows, curves)
     ylabel = _measure_label(rows)
     if by_nodes:
@@ -463,14 +666,14 @@ def aggregate(directory: str | Path, *, plots: bool = True) -> Aggregate | None:
     if by_iteration:
         atomic_write(directory / "curves.md", lambda f: f.write(by_iteration.encode()))
         files.append(directory / "curves.md")
-    if plots:
+    if plots and groups:
         files += plot(directory, groups, curves)
         if by_nodes:
-            files += plot_nodes(directory, by_nodes, ylabel=ylabel)
+            files += plot_nodes(directory, by_nodes, ylabel=ylabel, mbb=mbb_factors(rows))
             by_cpu = node_curves(rows, curves, "cpu_seconds")
             if by_cpu:  # runs from before cpu_seconds was recorded have none
-                files += plot_nodes(directory, by_cpu, "cpu_seconds", ylabel)
-    return Aggregate(directory, rows, groups, curves, files)
+                files += plot_nodes(directory, by_cpu, "cpu_seconds", ylabel, mbb=mbb_factors(rows))
+    return Aggregate(directory, rows, groups, curves, files, unfinished)
 
 
 def _measure_label(rows: list[dict]) -> str:
@@ -482,8 +685,9 @@ def report(result: Aggregate) -> str:
     plots = [str(p) for p in result.files if p.suffix == ".png"]
     by_nodes = node_curves(result.rows, result.curves)
     extra = f"\n{node_markdown(by_nodes, _measure_label(result.rows))}" if by_nodes else ""
-    return (f"\n{markdown(result.groups)}{extra}\n{len(result.rows)} runs ({len(result.groups)} configurations) in "
-            f"{result.directory}\n"
+    missing = f"\n{unfinished_note(result.unfinished)}" if result.unfinished else ""
+    return (f"\n{markdown(result.groups, result.unfinished)}{extra}{missing}\n{len(result.rows)} runs "
+            f"({len(result.groups)} configurations) in {result.directory}\n"
             f"table: {result.directory / 'results.csv'}\nplots: {', '.join(plots)}\n")
 
 

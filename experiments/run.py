@@ -13,7 +13,7 @@ from omegaconf import DictConfig
 
 from .arms import register_arms
 from .runner import Interrupted, run_experiment
-from .schema import ConfigError, register_configs
+from .schema import ConfigError, check_group_options, register_configs
 
 register_configs()
 register_arms()
@@ -44,5 +44,14 @@ def main(cfg: DictConfig) -> float:
     return summary["exploitability"]
 
 
-if __name__ == "__main__":
+def cli() -> None:
+    """`main` behind a check of the command line's config group choices (one line, not Hydra's 30)."""
+    try:
+        check_group_options(CONFIG_DIR, sys.argv[1:])
+    except ConfigError as err:
+        raise SystemExit(f"config error: {err}") from None
     main()
+
+
+if __name__ == "__main__":
+    cli()

@@ -9,6 +9,7 @@ typo fails at start with the field and the allowed values.
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Dict, Optional, get_type_hints
@@ -95,6 +96,55 @@ def register_configs() -> None:
 
     open_children(node)
     ConfigStore.instance().store(name="experiment_schema", node=node)
+
+
+def did_you_mean(value: str, allowed) -> str:
+    """" (did you mean 'x'?)" for the allowed name closest to `value` (difflib), or "" when none is close."""
+    close = difflib.get_close_matches(str(value), [str(a) for a in allowed], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def check_group_options(config_dir: str, arguments: list[str]) -> None:
+    """Refuse a command-line override that picks a config group option that does not exist
+    (``solver=cfr++``, ``game=leduk``, ``+experiment=leduc_quik``, ``hydra/launcher=slurmm``) in one
+    line naming the allowed options and the closest one, before Hydra composes anything (Hydra's own
+    message is ~30 lines of search path). Anything this cannot read is left to Hydra."""
+    from hydra._internal.config_loader_impl import ConfigLoaderImpl
+    from hydra._internal.utils import create_config_search_path
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    texts = [a for a in arguments if not a.startswith("-") and "=" in a]
+    if not texts:
+        return
+    try:
+        overrides = OverridesParser.create().parse_overrides(texts)
+    except Exception:  # noqa: BLE001  (a syntax error: Hydra reports it with its own pointer)
+        return
+    loader = ConfigLoaderImpl(config_search_path=create_config_search_path(config_dir))
+    for override in overrides:
+        group = override.key_or_group
+        if override.is_delete() or not loader.repository.group_exists(group):
+            continue  # a value such as run.seed=1, not a group choice
+        try:
+            values = list(override.sweep_string_iterator()) if override.is_sweep_override() \
+                else [override.get_value_element_as_str()]
+        except Exception:  # noqa: BLE001  (glob(...) and other sweeps Hydra expands itself)
+            continue
+        allowed = _group_options(loader, group)
+        for value in values:
+            if value not in allowed and value != "null":
+                raise ConfigError(f"{override.input_line}: {group} has no option {value!r}"
+                                  f"{did_you_mean(value, allowed)}; allowed: {', '.join(allowed)}")
+
+
+def _group_options(loader, group: str) -> list[str]:
+    """The options of `group`, with those of its subfolders as ``folder/name`` (``+arm=large_rcfr/...``)."""
+    from hydra.core.object_type import ObjectType
+
+    options = list(loader.get_group_options(group))
+    for folder in loader.get_group_options(group, results_filter=ObjectType.GROUP):
+        options += [f"{folder}/{name}" for name in _group_options(loader, f"{group}/{folder}")]
+    return options
 
 
 class ConfigError(ValueError):

@@ -115,7 +115,7 @@ def run(cfg, out: Path, plots: bool = True) -> list[dict]:
         rows = studies.estimator_quality(e.algorithms, goal=e.goal, games=e.games, samples=e.samples,
                                          max_turns=e.max_turns, seed=cfg.seed, progress=progress)
         if plots:
-            plot_estimators(rows, out)
+            plot_estimators(rows, out, e.goal)
     elif cfg.study == "tournament":
         rows = []
         for spec in cfg.tournament.games.values():
@@ -129,7 +129,7 @@ def run(cfg, out: Path, plots: bool = True) -> list[dict]:
             rows = studies.root_variance(methods, list(v.simulations), runs=v.runs, **v.params,
                                          c=v.c, seed=cfg.seed, progress=progress)
             if plots:
-                plot_variance(rows, out)
+                plot_variance(rows, out, game_words(v.game, v.params))
         else:
             def checkpoint(rows):
                 log.info("%d games: %s", rows[0]["games"], rows)
@@ -137,7 +137,7 @@ def run(cfg, out: Path, plots: bool = True) -> list[dict]:
             rows = studies.solitaire_performance(methods, list(v.simulations), games=v.games, game=v.game,
                                                  params=v.params, c=v.c, seed=cfg.seed, checkpoint=checkpoint)
             if plots:
-                plot_performance(rows, out, v.game)
+                plot_performance(rows, out, v.game, game_words(v.game, v.params))
     write_results(out, rows)
     return rows
 
@@ -155,6 +155,38 @@ def markdown(rows: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: the search games' registry names in words, for plot titles
+GAME_WORDS = {"pig": "Pig", "pig_solitaire": "solitaire Pig", "einstein": "EinStein Würfelt Nicht!",
+              "cantstop": "Can't Stop", "cantstop_solitaire": "solitaire Can't Stop"}
+
+
+def game_words(name: str, params=None) -> str:
+    """ "solitaire Pig (turns=10, cap=200)" for a plot title."""
+    params = ", ".join(f"{k}={v}" for k, v in dict(params or {}).items())
+    return GAME_WORDS.get(name, name) + (f" ({params})" if params else "")
+
+
+def summary(rows: list[dict]) -> str:
+    """The console's short table: the study's main number per method (rows) and budget (columns);
+    every row is in results.md / results.json."""
+    if rows and {"method", "simulations"} <= set(rows[0]):
+        if "variance" in rows[0]:
+            picked, title = [r for r in rows if r["quantity"] == "difference"], \
+                f"variance of the roll - stop estimate over {rows[0]['runs']} searches, by simulations"
+            key = "variance"
+        else:
+            picked, title, key = rows, "mean final score (95% CI half-width), by simulations per move", "mean_score"
+        budgets = sorted({r["simulations"] for r in picked})
+        lines = [title, "", "| method | " + " | ".join(map(str, budgets)) + " |", "|---" * (len(budgets) + 1) + "|"]
+        for method in dict.fromkeys(r["method"] for r in picked):
+            at = {r["simulations"]: r for r in picked if r["method"] == method}
+            cells = [f"{at[b][key]:.4g}" + (f" ± {at[b][key + '_ci95']:.2g}" if key + "_ci95" in at[b] else "")
+                     if b in at else "-" for b in budgets]
+            lines.append(f"| {method} | " + " | ".join(cells) + " |")
+        return "\n".join(lines) + "\n"
+    return markdown(rows) if len(rows) <= 20 else markdown(rows[:20]) + f"... and {len(rows) - 20} more rows\n"
+
+
 def _log2_x(ax) -> None:
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_formatter(ScalarFormatter())
@@ -166,7 +198,7 @@ def _save(fig, out: Path, name: str) -> None:
     plt.close(fig)
 
 
-def plot_estimators(rows, out):
+def plot_estimators(rows, out, goal: int = 100):
     """Figs 6.2-6.4: per game, MSE, variance, regret and bias of each algorithm against the turn."""
     for g in sorted({r["game"] for r in rows}):
         fig, axes = plt.subplots(2, 2, figsize=(11, 7))
@@ -176,7 +208,8 @@ def plot_estimators(rows, out):
             for label in dict.fromkeys(r["algorithm"] for r in rows):
                 pts = [(r["turn"], r[key]) for r in rows if r["game"] == g and r["algorithm"] == label]
                 ax.plot(*zip(*pts), marker="o", ms=3, label=label)
-            ax.set(title=f"{title} (game #{g})", xlabel="turn")
+            ax.set(title=f"Pig (goal {goal}), game #{g}: {title}", xlabel="turn",
+                   ylabel="regret (points)" if key == "regret" else "points" if key == "bias" else "points²")
             if key in ("mse", "variance"):   # sparse widths of 2 dwarf the rest on a linear scale
                 ax.set_yscale("symlog", linthresh=1.0)
             ax.grid(alpha=0.3)
@@ -184,37 +217,46 @@ def plot_estimators(rows, out):
         _save(fig, out, f"pig_game{g}")
 
 
-def plot_variance(rows, out):
+def plot_variance(rows, out, game: str = "solitaire Pig"):
     """Fig 7.1 (UCT: bias^2, variance, MSE of the roll estimate and of the roll-stop difference) and
     Fig 7.2 (variance of the difference per method, log-log)."""
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    names = {"mse": "mean squared error", "bias2": "squared bias", "variance": "variance"}
     for ax, quantity in zip(axes, ("roll", "difference")):
         pts = [r for r in rows if r["method"] == "UCT" and r["quantity"] == quantity]
-        for key in ("mse", "bias2", "variance"):
-            ax.plot([r["simulations"] for r in pts], [r[key] for r in pts], marker="o", label=key)
-        ax.set(yscale="log", xlabel="simulations", title=f"UCT, {quantity} estimate at turn 1")
+        for key, marker, style in zip(("mse", "bias2", "variance"), "os^", ("-", "--", ":")):
+            ax.plot([r["simulations"] for r in pts], [r[key] for r in pts], marker=marker, mfc="none",
+                    linestyle=style, label=names[key])
+        what = "roll value" if quantity == "roll" else "roll - stop difference"
+        ax.set(yscale="log", xlabel="simulations per search", ylabel="points²", title=f"{what} estimate")
         _log2_x(ax)
         ax.legend()
         ax.grid(alpha=0.3)
+    fig.suptitle(f"{game}: error of UCT's estimates at the first decision "
+                 f"({rows[0]['runs'] if rows else 0} searches per budget)", fontsize=10)
     _save(fig, out, "fig7_1")
     fig, ax = plt.subplots(figsize=(6, 4.5))
-    for method in dict.fromkeys(r["method"] for r in rows):
+    for i, method in enumerate(dict.fromkeys(r["method"] for r in rows)):
         pts = [r for r in rows if r["method"] == method and r["quantity"] == "difference"]
-        ax.plot([r["simulations"] for r in pts], [r["variance"] for r in pts], marker="o", label=method)
-    ax.set(yscale="log", xlabel="simulations", ylabel="variance of roll - stop estimate")
+        ax.plot([r["simulations"] for r in pts], [r["variance"] for r in pts], marker="osD^v<>"[i % 7], mfc="none",
+                label=method)
+    ax.set(yscale="log", xlabel="simulations per search", ylabel="variance of the roll - stop estimate (points²)",
+           title=f"{game}: variance reduction in UCT")
     _log2_x(ax)
     ax.legend()
     ax.grid(alpha=0.3, which="both")
     _save(fig, out, "fig7_2")
 
 
-def plot_performance(rows, out, game):
+def plot_performance(rows, out, game, title: str | None = None):
     fig, ax = plt.subplots(figsize=(6, 4.5))
-    for method in dict.fromkeys(r["method"] for r in rows):
+    for i, method in enumerate(dict.fromkeys(r["method"] for r in rows)):
         pts = [r for r in rows if r["method"] == method]
         ax.errorbar([r["simulations"] for r in pts], [r["mean_score"] for r in pts],
-                    yerr=[r["mean_score_ci95"] for r in pts], marker="o", capsize=3, label=method)
-    ax.set(xlabel="simulations per move", ylabel="mean final score (95% CI)", title=game)
+                    yerr=[r["mean_score_ci95"] for r in pts], marker="osD^v<>"[i % 7], mfc="none", capsize=3,
+                    label=method)
+    ax.set(xlabel="simulations per move", ylabel="mean final score (points; 95% CI)",
+           title=f"{title or game}: UCT with variance reduction")
     _log2_x(ax)
     ax.legend()
     ax.grid(alpha=0.3)
@@ -228,8 +270,9 @@ def main(cfg: DictConfig) -> None:
         rows = run(typed(cfg), out)
     except (ValueError, ConfigKeyError) as err:
         raise SystemExit(f"config error: {err}") from None
-    print(markdown(rows))
-    print(f"results in {out}")
+    print(summary(rows))
+    plots = sorted(str(p) for p in out.glob("*.png"))
+    print(f"all {len(rows)} rows: {out / 'results.md'}" + (f"\nplots: {', '.join(plots)}" if plots else ""))
 
 
 if __name__ == "__main__":

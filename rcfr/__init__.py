@@ -1,40 +1,67 @@
-"""rcfr: counterfactual regret minimization with learned regret estimators."""
+"""rcfr: counterfactual regret minimization with learned regret estimators.
+
+`import rcfr` is cheap: the public names below load their module (and numba, scikit-learn, ...) on
+first use, through the module `__getattr__` (PEP 562), so ``rcfr.load_game``, ``rcfr.make_solver``,
+``from rcfr import make_regressor`` and ``rcfr.solvers.CFRPlus`` work as if imported eagerly.
+"""
 
 from __future__ import annotations
 
-from .evaluation import Evaluation, best_response, evaluate, expected_value, exploitability, nash_conv
-from .games import GAMES, GameRules, make_rules, register_game
-from .policy import Policy, PolicyError
-from .regrets import counterfactual_regrets, realization_plan
-from .solvers import (CFR, RCFR, RRM, SOLVERS, CFRPlus, CFRSolver, ChanceSamplingCFR, DiscountedCFR,
-                      ExternalSamplingMCCFR, LinearCFR, MCCFRSolver, OutcomeSamplingMCCFR, RCFRPlus,
-                      RegressionRegrets, RegretStore, RegretTable, SampledRCFR, SampledRCFRPlus,
-                      VarianceReducedMCCFR, make_solver, solve_matrix_game)
-from .tree import Game, compile_game, load_compiled
+import importlib
+import importlib.util
+
+# public name -> the submodule that defines it
+_HOMES = {
+    "evaluation": ("Evaluation", "best_response", "evaluate", "expected_value", "exploitability", "nash_conv"),
+    "games": ("GAMES", "GameRules", "make_rules", "register_game"),
+    "policy": ("Policy", "PolicyError"),
+    "regrets": ("counterfactual_regrets", "realization_plan"),
+    "solvers": ("CFR", "RCFR", "RRM", "SOLVERS", "CFRPlus", "CFRSolver", "ChanceSamplingCFR", "DiscountedCFR",
+                "ExternalSamplingMCCFR", "LinearCFR", "MCCFRSolver", "OutcomeSamplingMCCFR", "RCFRPlus",
+                "RegressionRegrets", "RegretStore", "RegretTable", "SampledRCFR", "SampledRCFRPlus",
+                "VarianceReducedMCCFR", "make_solver", "solve_matrix_game"),
+    "tree": ("Game", "compile_game", "load_compiled"),
+    "regressors": ("REGRESSORS", "make_regressor"),
+}
+_LAZY = {name: module for module, names in _HOMES.items() for name in names}
+# Names whose users expect every built-in game registered: `rcfr.abstraction` registers "nlocp_wagers".
+_NEED_ALL_GAMES = {"GAMES", "make_rules", "register_game"}
 
 
-def load_game(name: str, /, *, cache: bool = True, **params) -> Game:
+def _registered() -> None:
+    """Import the modules whose import registers games (once; later calls are a dict lookup)."""
+    importlib.import_module(f"{__name__}.solvers")  # before `abstraction`, which imports from it
+    importlib.import_module(f"{__name__}.abstraction")
+
+
+def load_game(name: str, /, *, cache: bool = True, **params):
     """Compile (or load from the on-disk cache) game `name` with rule parameters `params`.
 
     >>> load_game("leduc").num_infosets
     936
     """
+    _registered()
+    from .games import make_rules
+    from .tree import load_compiled
     return load_compiled(make_rules(name, **params), cache=cache)
 
 
 def __getattr__(name: str):
-    """The regressor registry loads scikit-learn, so it is imported on first use, not by `import rcfr`."""
-    if name in ("REGRESSORS", "make_regressor", "regressors"):
-        from . import regressors
-        return regressors if name == "regressors" else getattr(regressors, name)
-    raise AttributeError(f"module 'rcfr' has no attribute {name!r}")
+    # importlib, never `from . import x`: that form calls this hook again and recursed (issue 19).
+    if name in _LAZY:
+        module = importlib.import_module(f"{__name__}.{_LAZY[name]}")
+        if name in _NEED_ALL_GAMES:
+            _registered()
+        value = getattr(module, name)
+        globals()[name] = value  # the next lookup is an ordinary attribute
+        return value
+    if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        return importlib.import_module(f"{__name__}.{name}")  # a submodule: rcfr.solvers, rcfr.search, ...
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["CFRSolver", "Evaluation", "GAMES", "Game", "GameRules", "Policy", "PolicyError", "SOLVERS",
-           "best_response", "compile_game", "evaluate", "expected_value", "exploitability", "load_game",
-           "make_rules", "make_solver", "nash_conv", "register_game",
-           "RCFR", "RCFRPlus", "REGRESSORS", "RRM", "RegressionRegrets", "SampledRCFR",
-           "SampledRCFRPlus", "make_regressor", "solve_matrix_game",
-           "CFR", "CFRPlus", "ChanceSamplingCFR", "DiscountedCFR", "ExternalSamplingMCCFR", "LinearCFR",
-           "MCCFRSolver", "OutcomeSamplingMCCFR", "RegretStore", "RegretTable", "VarianceReducedMCCFR",
-           "counterfactual_regrets", "realization_plan"]
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
+
+__all__ = sorted(set(_LAZY) - {"load_compiled"} | {"load_game"})

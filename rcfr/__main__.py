@@ -1,6 +1,9 @@
-"""Command line: solve a game with any registered solver (CFR family, Monte Carlo CFR, or RCFR/RCFR+
-with their default regressor and features) and print exploitability as it converges.
+"""Command line: solve a game with any registered solver and print its exploitability as it converges.
 
+Solvers: the CFR family, Monte Carlo CFR and RCFR/RCFR+ (with their default regressor and
+features). Exploitability is exact, in chips and in milli-big-blinds per game (mbb/g).
+
+examples:
     python -m rcfr --game leduc --solver cfr+ --iterations 1000
     python -m rcfr --game nlocp --param stack=20 --solver dcfr --save policy.json
     python -m rcfr --game "openspiel:liars_dice(numdice=1)" --iterations 100
@@ -11,15 +14,13 @@ from __future__ import annotations
 
 import argparse
 import ast
+import difflib
 import sys
 import time
 
 import numpy as np
 
-from . import evaluate, load_game, make_solver
-from .games import GAMES
-from .policy import policy_suffix
-from .solvers import SOLVERS
+import rcfr
 
 
 def _parse_param(text: str) -> tuple[str, object]:
@@ -48,28 +49,60 @@ def checkpoints(iterations: int, per_decade: int = 3) -> list[int]:
     return sorted({int(m) for m in marks if m <= iterations} | {iterations} - {0})
 
 
+def game_names() -> list[str]:
+    """The names `--game` takes (besides ``openspiel:<game string>``), as the README lists them."""
+    return sorted(set(rcfr.GAMES) - {"openspiel"})
+
+
+def _check_name(option: str, value: str, allowed: list[str]) -> None:
+    """One line naming the closest allowed name and all of them, then exit 2 (argparse's code)."""
+    if value in allowed:
+        return
+    close = difflib.get_close_matches(value, allowed, n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    print(f"python -m rcfr: error: {option} {value}: unknown {option[2:]} {value!r}{hint}; "
+          f"allowed: {', '.join(allowed)}",
+          file=sys.stderr)
+    sys.exit(2)
+
+
+class _Help(argparse.RawDescriptionHelpFormatter):
+    """Keeps names such as ``os-mccfr`` whole when wrapping the option help."""
+
+    def _split_lines(self, text, width):
+        import textwrap
+        return textwrap.wrap(text, width, break_on_hyphens=False)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m rcfr", description=__doc__.splitlines()[0])
+    from .policy import policy_suffix
+
+    parser = argparse.ArgumentParser(prog="python -m rcfr", description=__doc__,
+                                     formatter_class=_Help)
     parser.add_argument("--game", default="leduc",
-                        help=f"one of: {', '.join(sorted(GAMES))}; or openspiel:<OpenSpiel game string>")
+                        help=f"one of: {', '.join(game_names())}; or openspiel:<OpenSpiel game string> "
+                             "(default: leduc)")
     parser.add_argument("--param", action="append", type=_parse_param, default=[], metavar="KEY=VALUE",
                         help="game parameter, e.g. --param merge_suits=True (repeatable)")
-    parser.add_argument("--solver", default="cfr+", help=f"one of: {', '.join(SOLVERS)}")
+    parser.add_argument("--solver", default="cfr+", help=f"one of: {', '.join(rcfr.SOLVERS)} (default: cfr+)")
     parser.add_argument("--iterations", type=_positive_int, default=1000, help="at least 1 (default 1000)")
     parser.add_argument("--save", metavar="PATH", help="write the average policy (.json, or .npz: compact binary)")
     parser.add_argument("--progress", action="store_true", help="show a progress bar")
     args = parser.parse_args(argv)
+    if not args.game.startswith("openspiel:"):
+        _check_name("--game", args.game, sorted(rcfr.GAMES))
+    _check_name("--solver", args.solver, sorted(rcfr.SOLVERS))
     if args.save:
         try:
             policy_suffix(args.save)  # before solving, not after
         except ValueError as err:
             parser.error(f"--save: {err}")
     try:
-        game = load_game(args.game, **dict(args.param))
+        game = rcfr.load_game(args.game, **dict(args.param))
     except (ValueError, TypeError) as err:  # TypeError: a parameter of the wrong kind reached the rules
         parser.error(f"--game {args.game}: {err}")
     try:
-        solver = make_solver(args.solver, game)
+        solver = rcfr.make_solver(args.solver, game)
     except (ValueError, TypeError) as err:
         parser.error(f"--solver {args.solver}: {err}")
 
@@ -83,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         solver.run(mark - done, progress=args.progress)
         elapsed += time.perf_counter() - start
         done = mark
-        result = evaluate(game, solver.average_policy())
+        result = rcfr.evaluate(game, solver.average_policy())
         print(f"{mark:>10} {elapsed:>9.3f} {result.exploitability:>24.6g} {result.exploitability_mbb:>10.3f}")
     print(f"\ngame value for player 1 (average policy): {result.value:.6f}")
     if args.save:

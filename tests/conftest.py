@@ -1,17 +1,26 @@
 import os
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 import rcfr
 
-# Tests never touch the user's cache: each session compiles into its own temporary cache.
+# Green under load: no hypothesis example may fail for taking long (deadline, too_slow) on a busy machine.
+settings.register_profile("rcfr", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("rcfr")
+
+# Tests never touch the user's cache: each test run compiles into its own temporary cache, which the
+# xdist workers of one run share (writes are atomic), so each game is compiled about once per run.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 @pytest.fixture(autouse=True, scope="session")
 def _private_cache(tmp_path_factory):
     old = os.environ.get("RCFR_CACHE")
-    os.environ["RCFR_CACHE"] = str(tmp_path_factory.mktemp("rcfr-cache"))
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "rcfr-cache"  # workers: the run's base
+    shared.mkdir(exist_ok=True)
+    os.environ["RCFR_CACHE"] = str(shared)
     yield
     if old is None:
         os.environ.pop("RCFR_CACHE", None)

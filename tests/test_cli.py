@@ -80,3 +80,33 @@ def test_a_type_error_from_the_rules_is_a_clean_error(capsys):
 def test_bad_solver_is_a_clean_error(capsys):
     last = _fails(capsys, ["--game", "kuhn", "--solver", "cfr-plus"])
     assert "--solver cfr-plus: unknown solver 'cfr-plus'; allowed: " in last and ", cfr, cfr+, " in last
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["--game", "leduk"], "python -m rcfr: error: --game leduk: unknown game 'leduk' (did you mean 'leduc'?); "
+                          "allowed: dieroll, goofspiel, kuhn, latent_ttt, leduc, "),
+    (["--game", "kuhn", "--solver", "cfr++"], "python -m rcfr: error: --solver cfr++: unknown solver 'cfr++' "
+                                               "(did you mean 'cfr+'?); allowed: as-mccfr, cfr, cfr+, "),
+])
+def test_a_misspelled_name_is_one_line_with_the_closest_match(capsys, argv, line):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(line)
+
+
+def test_the_help_is_complete_and_lists_the_readme_games(capsys):
+    from pathlib import Path
+
+    from rcfr.__main__ import game_names
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "RCFR/RCFR+ (with their default regressor and features)." in text  # not cut mid-sentence
+    assert "one of: " + ", ".join(game_names()) + "; or openspiel:<OpenSpiel game string>" in text
+    assert "one of: " + ", ".join(rcfr.SOLVERS) + " (default: cfr+)" in text
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    games_item = readme.split("* **Games**", 1)[1].split("\n* ", 1)[0]
+    assert [name for name in game_names() if f"`{name}`" not in games_item] == []
+    assert "openspiel:<game string>" in games_item

@@ -43,7 +43,8 @@ def test_default_config_is_leduc_cfr_plus(hydra_ctx):
         ("leduc", "cfr+", "none", "none")
 
 
-@pytest.mark.parametrize("group", ["game", "solver", "regressor", "features", "abstraction"])
+@pytest.mark.parametrize("group", ["game", "solver", "regressor", "features",
+                                   pytest.param("abstraction", marks=pytest.mark.slow)])  # ~10 CPU s: builds each
 def test_every_group_option_composes_with_a_known_name(hydra_ctx, group):
     table = {"regressor": components.REGRESSORS, "features": components.FEATURES,
              "abstraction": components.ABSTRACTIONS}.get(group)
@@ -200,6 +201,7 @@ def test_shape_errors_fail_while_composing_and_name_the_key(hydra_ctx, overrides
         assert "cfr+" in text  # hydra lists the available options of the group
 
 
+@pytest.mark.slow  # builds the solver of each of the 26 jobs (~7 CPU s)
 def test_a_bad_job_stops_the_whole_sweep_before_any_job_runs(hydra_ctx):
     cfg = compose("config", overrides=["+experiment=leduc_quick"], return_hydra_config=True)
     OmegaConf.set_readonly(cfg, False)
@@ -299,3 +301,45 @@ def test_a_run_is_checked_before_hydra_touches_its_directory(hydra_ctx, tmp_path
     start("game=kuhn", "run.iterations=50")  # the same configuration, longer: allowed
     with pytest.raises(SystemExit, match="another configuration \\(solver.name: 'cfr\\+' -> 'cfr'"):
         start("game=kuhn", "solver=cfr")
+
+
+@pytest.mark.parametrize("arguments, line", [
+    (["solver=cfr++", "game=kuhn"], "solver=cfr++: solver has no option 'cfr++' (did you mean 'cfr+'?); allowed: "
+                                    "as-mccfr, cfr, cfr+, "),
+    (["game=leduk"], "game=leduk: game has no option 'leduk' (did you mean 'leduc'?); allowed: dieroll, "),
+    (["-m", "solver=cfr,cfr++"], "solver=cfr,cfr++: solver has no option 'cfr++' (did you mean 'cfr+'?)"),
+    (["+experiment=leduc_quik"], "+experiment=leduc_quik: experiment has no option 'leduc_quik' "
+                                 "(did you mean 'leduc_quick'?)"),
+    (["+arm=large_rcfr/goofspiel7-ez"], "arm has no option 'large_rcfr/goofspiel7-ez' "
+                                        "(did you mean 'large_rcfr/goofspiel7-es'?)"),
+    (["hydra/launcher=slurmm"], "hydra/launcher has no option 'slurmm' (did you mean 'slurm'?); allowed: basic, "),
+    (["regressor=zzzz"], "regressor=zzzz: regressor has no option 'zzzz'; allowed: best_first, "),
+])
+def test_a_misspelled_group_option_is_one_line_with_the_closest_name(arguments, line):
+    from experiments.schema import check_group_options
+    with pytest.raises(ConfigError) as error:
+        check_group_options(CONFIG_DIR, arguments)
+    assert line in str(error.value) and "\n" not in str(error.value)
+
+
+def test_group_options_that_exist_and_plain_values_pass_the_check():
+    from experiments.schema import check_group_options
+    check_group_options(CONFIG_DIR, ["-m", "solver=cfr,cfr+", "game=kuhn", "+experiment=leduc_quick",
+                                     "+arm=large_rcfr/goofspiel7-es", "hydra/launcher=joblib", "run.seed=1",
+                                     "regressor.params.max_leaves=5", "~abstraction", "+arm=glob(bf*-64)",
+                                     "label=x", "solver=range(1,3"])  # a syntax error is Hydra's to report
+
+
+def test_the_app_prints_the_misspelling_in_one_line_before_hydra_starts(tmp_path):
+    import os
+    import subprocess
+    import sys
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-m", "experiments.run", "game=leduk", f"hydra.run.dir={tmp_path}/r"],
+                          cwd=root, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONPATH": str(root)})
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.splitlines() == [
+        "config error: game=leduk: game has no option 'leduk' (did you mean 'leduc'?); allowed: "
+        + ", ".join(options("game"))]
+    assert not (tmp_path / "r").exists()

@@ -312,18 +312,19 @@ def _app(*overrides, **kwargs):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
 
 
+@pytest.mark.slow  # two app processes end to end (and generous timeouts: a loaded machine starts them slowly)
 def test_ctrl_c_checkpoints_and_the_same_command_resumes(tmp_path):
     """The real app: SIGINT stops after the current iteration, saves, prints how to resume."""
     common = ["game=leduc", "solver=cfr+", "run.iterations=400000", "run.eval_points=5",
               "run.checkpoint_every=500"]
     run_dir = tmp_path / "run"
     proc = _app(*common, f"hydra.run.dir={run_dir}")
-    deadline = time.time() + 60
+    deadline = time.time() + 600
     while not (run_dir / "checkpoint.npz").exists() and time.time() < deadline and proc.poll() is None:
         time.sleep(0.05)
     time.sleep(0.3)
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    out, err = proc.communicate(timeout=600)
     assert proc.returncode == 130, err
     assert "interrupted at iteration" in err and f"hydra.run.dir={run_dir}" in err
     summary = json.loads((run_dir / "summary.json").read_text())
@@ -334,7 +335,7 @@ def test_ctrl_c_checkpoints_and_the_same_command_resumes(tmp_path):
     target = stopped_at + 700
     common[2] = f"run.iterations={target}"
     proc = _app(*common, f"hydra.run.dir={run_dir}")
-    out, err = proc.communicate(timeout=120)
+    out, err = proc.communicate(timeout=600)
     assert proc.returncode == 0, err
     assert "exploitability" in out and str(run_dir) in out
 

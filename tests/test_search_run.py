@@ -5,7 +5,7 @@ import json
 import pytest
 from hydra import compose, initialize_config_dir
 
-from experiments.search_run import CONFIG_DIR, run, typed
+from experiments.search_run import CONFIG_DIR, run, summary, typed
 
 
 PRESETS = ["fig6_pig", "fig6_pig_quick", "table6_1", "table6_1_quick", "fig7_variance", "fig7_variance_quick",
@@ -45,9 +45,14 @@ def test_studies_write_rows_tables_and_plots(tmp_path):
     rows = run(cfg, tmp_path / "v")
     assert len(rows) == 5 * 2 * 2 and {r["quantity"] for r in rows} == {"roll", "difference"}
     assert {p.name for p in (tmp_path / "v").iterdir()} == {"results.json", "results.md", "fig7_1.png", "fig7_2.png"}
+    short = summary(rows).splitlines()  # the console's table: one row per method, one column per budget
+    assert short[0] == "variance of the roll - stop estimate over 4 searches, by simulations"
+    assert short[2] == "| method | 8 | 16 |" and [line.split(" | ")[0] for line in short[4:]] == \
+        ["| UCT", "| CV", "| CRN", "| AV", "| CV+CRN"]
     cfg = config("+experiment=fig7_3_pig_quick", "variance.simulations=[4]", "variance.games=3", "variance.params.turns=2")
     rows = run(cfg, tmp_path / "p", plots=False)
     assert len(rows) == 5 and all(0 <= r["mean_score"] <= 200 for r in rows)
+    assert summary(rows).splitlines()[2] == "| method | 4 |" and len(summary(rows).splitlines()) == 4 + 5
     cfg = config("+experiment=fig7_3_cantstop_quick", "variance.simulations=[4]", "variance.games=2",
                  "variance.params.turns=1")
     rows = run(cfg, tmp_path / "c", plots=False)
