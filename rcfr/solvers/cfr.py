@@ -20,7 +20,7 @@ from ..policy import Policy
 from ..registry import check_choice
 from ..tree import Game, _history_sequences
 from .base import IterativeSolver
-from .stores import DiscountedTable, Linear, RegretStore, RegretTable, _check_power
+from .stores import DiscountedTable, Linear, RegretStore, RegretTable
 
 AVERAGING = {"uniform": 0.0, "linear": 1.0, "quadratic": 2.0}
 
@@ -215,7 +215,7 @@ class DiscountedCFRPlus(CFRSolver):
     updates, average weights t ** 4 by default."""
 
     def __init__(self, game: Game, *, alpha: float = 1.5, averaging: str | float = 4.0):
-        super().__init__(game, DiscountedTable(alpha=_check_power("alpha", alpha)), updates="alternating",
+        super().__init__(game, DiscountedTable(alpha=alpha), updates="alternating",
                          averaging=averaging)
 
 
@@ -224,7 +224,7 @@ class PredictiveDiscountedCFRPlus(CFRSolver):
     prediction R^t t^alpha / (t^alpha + 1) + r^t; alpha 2.3 and average weights t ** 5 by default."""
 
     def __init__(self, game: Game, *, alpha: float = 2.3, averaging: str | float = 5.0):
-        super().__init__(game, DiscountedTable(alpha=_check_power("alpha", alpha), predictive=True),
+        super().__init__(game, DiscountedTable(alpha=alpha, predictive=True),
                          updates="alternating", averaging=averaging)
 
 
