@@ -8,6 +8,7 @@ package as well (the root package `rcfr`, which every module passes through, is 
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -93,6 +94,7 @@ def _circles(graph: dict[str, set[str]]) -> list[frozenset]:
     return found
 
 
+@lru_cache(maxsize=1)
 def _graph() -> dict[str, set[str]]:
     modules = _modules("rcfr")
     return {name: {m for m in _imports(name, path, modules) if m != "rcfr"} for name, path in modules.items()}
