@@ -214,8 +214,8 @@ def validate(cfg) -> ExperimentConfig:
         raise ConfigError(f"run.measure must be one of {', '.join(MEASURES)}, got {run.measure!r}")
     try:
         check_float("run.checkpoint_seconds", run.checkpoint_seconds, 0.0)
-    except ValueError as err:
-        raise ConfigError(str(err)) from None
+    except ValueError:
+        raise ConfigError(f"run.checkpoint_seconds must be a finite number >= 0, got {run.checkpoint_seconds!r}") from None
 
     try:  # game rules are cheap to build and check their own parameter values
         make_rules(spec.game.name, **spec.game.params)

@@ -94,7 +94,11 @@ def make(game, history: int | None = None) -> FeatureEncoder:
         raise ValueError(f"features 'poker' need poker rules (kuhn, ocp, leduc, nlocp), not "
                          f"{rules.name!r}; use features 'generic'")
     if history is not None:
-        history = check_int("features 'poker' option history (None or an int)", history, 1)
+        try:
+            history = check_int("history", history, 1)
+        except ValueError:
+            raise ValueError(f"features 'poker' option history must be None or an integer >= 1, "
+                             f"got {history!r}") from None
     table = public_tree(rules).table
     parent, pairs, before = _betting(rules, table)
     decisions = table[:, KIND] >= 0

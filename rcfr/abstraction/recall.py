@@ -213,7 +213,7 @@ def bluff_counters(dice1: int, dice2: int, r: int | None = None, forced: bool = 
     so a remembered suffix starting at bid s is reached with both parities (players to move) when s > 0.
     A set whose last bid is b has n - b actions (the n - 1 - b higher bids and "bluff")."""
     if r is not None:
-        r = check_int("r (bids remembered, or None for every bid)", r, 1)
+        r = check_int("r (bids remembered)", r, 1)
     n = (dice1 + dice2) * len(FACE_NAMES)
     rolls = [comb(d + len(FACE_NAMES) - 1, d) for d in (dice1, dice2)]  # multisets of each player's dice
     r = n if r is None else r
