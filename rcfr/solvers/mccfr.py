@@ -10,20 +10,18 @@ They share `CFRSolver`'s surface (iterate, run, current_policy, average_policy, 
 load_state_dict, iteration) so the experiment kit drives them the same way, and add
 ``nodes_touched``. One iteration is one traversal per player (alternating forms) or one
 traversal updating both (simultaneous outcome or chance sampling). The work runs
-inside compiled loops (`rcfr.sampling.kernels`); Python is entered once per `run` chunk.
+inside compiled loops (`rcfr.sampling.driver`); Python is entered once per `run` chunk.
 """
 
 from __future__ import annotations
-
-import time
 
 import numpy as np
 
 from ..policy import Policy
 from ..registry import check_choice
-from ..sampling import kernels, pcs
-from ..sampling.buffers import AVERAGE_MODES, AVERAGE_SPACES, CHANCE_SAMPLING, PUBLIC, SAMPLERS, SamplerBuffers
-from ..sampling.public import public_tree
+from ..sampling import driver
+from ..sampling.bundles import Settings, make_settings
+from ..sampling.buffers import AVERAGE_MODES, AVERAGE_SPACES, CHANCE_SAMPLING, PUBLIC, SamplerBuffers
 from ..tree import Game
 from .base import IterativeSolver
 from .cfr import averaging_power
@@ -70,15 +68,15 @@ class MCCFRSolver(IterativeSolver):
     direct_average = False  # MCCFRb: baselines are direct averages of their estimates instead
     tau, beta = 1.0, 0.0  # average strategy sampling
     chance_sampling = "single"  # chance sampling's treatment of chance nodes
+    public_chance = "sample"  # public chance sampling's treatment of public chance nodes
 
-    def settings(self) -> kernels.Settings:
+    def settings(self) -> Settings:
         """What the compiled driver needs to know about this solver's options."""
-        return kernels.Settings(sampler=SAMPLERS[self.sampler], alternating=self.updates == "alternating",
-                                epsilon=float(self.epsilon), decay=float(self.baseline_decay), tau=float(self.tau),
-                                beta=float(self.beta), power=float(self.power),
-                                averaging=AVERAGE_MODES[self.average_mode], clip=bool(self.clip),
-                                direct_average=bool(self.direct_average),
-                                chance=CHANCE_SAMPLING[self.chance_sampling])
+        return make_settings(self.sampler, updates=self.updates, epsilon=self.epsilon, baseline_decay=self.baseline_decay,
+                             baseline_update="da" if self.direct_average else "eda", tau=self.tau, beta=self.beta,
+                             averaging_power=self.power, average_mode=self.average_mode,
+                             regret_matching="rm+" if self.clip else "rm", chance_sampling=self.chance_sampling,
+                             public_chance=self.public_chance)
 
     @property
     def nodes_touched(self) -> int:
@@ -87,7 +85,7 @@ class MCCFRSolver(IterativeSolver):
 
     def _advance(self, iterations: int) -> None:
         b = self.buffers
-        kernels.run(b.tree, b.state, b.scratch, self.settings(), self.iteration, iterations)
+        driver.run(b.tree, b.state, b.scratch, self.settings(), self.iteration, iterations)
         self.iteration += iterations
 
     # ---- policies ------------------------------------------------------------------------------
@@ -276,16 +274,4 @@ class PublicChanceSamplingCFR(MCCFRSolver):
                              "parent mass to push down); allowed: 'stochastic', 'optimistic'")
         super().__init__(game, regret_matching=regret_matching, average_mode=average_mode, averaging=averaging,
                          abstraction=abstraction, average_space=average_space, seed=seed)
-        start = time.perf_counter()
-        self.public = public_tree(game)
-        self.build_seconds = time.perf_counter() - start
-        self.work = pcs.make_work(self.public)
-
-    def settings(self) -> pcs.Settings:
-        return pcs.Settings(alternating=self.updates == "alternating", sample=self.public_chance == "sample",
-                            power=float(self.power), averaging=AVERAGE_MODES[self.average_mode], clip=bool(self.clip))
-
-    def _advance(self, iterations: int) -> None:
-        b = self.buffers
-        pcs.run(b.tree, b.state, self.public, self.work, self.settings(), self.iteration, iterations)
-        self.iteration += iterations
+        self.public, self.build_seconds = self.buffers.tree.public, self.buffers.public_seconds
