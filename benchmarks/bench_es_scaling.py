@@ -26,27 +26,27 @@ from bench_large_games import parse  # noqa: E402
 
 def measure(spec: str, seconds: float) -> dict:
     import rcfr
-    from rcfr.sampling import kernels
+    from rcfr.sampling import driver
+    from rcfr.sampling.bundles import C_TRAVERSAL, make_settings
     from rcfr.sampling.buffers import SamplerBuffers
 
     name, params = parse(spec)
     game = rcfr.load_game(name, **params)
     buffers = SamplerBuffers(game, "external", seed=0)
-    settings = kernels.Settings(sampler=kernels.EXTERNAL, alternating=True, epsilon=0.0, decay=0.0, tau=1.0,
-                                beta=0.0, power=0.0, averaging=kernels.AVG_STOCHASTIC, clip=False)
+    settings = make_settings("external")
     scratch_bytes = sum(a.nbytes for a in buffers.scratch)
     t, batch = 0, 1
     for phase in ("warm-up", "measured"):
         spent, nodes, traversals = 0.0, 0, 0
         while spent < seconds:
-            before, walks = buffers.nodes_touched, int(buffers.state.counters[kernels.C_TRAVERSAL])
+            before, walks = buffers.nodes_touched, int(buffers.state.counters[C_TRAVERSAL])
             start = time.process_time()
-            kernels.run(buffers.tree, buffers.state, buffers.scratch, settings, t, batch)
+            driver.run(buffers.tree, buffers.state, buffers.scratch, settings, t, batch)
             took = time.process_time() - start
             t += batch
             spent += took
             nodes += buffers.nodes_touched - before
-            traversals += int(buffers.state.counters[kernels.C_TRAVERSAL]) - walks
+            traversals += int(buffers.state.counters[C_TRAVERSAL]) - walks
             if took < 0.2:
                 batch *= 2
     return {"game": spec, "histories": game.num_histories, "infosets": game.num_infosets,

@@ -112,6 +112,8 @@ def test_tree_walk_work_arrays_do_not_grow_with_the_game(sampler):
     from rcfr.sampling.buffers import SamplerBuffers
     for game in (rcfr.load_game("leduc"), rcfr.load_game("leduc", ranks=6, suits=4)):
         slots = (int(game.depth.max()) + 2) * (int(game.num_children.max()) + 1)
-        work = sum(a.nbytes for name, a in SamplerBuffers(game, sampler).scratch._asdict().items()
-                   if name != "cached")  # external sampling's sampled action per information set
+        scratch = SamplerBuffers(game, sampler).scratch
+        arrays = [a for name, a in scratch._asdict().items() if name not in ("cached", "public")] + list(
+            scratch.public)  # not cached: external sampling's sampled action per information set
+        work = sum(a.nbytes for a in arrays)
         assert work <= 64 * slots < game.num_histories

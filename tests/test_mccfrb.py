@@ -11,6 +11,7 @@ import rcfr
 from rcfr import Policy, make_solver
 from rcfr.sampling import RegretSampler, exact_regrets
 from rcfr.sampling.buffers import baseline_layout
+from rcfr.sampling.bundles import DA, EDA
 
 EPSILON = 0.6
 
@@ -126,7 +127,8 @@ def test_sampled_regrets_are_unbiased_while_baselines_learn(leduc, mode, travers
     policy = Policy.random(leduc, seed=7)
     sampler = RegretSampler(leduc, "outcome" if mode == "none" else "infoset_baseline", seed=11, epsilon=EPSILON,
                             baseline=None if mode == "none" else noisy_baseline(leduc))
-    sampler.settings = sampler.settings._replace(direct_average=mode == "da", decay=0.5 if mode == "eda" else 0.0)
+    sampler.settings = sampler.settings._replace(baseline_update=DA if mode == "da" else EDA,
+                                                 baseline_decay=0.5 if mode == "eda" else 0.0)
     before = sampler.buffers.baseline.copy()
     est = sampler.sample(policy, traverser, 400_000)
     players = (0, 1) if traverser == 2 else (traverser,)
@@ -144,7 +146,7 @@ def test_a_good_baseline_reduces_variance(leduc):
     well below plain outcome sampling's (the point of the method)."""
     policy = Policy.random(leduc, seed=7)
     learner = RegretSampler(leduc, "infoset_baseline", seed=1, epsilon=EPSILON)
-    learner.settings = learner.settings._replace(direct_average=True)
+    learner.settings = learner.settings._replace(baseline_update=DA)
     learner.sample(policy, 0, 200_000)
     learned = RegretSampler(leduc, "infoset_baseline", seed=2, epsilon=EPSILON,
                             baseline=learner.buffers.baseline).sample(policy, 0, 200_000)

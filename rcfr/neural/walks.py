@@ -14,7 +14,7 @@
   actions sigma has dropped in the data, so their values do not go stale.
 
 `history_values` is the exact counterpart (one bottom-up pass), for tests and diagnostics.
-Random numbers come from the samplers' splitmix64 stream (`rcfr.sampling.kernels.uniform01`), one
+Random numbers come from the samplers' splitmix64 stream (`rcfr.sampling.decisions.uniform01`), one
 uint64 of state owned by the caller, so walks are reproducible and resumable.
 """
 
@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..sampling.kernels import uniform01
+from ..sampling.decisions import uniform01
 from ..tree import Game
 
 CHANCE, TERMINAL = -1, -2

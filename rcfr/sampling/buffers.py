@@ -1,31 +1,32 @@
 """The arrays a sampled traversal reads and writes, allocated once per game.
 
-`SamplerBuffers` holds the `kernels.Tree`, `kernels.State` and `kernels.Scratch` bundles every kernel
-in `rcfr.sampling.kernels` takes. Regrets, current strategies and sampled regrets are indexed by
-*slots*: the global sequence ids of the game, or, under an information-set abstraction (imperfect
-recall, `rcfr.abstraction.Abstraction`), the abstract sequences, numbered in abstract-set order, so
-merged information sets share (and sum into) one regret vector. Average-strategy sums use full-game
-sequence ids (``average_space="full"``) or the abstract slots (``"abstract"``).
+`SamplerBuffers` holds the `bundles.Tree`, `bundles.State` and `bundles.Scratch` every walk of
+`rcfr.sampling` takes (the driver: `rcfr.sampling.driver`). Regrets, current strategies and sampled
+regrets are indexed by *slots*: the global sequence ids of the game, or, under an information-set
+abstraction (imperfect recall, `rcfr.abstraction.Abstraction`), the abstract sequences, numbered in
+abstract-set order, so merged information sets share (and sum into) one regret vector. Average-strategy
+sums use full-game sequence ids (``average_space="full"``) or the abstract slots (``"abstract"``).
 """
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ..tree import Game
-from . import kernels
+from . import bundles
+from .bundles import AVERAGE_MODE_CODES, CHANCE_SAMPLING_CODES, SAMPLER_CODES
 from .chance import common_keys
+from .public import PublicTree, empty_public_tree, public_tree
 
-SAMPLERS = {"outcome": kernels.OUTCOME, "external": kernels.EXTERNAL, "chance": kernels.CHANCE_SAMPLING,
-            "baseline": kernels.BASELINE, "infoset_baseline": kernels.BASELINE, "pure": kernels.PURE,
-            "average": kernels.AVERAGE_SAMPLING, "probing": kernels.PROBING}
-BASELINES = ("baseline", "infoset_baseline")  # outcome sampling with baselines per history / per (I, a)
-#: public chance sampling walks the public tree (`rcfr.sampling.pcs`), not the histories
+#: public chance sampling walks the public tree (`chance_walks.public_chance_walk`), not the histories
 PUBLIC = "public"
+SAMPLERS = {name: code for name, code in SAMPLER_CODES.items() if name != PUBLIC}  # the history walks
+BASELINES = ("baseline", "infoset_baseline")  # outcome sampling with baselines per history / per (I, a)
 CACHING = ("external", "pure", "average", "probing")  # samplers that keep one sampled action per information set
-CHANCE_SAMPLING = {"single": kernels.SINGLE, "paired": kernels.PAIRED, "common": kernels.COMMON}
-AVERAGE_MODES = {"stochastic": kernels.AVG_STOCHASTIC, "optimistic": kernels.AVG_OPTIMISTIC,
-                 "lazy": kernels.AVG_LAZY}
+CHANCE_SAMPLING = CHANCE_SAMPLING_CODES
+AVERAGE_MODES = AVERAGE_MODE_CODES
 
 
 def seed_state(seed: int) -> np.ndarray:
@@ -87,12 +88,13 @@ def baseline_layout(game: Game, sampler: str) -> tuple[np.ndarray, int, int]:
 
 
 def compiled_tree(game: Game, slots: Slots, average_space: str = "full", sampler: str = "",
-                  chance: str = "single") -> kernels.Tree:
+                  chance_sampling: str = "single", public: PublicTree | None = None) -> bundles.Tree:
     """The game's arrays (and where each information set stores regrets, averages and baselines) in the
-    dtypes the kernels are compiled for; the event keys of common chance-sampling when `chance` is "common"."""
+    dtypes the kernels are compiled for; the event keys of common chance-sampling when `chance_sampling` is
+    "common"; the public tree of public chance sampling (`public`, empty arrays when None)."""
     average_first = game.infoset_first_seq if average_space == "full" else slots.first_seq[slots.abstract]
     baseline_index, baseline_stride, _ = baseline_layout(game, sampler)
-    return kernels.Tree(player=np.ascontiguousarray(game.player, np.int8),
+    return bundles.Tree(player=np.ascontiguousarray(game.player, np.int8),
                         first_child=np.ascontiguousarray(game.first_child, np.int32),
                         num_children=np.ascontiguousarray(game.num_children, np.int32),
                         chance_prob=np.ascontiguousarray(game.chance_prob, np.float64),
@@ -105,31 +107,51 @@ def compiled_tree(game: Game, slots: Slots, average_space: str = "full", sampler
                         parent_seq=np.ascontiguousarray(game.infoset_parent_seq, np.int32),
                         baseline_index=np.ascontiguousarray(baseline_index, np.int32),
                         baseline_stride=int(baseline_stride),
-                        chance_key=common_keys(game) if chance == "common" else np.zeros((2, 0), np.int32))
+                        chance_key=(common_keys(game) if chance_sampling == "common"
+                                    else np.zeros((2, 0), np.int32)),
+                        public=empty_public_tree() if public is None else public)
+
+
+def public_work(public: PublicTree) -> bundles.PublicWork:
+    """The scratch of a walk of `public` (empty arrays for an empty public tree)."""
+    K = len(public.kind)
+    slots = np.maximum(public.count0, public.count1).max(initial=1)
+    actions = int(public.num_children.max(initial=1))
+    return bundles.PublicWork(stack=np.zeros(K + 2 if K else 0, np.int64), chosen=np.zeros(K, np.int64),
+                              scale=np.zeros(K), reach0=np.zeros(len(public.up0)), reach1=np.zeros(len(public.up1)),
+                              value0=np.zeros(len(public.up0)), value1=np.zeros(len(public.up1)),
+                              action_value=np.zeros(int(slots) * actions if K else 0))
 
 
 class SamplerBuffers:
     """Regret table, average-strategy sums, scratch and RNG state for one game and one sampler, optionally
-    on an information-set `abstraction` (see the module docstring for `average_space`)."""
+    on an information-set `abstraction` (see the module docstring for `average_space`). Public chance
+    sampling (sampler "public") walks `public`, derived from the game when None."""
 
     PERSISTENT = ("regrets", "avg", "last", "counters", "rng", "baseline", "baseline_visits")  # a checkpoint
 
     def __init__(self, game: Game, sampler: str, seed: int = 0, abstraction=None, average_space: str = "full",
-                 chance: str = "single"):
+                 chance_sampling: str = "single", public: PublicTree | None = None):
         if sampler not in SAMPLERS and sampler != PUBLIC:
             raise ValueError(f"unknown sampler {sampler!r}; allowed: {', '.join([*SAMPLERS, PUBLIC])}")
         if average_space not in AVERAGE_SPACES:
             raise ValueError(f"unknown average_space {average_space!r}; allowed: {', '.join(AVERAGE_SPACES)}")
-        if chance not in CHANCE_SAMPLING or (chance != "single" and sampler != "chance"):
-            raise ValueError(f"chance_sampling {chance!r} needs sampler 'chance' and one of: "
+        if chance_sampling not in CHANCE_SAMPLING or (chance_sampling != "single" and sampler != "chance"):
+            raise ValueError(f"chance_sampling {chance_sampling!r} needs sampler 'chance' and one of: "
                              f"{', '.join(CHANCE_SAMPLING)}")
         self.game, self.sampler, self.average_space = game, sampler, average_space
         self.slots = Slots(game, abstraction)
         S, N, H = self.slots.num_slots, len(self.slots.num_actions), game.num_histories
-        self.tree = compiled_tree(game, self.slots, average_space, sampler, chance)
+        self.public_seconds = 0.0  # deriving the public tree (public chance sampling)
+        if sampler == PUBLIC and public is None:
+            start = time.perf_counter()
+            public = public_tree(game)
+            self.public_seconds = time.perf_counter() - start
+        self.tree = compiled_tree(game, self.slots, average_space, sampler, chance_sampling,
+                                  public if sampler == PUBLIC else None)
         B = baseline_layout(game, sampler)[2]
         events = int(self.tree.chance_key.max(initial=-1)) + 1  # common chance-sampling's keys
-        self.state = kernels.State(
+        self.state = bundles.State(
             regrets=np.zeros(S),  # cumulative regrets
             avg=np.zeros(game.num_sequences if average_space == "full" else S),  # average-strategy sums
             sigma=np.zeros(S),  # current strategy of the information sets visited lately
@@ -143,19 +165,20 @@ class SamplerBuffers:
         depth = int(game.depth.max()) + 1
         trajectory = sampler == "outcome" or sampler in BASELINES
         rows = depth + 1 if trajectory else 0
-        # tree walks: work arrays per slot (depth, child index), see kernels.Scratch
+        # tree walks: work arrays per slot (depth, child index), see bundles.Scratch
         tree_walk = not trajectory and sampler != PUBLIC
         levels, widest = (depth + 1, max(int(game.num_children.max()), 1)) if tree_walk else (0, 0)
-        weights = sampler in ("average", "probing") or chance != "single"  # scale per slot
-        self.scratch = kernels.Scratch(
-            path=np.zeros(rows, kernels.PATH_DTYPE),
+        weights = sampler in ("average", "probing") or chance_sampling != "single"  # scale per slot
+        self.scratch = bundles.Scratch(
+            path=np.zeros(rows, bundles.PATH_DTYPE),
             stack=np.zeros((levels * (widest + 1) + 1, 3), np.int64),
             value=np.zeros((levels, widest)), reach=np.zeros((2, levels, widest)), chosen=np.zeros(levels, np.int64),
             # external sampling: one sampled action per full information set (a trajectory of the full
             # game meets each at most once, so the sample stays unbiased under imperfect recall)
             cached=np.zeros((game.num_infosets if sampler in CACHING else 0, 2), np.int64),
             scale=np.zeros((levels, widest) if weights else (0, 0)),
-            common_u=np.zeros(events), common_stamp=np.zeros(events, np.int64))
+            common_u=np.zeros(events), common_stamp=np.zeros(events, np.int64),
+            public=public_work(self.tree.public))
 
         # the arrays callers read, by name
         self.regrets, self.avg, self.sigma, self.last, self.baseline = (
@@ -163,7 +186,7 @@ class SamplerBuffers:
 
     @property
     def nodes_touched(self) -> int:
-        return int(self.state.counters[kernels.C_NODES])
+        return int(self.state.counters[bundles.C_NODES])
 
     # persistent part of the state (scratch and stamps are rebuilt freely)
     def state_dict(self) -> dict[str, np.ndarray]:

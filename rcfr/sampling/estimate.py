@@ -14,9 +14,9 @@ from .. import kernels as full
 from ..policy import Policy
 from ..registry import check_choice
 from ..tree import Game
-from . import kernels, pcs
-from .buffers import AVERAGE_MODES, BASELINES, CHANCE_SAMPLING, PUBLIC, SAMPLERS, SamplerBuffers
-from .public import public_tree
+from . import driver
+from .bundles import COMMON, make_settings
+from .buffers import AVERAGE_MODES, BASELINES, PUBLIC, SamplerBuffers
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class RegretSampler:
     global sequence ids), "pure" (pure CFR), "average" (average
     strategy sampling with floor `epsilon`, `tau`, `beta`, steered by the fixed average-strategy sums
     `sampling_average`, global sequence ids), "probing" (the same sampling, probes for the rest) or
-    "public" (public chance sampling, `rcfr.sampling.pcs`; ``public_chance="enumerate"`` walks every
+    "public" (public chance sampling, `chance_walks.public_chance_walk`; ``public_chance="enumerate"`` walks every
     public outcome, which gives the exact regrets; its average increment is the *traverser's* own);
     "chance" takes `chance_sampling` ("single", "paired" or "common", as `ChanceSamplingCFR`).
     Each `sample` call runs its own traversals; within a call, traversal k counts as iteration k for
@@ -56,27 +56,21 @@ class RegretSampler:
         self.game = game
         if public_chance != "sample" and sampler != PUBLIC:
             raise ValueError(f"public_chance={public_chance!r} needs sampler 'public', not {sampler!r}")
-        self.buffers = SamplerBuffers(game, sampler, seed, chance=chance_sampling)
-        self.sampler = sampler
         if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0.0 < epsilon <= 1.0:
             raise ValueError(f"epsilon must be a number in (0, 1], got {epsilon!r}")
-        self.epsilon = float(epsilon)
-        mode = AVERAGE_MODES[check_choice("average_mode", average_mode, list(AVERAGE_MODES))]
-        # a fixed profile: no regret updates, baselines held fixed (decay 0)
-        if sampler != PUBLIC:
-            self.settings = kernels.Settings(sampler=SAMPLERS[sampler], alternating=True, epsilon=self.epsilon,
-                                             decay=0.0, tau=float(tau), beta=float(beta), power=0.0, averaging=mode,
-                                             clip=False, direct_average=False,
-                                             chance=CHANCE_SAMPLING[chance_sampling])
-        else:
+        check_choice("average_mode", average_mode, list(AVERAGE_MODES))
+        if sampler == PUBLIC:
             if average_mode == "lazy":
                 raise ValueError("average_mode='lazy' is not available for public chance sampling; allowed: "
                                  "'stochastic', 'optimistic'")
-            enumerate_ = check_choice("public_chance", public_chance, ["sample", "enumerate"]) == "enumerate"
-            self.public = public_tree(game)  # replaceable, e.g. by a deliberately biased copy in a test
-            self.work = pcs.make_work(self.public)
-            self.settings = pcs.Settings(alternating=True, sample=not enumerate_, power=0.0, averaging=mode,
-                                         clip=False)
+            check_choice("public_chance", public_chance, ["sample", "enumerate"])
+        self.buffers = SamplerBuffers(game, sampler, seed, chance_sampling=chance_sampling)
+        self.sampler = sampler
+        self.epsilon = float(epsilon)
+        # a fixed profile: no regret updates, baselines held fixed (decay 0)
+        self.settings = make_settings(sampler, epsilon=self.epsilon, tau=tau, beta=beta, average_mode=average_mode,
+                                      chance_sampling=chance_sampling, public_chance=public_chance)
+        self.public = self.buffers.tree.public  # replaceable, e.g. by a deliberately biased copy in a test
         if baseline is not None:
             if sampler not in BASELINES or np.shape(baseline) != self.buffers.baseline.shape:
                 raise ValueError(f"baseline needs a sampler in {BASELINES} and shape {self.buffers.baseline.shape}")
@@ -96,7 +90,7 @@ class RegretSampler:
         """
         if traverser not in (0, 1, 2) or (traverser == 2 and self.sampler not in ("outcome", "chance", *BASELINES,
                                                                                   PUBLIC)) or (
-                traverser == 2 and self.sampler == "chance" and self.settings.chance == kernels.COMMON):
+                traverser == 2 and self.sampler == "chance" and self.settings.chance_sampling == COMMON):
             raise ValueError(f"traverser must be 0 or 1 (or 2 for outcome, chance, baseline and public sampling, not "
                              f"common chance-sampling), "
                              f"got {traverser!r}")
@@ -111,11 +105,8 @@ class RegretSampler:
         nodes = b.nodes_touched
         sums, squares = np.zeros(self.game.num_sequences), np.zeros(self.game.num_sequences)
         visits = np.zeros(self.game.num_sequences, np.int64)
-        if self.sampler == PUBLIC:
-            pcs.estimate(b.tree, b.state, self.public, self.work, self.settings, traverser, samples, sums, squares,
-                         visits)
-        else:
-            kernels.estimate(b.tree, b.state, b.scratch, self.settings, traverser, samples, sums, squares, visits)
+        tree = b.tree._replace(public=self.public) if self.sampler == PUBLIC else b.tree
+        driver.estimate(tree, b.state, b.scratch, self.settings, traverser, samples, sums, squares, visits)
         mean = sums / samples
         variance = np.maximum(squares / samples - mean ** 2, 0.0)
         increment = (b.avg - self.sampling_average) / samples

@@ -49,6 +49,14 @@ state, -1 at the root) and ``infoset_p`` (p's information set where p acts, else
 history: both players' slots and ``term_value`` = chance reach x player 0's payoff."""
 
 
+def empty_public_tree() -> PublicTree:
+    """A public tree with no states, in the dtypes `public_tree` gives (what the samplers that walk histories
+    carry in `bundles.Tree.public`)."""
+    i8, i32, i64, f64 = (np.zeros(0, t) for t in (np.int8, np.int32, np.int64, np.float64))
+    dtypes = {"kind": i8, "histories": i64, "prob": f64, "weight": f64, "term_value": f64}
+    return PublicTree(**{name: dtypes.get(name, i32) for name in PublicTree._fields})
+
+
 class NotPublicError(ValueError):
     """The game has no public tree public chance sampling can walk (hidden actions, ...)."""
 

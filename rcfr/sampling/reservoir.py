@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from .buffers import seed_state
-from .kernels import uniform01
+from .decisions import uniform01
 
 
 @njit(cache=True)

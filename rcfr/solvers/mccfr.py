@@ -10,21 +10,20 @@ They share `CFRSolver`'s surface (iterate, run, current_policy, average_policy, 
 load_state_dict, iteration) so the experiment kit drives them the same way, and add
 ``nodes_touched``. One iteration is one traversal per player (alternating forms) or one
 traversal updating both (simultaneous outcome or chance sampling). The work runs
-inside compiled loops (`rcfr.sampling.kernels`); Python is entered once per `run` chunk.
+inside compiled loops (`rcfr.sampling.driver`); Python is entered once per `run` chunk.
 """
 
 from __future__ import annotations
 
-import time
 import warnings
 
 import numpy as np
 
 from ..options import BASELINES, PUBLIC_CHANCE, MCCFROptions, check_choice, check_float
 from ..policy import Policy
-from ..sampling import kernels, pcs
-from ..sampling.buffers import AVERAGE_MODES, CHANCE_SAMPLING, PUBLIC, SAMPLERS, SamplerBuffers
-from ..sampling.public import public_tree
+from ..sampling import driver
+from ..sampling.bundles import Settings, make_settings
+from ..sampling.buffers import PUBLIC, SamplerBuffers
 from ..tree import Game
 from ..tree.abstraction import Abstraction
 from .base import IterativeSolver, abstraction_identity, check_game
@@ -74,14 +73,14 @@ class MCCFRSolver(IterativeSolver):
     # ---- iterations ----------------------------------------------------------------------------
     direct_average = False  # MCCFRb: baselines are direct averages of their estimates instead
 
-    def settings(self) -> kernels.Settings:
+    def settings(self) -> Settings:
         """What the compiled driver needs to know about this solver's options."""
         o = self.options
-        return kernels.Settings(sampler=SAMPLERS[self.sampler], alternating=o.updates == "alternating",
-                                epsilon=o.epsilon, decay=o.baseline_decay, tau=o.tau, beta=o.beta, power=o.power,
-                                averaging=AVERAGE_MODES[o.average_mode], clip=o.regret_matching == "rm+",
-                                direct_average=bool(self.direct_average),
-                                chance=CHANCE_SAMPLING[o.chance_sampling])
+        return make_settings(self.sampler, updates=o.updates, epsilon=o.epsilon, baseline_decay=o.baseline_decay,
+                             baseline_update="da" if self.direct_average else "eda", tau=o.tau, beta=o.beta,
+                             averaging_power=o.power, average_mode=o.average_mode,
+                             regret_matching=o.regret_matching, chance_sampling=o.chance_sampling,
+                             public_chance=o.public_chance)
 
     @property
     def nodes_touched(self) -> int:
@@ -90,7 +89,7 @@ class MCCFRSolver(IterativeSolver):
 
     def _advance(self, iterations: int) -> None:
         b = self.buffers
-        kernels.run(b.tree, b.state, b.scratch, self.settings(), self.iteration, iterations)
+        driver.run(b.tree, b.state, b.scratch, self.settings(), self.iteration, iterations)
         self.iteration += iterations
 
     # ---- policies ------------------------------------------------------------------------------
@@ -271,17 +270,4 @@ class PublicChanceSamplingCFR(MCCFRSolver):
                     regret_matching=regret_matching, average_mode=average_mode, averaging=averaging,
                     average_space=average_space, seed=seed)
         self.public_chance = self.options.public_chance
-        start = time.perf_counter()
-        self.public = public_tree(game)
-        self.build_seconds = time.perf_counter() - start
-        self.work = pcs.make_work(self.public)
-
-    def settings(self) -> pcs.Settings:
-        o = self.options
-        return pcs.Settings(alternating=o.updates == "alternating", sample=o.public_chance == "sample",
-                            power=o.power, averaging=AVERAGE_MODES[o.average_mode], clip=o.regret_matching == "rm+")
-
-    def _advance(self, iterations: int) -> None:
-        b = self.buffers
-        pcs.run(b.tree, b.state, self.public, self.work, self.settings(), self.iteration, iterations)
-        self.iteration += iterations
+        self.public, self.build_seconds = self.buffers.tree.public, self.buffers.public_seconds

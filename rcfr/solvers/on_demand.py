@@ -38,8 +38,9 @@ from numba import njit
 
 from ..options import PROFILES, SampledRCFROptions, check_int  # noqa: F401  (PROFILES: re-exported)
 from ..policy import Policy
-from ..sampling import kernels
-from ..sampling.buffers import SAMPLERS, SamplerBuffers
+from ..sampling import driver
+from ..sampling.bundles import make_settings
+from ..sampling.buffers import SamplerBuffers
 from ..sampling.reservoir import Reservoir
 from ..tree import Game
 from .predictions import checked_prediction, match_predictions
@@ -53,11 +54,11 @@ CHUNK = 16_384  # sequences per prediction chunk when refreshing the profile
 def _traverse(tree, state, scratch, settings, traverser, first, last, weight, sums, listed, listed_stamp, stamp,
               count):
     """Traversals first+1 .. last at the fixed profile ``state.sigma``; each traversal's sampled regrets are
-    added to `sums` (as `kernels.collect_regrets` does) and every information set written is listed once in
+    added to `sums` (as `strategies.collect_regrets` does) and every information set written is listed once in
     `listed` (after the `count` already there). Returns the new count."""
     first_seq, num_actions, delta = tree.first_seq, tree.num_actions, state.delta
     for k in range(first, last):
-        kernels.traverse(tree, state, scratch, settings, traverser, k + 1, weight, False)
+        driver.traverse(tree, state, scratch, settings, traverser, k + 1, weight, False)
         for j in range(state.num_touched[0]):
             J = state.touched[j]
             if listed_stamp[J] != stamp:
@@ -127,10 +128,7 @@ class LeanSampledRCFR(SampledRCFRSolver):
         self.regressors = [seeded(make_regressor(o.regressor), 2 * seed + p) for p in (0, 1)]
         # the solver's own arrays
         self.buffers = SamplerBuffers(game, self.sampler, seed)
-        self.settings = kernels.Settings(sampler=SAMPLERS[self.sampler], alternating=True, epsilon=o.epsilon,
-                                         decay=0.0, tau=float(tau), beta=float(beta), power=0.0,
-                                         averaging=kernels.AVG_STOCHASTIC, clip=False, direct_average=False,
-                                         chance=kernels.SINGLE)
+        self.settings = make_settings(self.sampler, epsilon=o.epsilon, tau=float(tau), beta=float(beta))
         self.first_seq = np.ascontiguousarray(game.infoset_first_seq, np.int64)
         self.num_actions = np.ascontiguousarray(game.infoset_num_actions, np.int64)
         players = np.asarray(game.infoset_player)

@@ -20,8 +20,9 @@ iterations. The ``profile="visited"`` form here predicts only what the traversal
   in the cache form. Same random stream, same strategies where read: the runs are bit-identical
   (`tests/test_visited_profile.py`), only the work differs (docs/large_rcfr.md measures it).
 
-The kernels read strategies from the profile only, so the sampling kernels (`rcfr.sampling.kernels`) are
-unchanged; the walks here mirror their random-number use for external and outcome sampling.
+The walks read strategies from the profile only, so the sampling walks (`rcfr.sampling`) are unchanged;
+the discovery here makes each of their draws through the same decision helpers (`rcfr.sampling.decisions`),
+in the same order, for external and outcome sampling.
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..sampling.kernels import CHANCE, OUTCOME, TERMINAL, _merged, _pick, _pick_mixed
+from ..sampling.bundles import CHANCE, OUTCOME, TERMINAL
+from ..sampling.decisions import chance_outcome, set_action, trajectory_action
+from ..sampling.states import child, infoset, mover, num_moves, outcome_probs, regret_set
 from .predictions import match_predictions
 
 
@@ -50,26 +53,25 @@ def _list_certain(tree, traverser, stack, top, below, fresh, updated, version, l
     """External sampling: list the stale sets of the histories the walk visits whatever the strategies, those
     pending on its stack and, below the traverser's, every history down to the next opponent or chance node
     (`below`: a work stack). So one batch holds the sets of all siblings of a blocking set, not one."""
-    player, first_child, num_children, infoset = tree.player, tree.first_child, tree.num_children, tree.infoset
     for j in range(top + 1):
         under = 0
         below[0] = stack[j]
         while under >= 0:
             h = below[under]
             under -= 1
-            p = player[h]
+            p = mover(tree, h)
             if p == TERMINAL or p == CHANCE:
                 continue
-            J = _merged(tree.abstract, infoset[h])
+            J = regret_set(tree, infoset(tree, h))
             if fresh[J] < updated[p]:
                 _list(J, p, fresh, version, listed, counts)
             if p == traverser:
-                for a in range(num_children[h]):
+                for a in range(num_moves(tree, h)):
                     under += 1
-                    below[under] = first_child[h] + a
+                    below[under] = child(tree, h, a, -1)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _discover(tree, sigma, cached, sampler, eps, traverser, walk, rng, stack, below, fresh, updated, version,
               listed, counts):
     """Resume the discovery walk of one traversal of `traverser`: ``walk = [top of stack, history, stamp]``
@@ -77,41 +79,44 @@ def _discover(tree, sigma, cached, sampler, eps, traverser, walk, rng, stack, be
     stamp in external sampling's `cached`, negative so that it never equals a real traversal's). Lists the
     stale sets met; returns True when the walk is complete, False when it stopped at a stale set whose
     strategy decides the path (it resumes at that history once the set is predicted; with it, external
-    sampling lists every stale set it will certainly meet, see `_list_certain`)."""
-    player, first_child, num_children, infoset, first_seq = (tree.player, tree.first_child, tree.num_children,
-                                                             tree.infoset, tree.first_seq)
-    abstract, chance_prob = tree.abstract, tree.chance_prob
-    if sampler == OUTCOME:  # `kernels._sample_trajectory` (alternating: exploration at the traverser's sets)
+    sampling lists every stale set it will certainly meet, see `_list_certain`).
+
+    Every draw is the traversal's own decision helper (`rcfr.sampling.decisions`), called in the order the
+    traversal calls it (`outcome_walks._sample_trajectory`; `tree_walks.tree_walk`'s first visits), so the
+    two consume the same random numbers for the same purposes. (It walks the compiled tree: ``slot`` -1.)"""
+    first_seq = tree.first_seq
+    if sampler == OUTCOME:  # alternating: exploration at the traverser's sets
         h = walk[1]
-        while player[h] != TERMINAL:
-            p, n, c = player[h], num_children[h], first_child[h]
+        while mover(tree, h) != TERMINAL:
+            p, n = mover(tree, h), num_moves(tree, h)
             if p == CHANCE:
-                k = _pick(chance_prob, c, n, rng)
+                probs, start = outcome_probs(tree, h)
+                k = chance_outcome(probs, start, n, rng)
             else:
-                J = _merged(abstract, infoset[h])
+                J = regret_set(tree, infoset(tree, h))
                 if fresh[J] < updated[p]:
                     _list(J, p, fresh, version, listed, counts)
                     walk[1] = h
                     return False
-                f = first_seq[J]
-                k = _pick_mixed(sigma, f, n, eps, rng) if p == traverser else _pick(sigma, f, n, rng)
-            h = c + k
+                k, xi = trajectory_action(sigma, first_seq[J], n, p == traverser, eps, rng)
+            h = child(tree, h, k, -1)
         walk[1] = h
         return True
-    # external sampling: `kernels.external_traversal`'s first visits, in its order
+    # external sampling: the first visits of `tree_walk`, in its order
     top, stamp = walk[0], walk[2]
     while top >= 0:
         h = stack[top]
         top -= 1
-        p = player[h]
+        p = mover(tree, h)
         if p == TERMINAL:
             continue
-        n, c = num_children[h], first_child[h]
+        n = num_moves(tree, h)
         if p == CHANCE:
-            k = _pick(chance_prob, c, n, rng)
+            probs, start = outcome_probs(tree, h)
+            k = chance_outcome(probs, start, n, rng)
         else:
-            I = infoset[h]
-            J = _merged(abstract, I)
+            I = infoset(tree, h)
+            J = regret_set(tree, I)
             if fresh[J] < updated[p]:
                 _list(J, p, fresh, version, listed, counts)
                 if p != traverser:  # its sampled action decides the path: predict it first
@@ -123,14 +128,11 @@ def _discover(tree, sigma, cached, sampler, eps, traverser, walk, rng, stack, be
             if p == traverser:
                 for a in range(n):
                     top += 1
-                    stack[top] = c + a
+                    stack[top] = child(tree, h, a, -1)
                 continue
-            if cached[I, 0] != stamp:
-                cached[I, 0] = stamp
-                cached[I, 1] = _pick(sigma, first_seq[J], n, rng)
-            k = cached[I, 1]
+            k = set_action(sigma, sigma, first_seq[J], n, False, cached, I, stamp, rng)
         top += 1
-        stack[top] = c + k
+        stack[top] = child(tree, h, k, -1)
     walk[0] = top
     return True
 

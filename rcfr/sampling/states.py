@@ -1,0 +1,100 @@
+"""Where the walks get game states from: the accessors of a *state source*, implemented by the compiled tree.
+
+The walks (`outcome_walks`, `tree_walks`, `chance_walks`) never index the history arrays themselves; they
+ask the source, through these functions, for a state's mover, its moves, a move's child, a chance node's
+outcome probabilities, a decision's information set and a terminal's payoff. A state is an integer
+*handle*: for the compiled tree (`bundles.Tree`) the history id. A second source (walking the rules'
+`FastGame` functions, issue 20) implements the same functions for its own bundle type with
+`numba.extending.overload`, its handles being rows of a state buffer (``child`` gets the walk's ``slot``
+for the child, a row that holds no unfinished state: a depth-first walk has one unfinished state per
+(depth, child index), see `bundles.Scratch`); every walk then runs on it unchanged (docs/mccfr.md,
+"Kernel structure").
+
+Information sets are numbered by the source too (the compiled tree's ids; a rules source numbers them as
+first met); where a set keeps its regrets is the solver's layout (`bundles.Tree.first_seq`, `abstract`),
+not the source's.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+from numba.core import types
+from numba.extending import overload
+
+from .bundles import Tree
+
+ROOT = 0  # the handle of the compiled tree's root
+
+
+def is_compiled_tree(source) -> bool:
+    """True for the numba type of a `bundles.Tree` (the compiled tree as a state source)."""
+    return isinstance(source, (types.NamedTuple, types.NamedUniTuple)) and source.instance_class is Tree
+
+
+def mover(source, h):
+    """The player to move at state h: 0, 1, `CHANCE` or `TERMINAL`."""
+
+
+def num_moves(source, h):
+    """How many actions (or chance outcomes) state h has."""
+
+
+def child(source, h, k, slot):
+    """The state after move k of h; `slot` is the row of the walk's scratch that holds it (unused by the
+    compiled tree, whose children are histories already)."""
+
+
+def outcome_probs(source, h):
+    """``(probs, start)``: chance node h's outcome probabilities are probs[start:start + num_moves]."""
+
+
+def infoset(source, h):
+    """The information set of decision h."""
+
+
+def payoff(source, h):
+    """Player 0's payoff at terminal h."""
+
+
+@overload(mover, inline="always")
+def _tree_mover(source, h):
+    if is_compiled_tree(source):
+        return lambda source, h: source.player[h]
+
+
+@overload(num_moves, inline="always")
+def _tree_num_moves(source, h):
+    if is_compiled_tree(source):
+        return lambda source, h: source.num_children[h]
+
+
+@overload(child, inline="always")
+def _tree_child(source, h, k, slot):
+    if is_compiled_tree(source):
+        return lambda source, h, k, slot: source.first_child[h] + k
+
+
+@overload(outcome_probs, inline="always")
+def _tree_outcome_probs(source, h):
+    if is_compiled_tree(source):
+        return lambda source, h: (source.chance_prob, source.first_child[h])
+
+
+@overload(infoset, inline="always")
+def _tree_infoset(source, h):
+    if is_compiled_tree(source):
+        return lambda source, h: source.infoset[h]
+
+
+@overload(payoff, inline="always")
+def _tree_payoff(source, h):
+    if is_compiled_tree(source):
+        return lambda source, h: source.utility[h]
+
+
+@njit(cache=True, inline="always")
+def regret_set(tree, I):
+    """The set J whose regrets full information set I uses: ``tree.abstract[I]`` under an abstraction
+    (merged sets share one regret vector), I itself where the map is empty."""
+    abstract = tree.abstract
+    return abstract[I] if abstract.shape[0] > 0 else I

@@ -1,0 +1,106 @@
+"""What a walk does at an information set besides sampling: current strategy, average credit, regret batch.
+
+Every walk writes the *sampled instantaneous counterfactual regrets* of the sets it updates into
+``state.delta`` and lists each set once in ``state.touched`` (`touch`). Regrets only change afterwards,
+in `apply_regrets`, so the current strategy is the same everywhere inside one walk even when an
+information set is reached by several histories (hidden actions). ``touched`` + ``delta`` is the batch
+a regret store (a table here; a regressor in sampled RCFR) consumes.
+
+Average strategies (`credit_average`): "stochastic" adds ``w * pi_p(h) * pi_c(h) / q(h) * sigma(I, .)`` at
+each visited history of the accumulating player p, whose expectation is ``w * pi_c(I) * pi_p(I) *
+sigma(I, .)`` (``pi_c(I)`` is constant over iterations, so it cancels when normalizing); "optimistic" adds
+``(t - last[I]) * pi_p(h) * sigma(I, .)`` and sets ``last[I] = t`` (Lanctot et al. 2009); "lazy" pushes
+realization mass down p's sequence tree only when a sample reaches it: I receives the mass its parent
+sequence gained since I's last visit (``t`` for the empty sequence), split by the current sigma, so reach
+weights need no importance weighting; like optimistic averaging it assumes sigma(I) did not change
+between visits.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .bundles import AVG_LAZY, AVG_OPTIMISTIC, AVG_STOCHASTIC, C_TRAVERSAL, RM_PLUS
+
+
+@njit(cache=True, inline="always")
+def regret_matching(regrets, sigma, first, n, from_regrets):
+    """Write the current strategy of an information set (regret matching on its cumulative regrets) into
+    sigma[first:first+n]; with `from_regrets` False, sigma already holds it (a fixed or predicted profile)."""
+    if not from_regrets:
+        return
+    total = 0.0
+    for s in range(first, first + n):
+        if regrets[s] > 0.0:
+            total += regrets[s]
+    for s in range(first, first + n):
+        if total > 0.0:
+            sigma[s] = regrets[s] / total if regrets[s] > 0.0 else 0.0
+        else:
+            sigma[s] = 1.0 / n
+
+
+@njit(cache=True, inline="always")
+def touch(J, touched, num_touched, touched_stamp, counters):
+    """List (abstract) information set J in the walk's batch (once per walk)."""
+    stamp = counters[C_TRAVERSAL]
+    if touched_stamp[J] != stamp:
+        touched_stamp[J] = stamp
+        touched[num_touched[0]] = J
+        num_touched[0] += 1
+
+
+@njit(cache=True, inline="always")
+def apply_regrets(tree, state, regret_matching_code):
+    """Add the sampled regrets of the touched (abstract) information sets to the table (clipping at zero for
+    `RM_PLUS`), clear them from ``delta`` and empty the touched list."""
+    regrets, delta, touched, num_touched = state.regrets, state.delta, state.touched, state.num_touched
+    first_seq, num_actions = tree.first_seq, tree.num_actions
+    clip = regret_matching_code == RM_PLUS
+    for k in range(num_touched[0]):
+        J = touched[k]
+        for s in range(first_seq[J], first_seq[J] + num_actions[J]):
+            r = regrets[s] + delta[s]
+            regrets[s] = r if (r > 0.0 or not clip) else 0.0
+            delta[s] = 0.0
+    num_touched[0] = 0
+
+
+@njit(cache=True, inline="always")
+def collect_regrets(tree, state, sums, squares, visits):
+    """Add the sampled regrets of one walk to running sums (for estimates and tests), count the walks that
+    wrote each sequence (a visit may write a zero regret), then clear."""
+    delta, touched, num_touched = state.delta, state.touched, state.num_touched
+    first_seq, num_actions = tree.first_seq, tree.num_actions
+    for k in range(num_touched[0]):
+        J = touched[k]
+        for s in range(first_seq[J], first_seq[J] + num_actions[J]):
+            sums[s] += delta[s]
+            visits[s] += 1
+            squares[s] += delta[s] * delta[s]
+            delta[s] = 0.0
+    num_touched[0] = 0
+
+
+@njit(cache=True, inline="always")
+def _accumulate(avg, target, sigma, first, n, amount):
+    for a in range(n):
+        avg[target + a] += amount * sigma[first + a]
+
+
+@njit(cache=True, inline="always")
+def credit_average(avg, sigma, last, parent_seq, average_first, I, f, n, t, average_mode, stochastic, own):
+    """Credit the accumulating player's average strategy at a visit of its (full) information set I, whose
+    current strategy is sigma[f:f+n] (see the module docstring for the three average modes)."""
+    target = average_first[I]
+    if average_mode == AVG_STOCHASTIC:
+        _accumulate(avg, target, sigma, f, n, stochastic)
+    elif average_mode == AVG_OPTIMISTIC:
+        _accumulate(avg, target, sigma, f, n, (t - last[I]) * own)
+        last[I] = t
+    elif average_mode == AVG_LAZY:
+        parent = parent_seq[I]
+        mass = np.float64(t) if parent < 0 else avg[parent]
+        _accumulate(avg, target, sigma, f, n, mass - last[I])
+        last[I] = mass
