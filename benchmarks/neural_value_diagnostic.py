@@ -7,7 +7,7 @@ docs/neural.md, "Why ESCHER ... falls short"). Slow-ish: a few minutes of CPU.
 
 import numpy as np
 from rcfr import load_game, make_solver, evaluate
-from rcfr.neural import history_values
+from rcfr.solvers.neural import history_values
 g = load_game("leduc")
 for vt in (200, 5000):
     s = make_solver("escher", g, regressor={"name":"best_first","max_leaves":512}, features="poker", traversals=200, value_traversals=vt, seed=100)

@@ -1,4 +1,4 @@
-"""The Deep CFR family (`rcfr.neural`): convergence on Kuhn, unbiased new estimators with negative controls,
+"""The Deep CFR family (`rcfr.solvers.neural`): convergence on Kuhn, unbiased new estimators with negative controls,
 exact resume, seeds, exact SD-CFR mixing, loud options, and the CUDA path (skipped without a GPU)."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from rcfr import Policy, evaluate, load_game, make_solver
-from rcfr.neural import history_features, history_values
-from rcfr.neural.solver import ADVANTAGE, VALUE
-from rcfr.neural.walks import Walker
+from rcfr.solvers.neural import history_features, history_values
+from rcfr.solvers.neural.solver import ADVANTAGE, VALUE
+from rcfr.solvers.neural.walks import Walker
 from rcfr.sampling import RegretSampler, exact_regrets
 
 TREES = {"name": "best_first", "max_leaves": 64}
@@ -188,7 +188,7 @@ def test_deep_cfr_policy_network_reproduces_the_strategy_memory_with_a_table(kuh
 
 
 def test_pooled_targets_match_the_reservoir_targets_of_sampled_rcfr(kuhn):
-    from rcfr.neural.solver import pooled_targets
+    from rcfr.solvers.neural.solver import pooled_targets
     from rcfr.sampling.reservoir import Reservoir
     from rcfr.solvers.targets import reservoir_targets
     memory = Reservoir(50, seed=3)
@@ -223,7 +223,7 @@ def test_bad_options_fail_before_any_work(kuhn, name, options, match):
 
 
 def test_network_average_needs_visit_counts(kuhn):
-    from rcfr.neural import NeuralCFR
+    from rcfr.solvers.neural import NeuralCFR
     with pytest.raises(ValueError, match="average='network'"):
         NeuralCFR(kuhn, sampler="outcome", average="network")
 

@@ -16,7 +16,7 @@ from .on_demand import LeanSampledRCFR
 from .sampled_rcfr import SampledRCFR, SampledRCFRPlus
 from .sampled_regression import DenseSampledRCFR, SampledRCFRSolver, SampledRegressionRegrets
 from .stores import RegretStore, RegretTable
-from ..neural.solver import DREAM, ESCHER, DeepCFR, SingleDeepCFR  # noqa: E402  (the Deep CFR family)
+from .neural.solver import DREAM, ESCHER, DeepCFR, SingleDeepCFR  # noqa: E402  (the Deep CFR family)
 
 SOLVERS = {
     "cfr": CFR,

@@ -9,7 +9,7 @@ Each iteration t, for each player p in turn, at the current profile sigma_t:
 2. `traversals` traversals for p give sampled regrets of p's visited sequences: external sampling (Deep CFR,
    SD-CFR), outcome sampling (SD-CFR's outcome-sampling form), outcome sampling with the learned baselines
    (DREAM; `rcfr.sampling`'s VR-MCCFR kernel with the baselines held fixed during the batch), or ESCHER's
-   fixed-policy walk with value-table regrets (`rcfr.neural.walks`);
+   fixed-policy walk with value-table regrets (`rcfr.solvers.neural.walks`);
 3. each visit becomes one example (sequence, regret, t) of p's advantage memory, a reservoir of
    `capacity` examples (Deep CFR's M_V; a batch's visits of one sequence carry the batch's per-visit mean,
    which leaves the squared-error objective unchanged up to a constant);
@@ -34,13 +34,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..policy import Policy
-from ..registry import check_choice
-from ..sampling import RegretSampler
-from ..sampling.reservoir import Reservoir
-from ..solvers.base import IterativeSolver, _check_count
-from ..solvers.cfr import averaging_power
-from ..tree import Game
+from ...policy import Policy
+from ...registry import check_choice
+from ...sampling import RegretSampler
+from ...sampling.reservoir import Reservoir
+from ..base import IterativeSolver, _check_count
+from ..cfr import averaging_power
+from ...tree import Game
 from .walks import Walker
 
 SAMPLERS = ("external", "outcome", "baseline", "fixed")
@@ -94,7 +94,7 @@ class NeuralCFR(IterativeSolver):
                  buffer_weighting: str | float = "linear", averaging: str | float = "linear", epsilon: float = 0.6,
                  value_exploration: float = 0.2, keep_networks: bool = False, seed: int = 0):
         from features import make_features
-        from ..regressors import make_regressor
+        from ...regressors import make_regressor
         self.sampler_name = check_choice("sampler", sampler, SAMPLERS)
         self.average_kind = check_choice("average", average, AVERAGES)
         if average == "network" and sampler not in ("external", "fixed"):
@@ -156,11 +156,11 @@ class NeuralCFR(IterativeSolver):
         return int(np.random.SeedSequence([self.seed, role, player, t]).generate_state(1)[0] % (2 ** 31))
 
     def _fresh(self, role: int, player: int, t: int):
-        from ..regressors import make_regressor, seeded
+        from ...regressors import make_regressor, seeded
         return seeded(make_regressor(self.specs[role]), self._seed(role, player, t))
 
     def _fit(self, role: int, player: int, t: int, X, y, w):
-        from ..regressors import base
+        from ...regressors import base
         model = self._fresh(role, player, t)
         base.fit(model, X, y, w)
         return model
@@ -282,7 +282,7 @@ class NeuralCFR(IterativeSolver):
     def size(self) -> int | None:
         """Representation size: the latest advantage regressors' summed sizes (leaves, parameters; None if
         one is of unknown size), as sampled RCFR's. The memories behind them: `memory_size`."""
-        from ..regressors import size
+        from ...regressors import size
         sizes = [0 if m is None else size(m) for m in self.latest]
         return None if any(s is None for s in sizes) else int(sum(sizes))
 
@@ -335,7 +335,7 @@ def pooled_targets(memory: Reservoir, power: float, num_sequences: int):
 
 
 def _predict(model, X) -> np.ndarray:
-    from ..regressors import base
+    from ...regressors import base
     prediction = base.predict(model, X)
     if prediction.shape != (len(X),) or not np.isfinite(prediction).all():
         raise ValueError(f"{type(model).__name__} predicted {prediction.shape} values, some not finite; "

@@ -23,8 +23,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..sampling.decisions import uniform01
-from ..tree import Game
+from ...sampling.decisions import uniform01
+from ...tree import Game
 
 CHANCE, TERMINAL = -1, -2
 
