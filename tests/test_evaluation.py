@@ -14,7 +14,7 @@ def kuhn_equilibrium(game, alpha):
     call = {"J||cr": 0.0, "Q||cr": alpha + 1 / 3, "K||cr": 1.0, "J||r": 0.0, "Q||r": 1 / 3, "K||r": 1.0}
     rows = {k: {"c": 1 - p, "r": p} for k, p in bet.items()}
     rows.update({k: {"f": 1 - p, "c": p} for k, p in call.items()})
-    return rcfr.Policy.from_dict(game, {"infosets": rows})
+    return rcfr.Policy.from_dict(game, {"game": game.rules.description(), "infosets": rows})
 
 
 @pytest.mark.parametrize("alpha", [0.0, 0.1, 1 / 3])
