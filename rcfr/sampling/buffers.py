@@ -14,6 +14,7 @@ import time
 
 import numpy as np
 
+from ..options import AVERAGE_SPACES
 from ..tree import Game
 from . import bundles
 from .bundles import AVERAGE_MODE_CODES, CHANCE_SAMPLING_CODES, SAMPLER_CODES
@@ -23,7 +24,7 @@ from .public import PublicTree, empty_public_tree, public_tree
 #: public chance sampling walks the public tree (`chance_walks.public_chance_walk`), not the histories
 PUBLIC = "public"
 SAMPLERS = {name: code for name, code in SAMPLER_CODES.items() if name != PUBLIC}  # the history walks
-BASELINES = ("baseline", "infoset_baseline")  # outcome sampling with baselines per history / per (I, a)
+BASELINE_SAMPLERS = ("baseline", "infoset_baseline")  # outcome sampling with baselines per history / per (I, a)
 CACHING = ("external", "pure", "average", "probing")  # samplers that keep one sampled action per information set
 CHANCE_SAMPLING = CHANCE_SAMPLING_CODES
 AVERAGE_MODES = AVERAGE_MODE_CODES
@@ -35,8 +36,6 @@ def seed_state(seed: int) -> np.ndarray:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     return np.random.SeedSequence(int(seed)).generate_state(1, np.uint64)
 
-
-AVERAGE_SPACES = ("full", "abstract")
 
 
 class Slots:
@@ -163,7 +162,7 @@ class SamplerBuffers:
             baseline=np.zeros(B),  # b(h, a), at the slot of child history ha (see `baseline_layout`)
             baseline_visits=np.zeros(B, np.int64))  # updates of each baseline (direct averages)
         depth = int(game.depth.max()) + 1
-        trajectory = sampler == "outcome" or sampler in BASELINES
+        trajectory = sampler == "outcome" or sampler in BASELINE_SAMPLERS
         rows = depth + 1 if trajectory else 0
         # tree walks: work arrays per slot (depth, child index), see bundles.Scratch
         tree_walk = not trajectory and sampler != PUBLIC

@@ -16,7 +16,7 @@ from ..registry import check_choice
 from ..tree import Game
 from . import driver
 from .bundles import COMMON, make_settings
-from .buffers import AVERAGE_MODES, BASELINES, PUBLIC, SamplerBuffers
+from .buffers import AVERAGE_MODES, BASELINE_SAMPLERS, PUBLIC, SamplerBuffers
 
 
 @dataclass(frozen=True)
@@ -72,8 +72,8 @@ class RegretSampler:
                                       chance_sampling=chance_sampling, public_chance=public_chance)
         self.public = self.buffers.tree.public  # replaceable, e.g. by a deliberately biased copy in a test
         if baseline is not None:
-            if sampler not in BASELINES or np.shape(baseline) != self.buffers.baseline.shape:
-                raise ValueError(f"baseline needs a sampler in {BASELINES} and shape {self.buffers.baseline.shape}")
+            if sampler not in BASELINE_SAMPLERS or np.shape(baseline) != self.buffers.baseline.shape:
+                raise ValueError(f"baseline needs a sampler in {BASELINE_SAMPLERS} and shape {self.buffers.baseline.shape}")
             self.buffers.baseline[:] = baseline
         self.sampling_average = np.zeros(game.num_sequences)
         if sampling_average is not None:
@@ -88,7 +88,7 @@ class RegretSampler:
         `traverser` is 0 or 1, or 2 for simultaneous updates (outcome and chance sampling). The mean
         is over all traversals, counting a sequence that was not visited as a zero sample.
         """
-        if traverser not in (0, 1, 2) or (traverser == 2 and self.sampler not in ("outcome", "chance", *BASELINES,
+        if traverser not in (0, 1, 2) or (traverser == 2 and self.sampler not in ("outcome", "chance", *BASELINE_SAMPLERS,
                                                                                   PUBLIC)) or (
                 traverser == 2 and self.sampler == "chance" and self.settings.chance_sampling == COMMON):
             raise ValueError(f"traverser must be 0 or 1 (or 2 for outcome, chance, baseline and public sampling, not "
