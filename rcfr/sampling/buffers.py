@@ -140,7 +140,7 @@ class SamplerBuffers:
                              f"{', '.join(CHANCE_SAMPLING)}")
         self.game, self.sampler, self.average_space = game, sampler, average_space
         self.slots = Slots(game, abstraction)
-        S, N, H = self.slots.num_slots, len(self.slots.num_actions), game.num_histories
+        S, N = self.slots.num_slots, len(self.slots.num_actions)
         self.public_seconds = 0.0  # deriving the public tree (public chance sampling)
         if sampler == PUBLIC and public is None:
             start = time.perf_counter()

@@ -123,7 +123,7 @@ class DiscountedTable(RegretStore):
                  plus: bool = True, predictive: bool = False):
         self.alpha = alpha if isinstance(alpha, Linear) else _check_power("alpha", alpha)
         self.beta = beta if isinstance(beta, Linear) else _check_power("beta", beta, negative=True)
-        self.plus, self.predictive = _check_flag("plus", plus), _check_flag("predictive", predictive)
+        self.plus, self.predictive = check_bool("plus", plus), check_bool("predictive", predictive)
 
     def bind(self, game: Game) -> None:
         self.views = game.views
@@ -176,10 +176,6 @@ class DiscountedTable(RegretStore):
         for p in (0, 1):
             self.regrets[p][:] = state[f"regrets{p}"]
             self._strategies[p][:] = state[f"strategy{p}"]
-
-
-def _check_flag(name: str, value) -> bool:
-    return check_bool(name, value)
 
 
 def _check_power(name: str, value, negative: bool = False) -> float | None:
