@@ -54,6 +54,10 @@ class FastGame(NamedTuple):
     Readable names (information-set keys, action and outcome names) still come from the rule
     object, replayed on demand along a history's path, so the two descriptions must agree move for
     move: `tests/test_compiler.py` checks that both paths give identical arrays and keys.
+
+    ``max_depth`` and ``max_moves`` (0: not declared) bound the moves on a path and the moves of a node,
+    forced moves collapsed; a game too large to count declares them so it can be walked by its rules
+    (`rcfr.rules.RulesGame`).
     """
 
     width: int
@@ -65,6 +69,8 @@ class FastGame(NamedTuple):
     child: Any
     utility: Any
     infoset_code: Any
+    max_depth: int = 0
+    max_moves: int = 0
 
 
 #: The function-pointer type of each role, as the driver receives them.

@@ -21,6 +21,7 @@ from numba import njit
 from .bundles import ALTERNATING, BASELINE_OUTCOME, BOTH, CHANCE_SAMPLED, OUTCOME, PUBLIC_CHANCE
 from .chance_walks import chance_walk, public_chance_walk
 from .outcome_walks import baseline_outcome_walk, outcome_walk
+from .states import room
 from .strategies import apply_regrets, collect_regrets
 from .tree_walks import tree_walk
 
@@ -47,8 +48,11 @@ def traverse(tree, state, scratch, settings, traverser, t, weight, from_regrets)
 @njit(cache=True, _nrt=False)
 def run(tree, state, scratch, settings, t0, iterations):
     """Iterations t0+1 .. t0+iterations: one traversal per player, each followed by its regret update
-    (alternating), or one traversal updating both (simultaneous)."""
+    (alternating), or one traversal updating both (simultaneous). Returns the iterations done: fewer when
+    the state source needs to grow first (`states.room`)."""
     for it in range(iterations):
+        if not room(tree):
+            return it
         t = t0 + it + 1
         w = np.float64(t) ** settings.averaging_power
         if settings.updates == ALTERNATING:
@@ -58,6 +62,7 @@ def run(tree, state, scratch, settings, t0, iterations):
         else:
             traverse(tree, state, scratch, settings, BOTH, t, w, True)
             apply_regrets(tree, state, settings.regret_matching)
+    return iterations
 
 
 @njit(cache=True, _nrt=False)

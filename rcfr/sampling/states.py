@@ -56,6 +56,12 @@ def payoff(source, h):
     """Player 0's payoff at terminal h."""
 
 
+def room(source):
+    """Whether the source can take another iteration: a source that numbers information sets as it meets
+    them (the rules, `rcfr.rules.source`) says no once its arrays are half used, and the driver returns so
+    they can grow. The compiled tree knows every set: always."""
+
+
 @overload(mover, inline="always")
 def _tree_mover(source, h):
     if is_compiled_tree(source):
@@ -90,6 +96,12 @@ def _tree_infoset(source, h):
 def _tree_payoff(source, h):
     if is_compiled_tree(source):
         return lambda source, h: source.utility[h]
+
+
+@overload(room, inline="always")
+def _tree_room(source):
+    if is_compiled_tree(source):
+        return lambda source: True
 
 
 @njit(cache=True, inline="always")

@@ -1,0 +1,171 @@
+"""The arrays a sampled traversal of the rules reads and writes, sized by the information sets met.
+
+`RulesBuffers` is `rcfr.sampling.buffers.SamplerBuffers` for a `RulesGame`: the same `State` and `Scratch`,
+with a `Rules` bundle where the compiled path has its `Tree`. Per-set arrays (the index, ``last``, the
+touched list, cached actions) hold `set_capacity` sets and per-slot arrays (regrets, averages, current
+strategy, sampled regrets) `seq_capacity` slots, each with room for one sink set past the end
+(`rcfr.rules.source`); both double between iterations once half used. Fresh pages of ``np.zeros`` cost no
+memory until written, and sets are written in the order met, so resident memory follows the sets met.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..compiler import _settle
+from ..sampling import bundles
+from ..sampling.buffers import BASELINE_SAMPLERS, CACHING, PUBLIC, SAMPLERS, public_work, seed_state
+from ..sampling.public import empty_public_tree
+from .game import RulesGame
+from .source import EMPTY, OVERFLOW, SEQ_CAPACITY, SEQS, SET_CAPACITY, SETS, FastFunction, Rules, reindex
+
+ROLES = {"fn_player": "player", "fn_moves": "num_children", "fn_child": "child", "fn_utility": "utility",
+         "fn_code": "infoset_code"}
+#: samplers whose walks need history ids (baselines per history or per edge) or a public tree
+UNSUPPORTED = (*BASELINE_SAMPLERS, PUBLIC)
+PER_SET = ("last", "touched", "touched_stamp")
+PER_SLOT = ("regrets", "avg", "sigma", "delta")
+
+
+class RulesError(RuntimeError):
+    """A walk of the rules met more new information sets in one iteration than its arrays had room for."""
+
+
+class RulesBuffers:
+    """Regret table, average sums, scratch and RNG of one sampler on a game walked by its rules; see the
+    module docstring. `capacity` is the number of information sets the arrays start with."""
+
+    PERSISTENT = ("regrets", "avg", "last", "counters", "rng")  # with the index: codes, num_actions
+
+    def __init__(self, game: RulesGame, sampler: str, seed: int = 0, capacity: int = 1 << 12):
+        if sampler in UNSUPPORTED or sampler not in SAMPLERS:
+            allowed = [s for s in SAMPLERS if s not in UNSUPPORTED]
+            raise ValueError(f"sampler {sampler!r} cannot walk a game by its rules (it needs the compiled tree's "
+                             f"history ids); allowed: {', '.join(allowed)}")
+        if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)) or not 1 <= capacity <= 2**40:
+            raise ValueError(f"capacity must be an integer in [1, 2**40], got {capacity!r}")
+        self.game, self.sampler = game, sampler
+        fast = game.fast
+        self.functions = {field: FastFunction(getattr(fast, role), role) for field, role in ROLES.items()}
+        D, widest = game.depth + 1, game.widest
+        trajectory = sampler == "outcome"
+        levels = 0 if trajectory else D + 1
+        rows = D + 2 if trajectory else (levels + 1) * widest
+        self.rows = np.zeros((rows, fast.width), np.int64)
+        fast.initial(fast.data, self.rows[0])
+        _settle(fast.player, fast.num_children, fast.child, fast.data, self.rows[0], np.empty(fast.width, np.int64))
+        self.spare, self.probs = np.zeros(fast.width, np.int64), np.zeros(widest)
+        self.meta = np.zeros(5, np.int64)
+        self.rng, self.counters = seed_state(seed), np.zeros(2, np.int64)
+        weights = sampler in ("average", "probing")
+        self.scratch_arrays = dict(
+            path=np.zeros(D + 1 if trajectory else 0, bundles.PATH_DTYPE),
+            stack=np.zeros((levels * (widest + 1) + 1, 3), np.int64),
+            value=np.zeros((levels, widest)), reach=np.zeros((2, levels, widest)), chosen=np.zeros(levels, np.int64),
+            scale=np.zeros((levels, widest) if weights else (0, 0)),
+            common_u=np.zeros(0), common_stamp=np.zeros(0, np.int64), public=public_work(empty_public_tree()))
+        self._allocate(int(capacity), int(capacity) * 2, {}, 0, 0)
+
+    # ---- the arrays, and growing them ------------------------------------------------------------
+    def _allocate(self, set_capacity: int, seq_capacity: int, old: dict, sets: int, seqs: int) -> None:
+        """(Re)allocate every sized array for the capacities, keeping the first `sets` sets and `seqs` slots
+        of `old` (name -> array), and rebuild the code table."""
+        widest = self.game.widest
+
+        def fresh(name, length, dtype=np.float64, used=0, shape=()):
+            array = np.zeros((length, *shape), dtype)
+            if name in old:
+                array[:used] = old[name][:used]
+            return array
+
+        N, S = set_capacity + 1, seq_capacity + widest  # the sink set and its slots past the end
+        index = {name: fresh(name, N, np.int64, sets) for name in ("codes", "first_seq", "num_actions", "average_first")}
+        index["first_seq"][set_capacity] = index["average_first"][set_capacity] = seq_capacity
+        index["num_actions"][set_capacity] = widest
+        keys = np.full(2 * set_capacity, EMPTY, np.int64)
+        ids = np.zeros(2 * set_capacity, np.int64)
+        reindex(keys, ids, index["codes"], sets)
+        self.meta[:] = (sets, seqs, set_capacity, seq_capacity, 0)
+        self.index = index
+        self.tree = Rules(**self.functions, data=self.game.fast.data, states=self.rows, spare=self.spare,
+                          probs=self.probs, keys=keys, ids=ids, **index, meta=self.meta,
+                          abstract=np.zeros(0, np.int64), parent_seq=np.zeros(0, np.int64),
+                          baseline_index=np.zeros(0, np.int64), baseline_stride=0,
+                          chance_key=np.zeros((2, 0), np.int32), public=empty_public_tree())
+        self.state = bundles.State(
+            regrets=fresh("regrets", S, used=seqs), avg=fresh("avg", S, used=seqs),
+            sigma=fresh("sigma", S, used=seqs), delta=np.zeros(S),
+            touched=np.zeros(N, np.int64), num_touched=np.zeros(1, np.int64), touched_stamp=np.zeros(N, np.int64),
+            last=fresh("last", N, used=sets), counters=self.counters, rng=self.rng,
+            baseline=np.zeros(0), baseline_visits=np.zeros(0, np.int64))
+        self.scratch = bundles.Scratch(
+            cached=np.zeros((N if self.sampler in CACHING else 0, 2), np.int64), **self.scratch_arrays)
+
+    def grow(self) -> None:
+        """Double whichever capacity is half used (between iterations; numbering and values are kept)."""
+        sets, seqs, set_capacity, seq_capacity = (int(v) for v in self.meta[:4])
+        old = {**self.index, **{name: getattr(self.state, name) for name in (*PER_SLOT, "last")}}
+        self._allocate(set_capacity * (2 if 2 * sets > set_capacity else 1),
+                       seq_capacity * (2 if 2 * seqs > seq_capacity else 1), old, sets, seqs)
+
+    def check(self) -> None:
+        """Raise if a walk ran out of room (its sets past the capacity shared one sink: results are void)."""
+        if self.meta[OVERFLOW]:
+            raise RulesError(f"one iteration met more new information sets than the arrays had room for "
+                             f"({self.meta[SETS]:,} sets, {self.meta[SEQS]:,} slots); this solver's results are "
+                             f"void: start it with a larger capacity (more than {2 * self.meta[SET_CAPACITY]:,})")
+
+    # ---- what callers read ---------------------------------------------------------------------
+    @property
+    def num_sets(self) -> int:
+        return int(self.meta[SETS])
+
+    @property
+    def num_slots(self) -> int:
+        return int(self.meta[SEQS])
+
+    @property
+    def nodes_touched(self) -> int:
+        return int(self.counters[bundles.C_NODES])
+
+    def nbytes(self) -> int:
+        """Bytes of the arrays sized by the sets met (their capacity: a bound on what is resident)."""
+        arrays = [*self.index.values(), self.tree.keys, self.tree.ids, *self.state, *self.scratch]
+        return int(sum(a.nbytes for a in arrays if isinstance(a, np.ndarray)))
+
+    def table(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(codes, first, values)`` of the sets met in code order: set k has code ``codes[k]`` and its
+        per-action entries of `values` (a per-slot array) at ``values[first[k]:first[k + 1]]``."""
+        sets = self.num_sets
+        codes, first, n = self.index["codes"][:sets], self.index["first_seq"][:sets], self.index["num_actions"][:sets]
+        order = np.argsort(codes, kind="stable")
+        n = n[order]
+        starts = np.zeros(sets + 1, np.int64)
+        np.cumsum(n, out=starts[1:])
+        gather = np.repeat(first[order] - starts[:-1], n) + np.arange(starts[-1])
+        return codes[order].copy(), starts, values[gather]
+
+    # ---- checkpoints ---------------------------------------------------------------------------
+    def state_dict(self) -> dict[str, np.ndarray]:
+        sets, seqs = self.num_sets, self.num_slots
+        out = {name: getattr(self.state, name)[:seqs].copy() for name in ("regrets", "avg")}
+        out.update(last=self.state.last[:sets].copy(), counters=self.counters.copy(), rng=self.rng.copy(),
+                   codes=self.index["codes"][:sets].copy(), num_actions=self.index["num_actions"][:sets].copy(),
+                   capacity=self.meta[2:4].copy())
+        return out
+
+    def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
+        codes, n = np.asarray(state["codes"], np.int64), np.asarray(state["num_actions"], np.int64)
+        sets, seqs = len(codes), int(n.sum())
+        set_capacity, seq_capacity = (int(v) for v in state["capacity"])
+        if len(n) != sets or set_capacity < sets or seq_capacity < seqs or len(np.unique(codes)) != sets:
+            raise ValueError("checkpoint's information-set index is inconsistent (codes, num_actions, capacity)")
+        first = np.zeros(sets, np.int64)
+        np.cumsum(n[:-1], out=first[1:])
+        old = dict(codes=codes, num_actions=n, first_seq=first, average_first=first,
+                   regrets=state["regrets"], avg=state["avg"], sigma=np.zeros(seqs), last=state["last"])
+        for name, length in (("regrets", seqs), ("avg", seqs), ("last", sets)):
+            if np.shape(state[name]) != (length,):
+                raise ValueError(f"checkpoint field {name!r} has shape {np.shape(state[name])}, expected ({length},)")
+        self.counters[:], self.rng[:] = state["counters"], state["rng"]
+        self._allocate(set_capacity, seq_capacity, old, sets, seqs)

@@ -1,0 +1,57 @@
+"""A game walked through its rules: the `FastGame` functions and the bounds a walk's scratch needs.
+
+`RulesGame` is what `rcfr.load_game(name, compiled=False)` returns, and what a game above the compile
+limit becomes: no history arrays, only the rules object, its typed fast functions, the deepest path and
+the widest node (so a depth-first walk's scratch, depth x widest states, is allocated once).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from ..budget import max_histories
+from ..compiler import _typed, count_fast
+from ..games.base import GameRules
+
+
+class RulesGame:
+    """A game without its compiled tree. ``fast`` is the rules' `FastGame` (functions compiled for their
+    signatures); ``depth`` bounds the moves on any path (forced moves collapsed) and ``widest`` the moves
+    of any node. Games that declare neither (``FastGame.max_depth`` / ``max_moves``) get them by counting
+    the game level by level, which needs it to be within the compile limit."""
+
+    compiled = False
+
+    def __init__(self, rules: GameRules):
+        if not isinstance(rules, GameRules):
+            raise TypeError(f"RulesGame needs a GameRules object, got {type(rules).__name__}")
+        fast = rules.fast()
+        if fast is None:
+            raise ValueError(f"{rules.description()} has no fast path (GameRules.fast), so it cannot be walked "
+                             f"by its rules; compile it instead: rcfr.load_game(...)")
+        self.rules, self.fast = rules, _typed(fast)
+        if fast.max_depth > 0 and fast.max_moves > 0:
+            self.depth, self.widest = int(fast.max_depth), int(fast.max_moves)
+        else:
+            limit = max_histories()
+            total, _, levels, widest = count_fast(self.fast, limit)
+            if total > limit:
+                raise ValueError(f"{rules.description()} declares no walk bounds (FastGame.max_depth, max_moves) "
+                                 f"and has over {limit:,} histories, too many to find them by counting")
+            self.depth, self.widest = len(levels) - 1, max(int(widest), 1)
+
+    @property
+    def name(self) -> str:
+        return self.rules.description()
+
+    @property
+    def fingerprint(self) -> str:
+        """The rules' identity: a digest of the game's description (its name and parameters)."""
+        return hashlib.sha256(f"rules:{self.rules.description()}".encode()).hexdigest()[:16]
+
+    def check_fingerprint(self, what: str, fingerprint: str, description: str) -> None:
+        if fingerprint != self.fingerprint:
+            raise ValueError(f"{what} belongs to {description}, not to {self.name}")
+
+    def __repr__(self) -> str:
+        return f"RulesGame({self.name}, depth={self.depth}, widest={self.widest})"

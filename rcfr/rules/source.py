@@ -1,0 +1,178 @@
+"""The rules as a state source of the sampling walks: `Rules`, and the accessors of `rcfr.sampling.states` for it.
+
+A walk's handle is a row of ``Rules.states`` (the walk's slot, see `rcfr.sampling.bundles.Scratch`): `child`
+writes the child's state into the slot's row with the game's `FastGame.child` and collapses forced moves
+as the compiler does, so a walk meets the same nodes in the same order on both sources. Row 0 holds the
+root and is never a child's slot.
+
+Information sets are numbered as first met. `infoset` looks the set's code (`FastGame.infoset_code`) up in
+an open-addressing table (``keys``/``ids``, at most half full) and, the first time, gives the new set the
+next ``num_actions`` slots of the regret layout (``first_seq``), so memory grows with the sets met, not with
+the histories. The arrays cannot grow inside a compiled walk: `room` tells the driver to return before an
+iteration once the sets or slots are half used, and `RulesBuffers.grow` doubles them between iterations. A
+walk that still runs out (one iteration meeting more new sets than all before it) files the rest under a
+*sink* set past the end, marks ``meta[OVERFLOW]`` and the solver raises: no write lands out of bounds.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+from numba.experimental.function_type import WrapperAddressProtocol, _get_wrapper_address
+from numba.extending import overload
+
+from ..games.base import TERMINAL
+from ..games.fast import SIGNATURES
+from ..sampling import states
+
+SETS, SEQS, SET_CAPACITY, SEQ_CAPACITY, OVERFLOW = range(5)  # entries of Rules.meta
+EMPTY = -1  # a free entry of Rules.keys
+
+Rules = namedtuple("Rules", [
+    # the game: its FastGame functions (function pointers, one compiled driver for every game) and data
+    "fn_player", "fn_moves", "fn_child", "fn_utility", "fn_code", "data",
+    # the walk's states (one row per slot), a spare row, chance probabilities of one node
+    "states", "spare", "probs",
+    # the information-set index: code -> id table, each id's code, its layout, counts and capacities
+    "keys", "ids", "codes", "first_seq", "num_actions", "average_first", "meta",
+    # what the walks read from a compiled tree and the rules path does not have (empty)
+    "abstract", "parent_seq", "baseline_index", "baseline_stride", "chance_key", "public"])
+Rules.__doc__ = """The rules as a state source (see the module docstring). Fields the walks read from
+`rcfr.sampling.bundles.Tree` keep their names and meaning: ``first_seq[I]``, ``num_actions[I]``,
+``average_first[I]`` (= ``first_seq[I]``: averages are per full set), and empty ``abstract``, ``parent_seq``,
+``baseline_index``, ``chance_key`` and ``public`` (no abstraction, lazy averaging, history baselines, common
+chance-sampling or public tree on this path)."""
+
+
+class FastFunction(WrapperAddressProtocol):
+    """A `FastGame` function as a first-class function pointer of its role's signature, so that `Rules` has
+    one numba type for every game (one compiled driver, cached on disk) instead of one per game."""
+
+    def __init__(self, function, role: str):
+        self._signature = SIGNATURES[role]
+        self._address = _get_wrapper_address(function, self._signature)
+        self._function = function  # keeps the compiled code alive
+
+    def __wrapper_address__(self):
+        return self._address
+
+    def signature(self):
+        return self._signature
+
+
+def is_rules(source) -> bool:
+    """True for the numba type of a `Rules` bundle."""
+    return getattr(source, "instance_class", None) is Rules
+
+
+@njit(cache=True, inline="always")
+def settle(source, s):
+    """Collapse forced moves in place: while state `s` has exactly one move, become its child."""
+    data, spare = source.data, source.spare
+    while source.fn_player(data, s) != TERMINAL and source.fn_moves(data, s) == 1:
+        source.fn_child(data, s, 0, spare)
+        for j in range(s.shape[0]):  # (a slice assignment needs numba's reference counting)
+            s[j] = spare[j]
+
+
+@njit(cache=True, inline="always")
+def probe(keys, code):
+    """The entry of `code` in the open-addressing table `keys`: where it is, or the free entry it would take."""
+    mask = keys.shape[0] - 1
+    i = np.int64((np.uint64(code) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(32)) & mask
+    while keys[i] != EMPTY and keys[i] != code:
+        i = (i + 1) & mask
+    return i
+
+
+@njit(cache=True, inline="always")
+def _add_set(source, i, code, n):
+    """Number the set of `code` (free table entry i, n actions) as the next id, or file it under the sink
+    (id = set capacity, marking the overflow) when the arrays are full."""
+    meta = source.meta
+    I, f = meta[SETS], meta[SEQS]
+    if I >= meta[SET_CAPACITY] or f + n > meta[SEQ_CAPACITY]:
+        meta[OVERFLOW] = 1
+        return meta[SET_CAPACITY]
+    source.keys[i] = code
+    source.ids[i] = I
+    source.codes[I] = code
+    source.first_seq[I] = f
+    source.num_actions[I] = n
+    source.average_first[I] = f
+    meta[SETS] = I + 1
+    meta[SEQS] = f + n
+    return I
+
+
+@overload(states.mover, inline="never")
+def _rules_mover(source, h):
+    if is_rules(source):
+        return lambda source, h: source.fn_player(source.data, source.states[h])
+
+
+@overload(states.num_moves, inline="never")
+def _rules_num_moves(source, h):
+    if is_rules(source):
+        return lambda source, h: source.fn_moves(source.data, source.states[h])
+
+
+@overload(states.child, inline="never")
+def _rules_child(source, h, k, slot):
+    if is_rules(source):
+        def child(source, h, k, slot):
+            rows = source.states
+            source.fn_child(source.data, rows[h], k, rows[slot])
+            settle(source, rows[slot])
+            return slot
+        return child
+
+
+@overload(states.outcome_probs, inline="never")
+def _rules_outcome_probs(source, h):
+    if is_rules(source):
+        def outcome_probs(source, h):
+            data, s, probs = source.data, source.states[h], source.probs
+            for k in range(source.fn_moves(data, s)):
+                probs[k] = source.fn_child(data, s, k, source.spare)
+            return probs, 0
+        return outcome_probs
+
+
+@overload(states.infoset, inline="never")
+def _rules_infoset(source, h):
+    if is_rules(source):
+        def infoset(source, h):
+            data, s = source.data, source.states[h]
+            code = source.fn_code(data, s)
+            i = probe(source.keys, code)
+            if source.keys[i] == code:
+                return source.ids[i]
+            return _add_set(source, i, code, source.fn_moves(data, s))
+        return infoset
+
+
+@overload(states.payoff, inline="never")
+def _rules_payoff(source, h):
+    if is_rules(source):
+        return lambda source, h: source.fn_utility(source.data, source.states[h])
+
+
+@overload(states.room, inline="never")
+def _rules_room(source):
+    if is_rules(source):
+        def room(source):
+            meta = source.meta
+            return 2 * meta[SETS] <= meta[SET_CAPACITY] and 2 * meta[SEQS] <= meta[SEQ_CAPACITY]
+        return room
+
+
+@njit(cache=True)
+def reindex(keys, ids, codes, count):
+    """Fill an empty table with the first `count` ids of `codes` (after the table was resized)."""
+    for I in range(count):
+        i = probe(keys, codes[I])
+        keys[i] = codes[I]
+        ids[i] = I
