@@ -28,10 +28,10 @@ def test_fast_path_equals_rule_path(opening):
     assert rules.estimate_histories() == fast.num_histories
 
 
-def brute_force(opening: tuple) -> tuple[int, int, tuple, tuple]:
+def brute_force(opening: tuple, collapse: bool = True) -> tuple[int, int, tuple, tuple]:
     """(histories, terminals, information sets per player, (set, action) pairs per player) by walking
     every play; a set is the player's own tries with their results. A decision with one square left to
-    try is forced: neither a history nor a set."""
+    try is forced: neither a history nor a set when `collapse`."""
     board = [0] * 9
     for i, q in enumerate(opening):
         board[q] = i % 2 + 1
@@ -46,7 +46,7 @@ def brute_force(opening: tuple) -> tuple[int, int, tuple, tuple]:
             return
         tried = [q for q, _ in tries[p]]
         legal = [q for q in range(9) if q not in tried and q not in opening]
-        if len(legal) > 1:
+        if len(legal) > 1 or not collapse:
             histories += 1
             sets[p][tuple(tries[p])] = len(legal)
         for q in legal:
