@@ -122,3 +122,11 @@ def test_small_instance_solves():
     game = rcfr.load_game("phantom_ttt", opening=(4, 0, 8, 2), cache=False)
     policy = rcfr.make_solver("cfr+", game).run(200).average_policy()
     assert rcfr.evaluate(game, policy).exploitability < 0.02
+
+
+@pytest.mark.parametrize("opening", [(4, 0, 8, 2, 6), (0, 1, 4, 8), (4, 0, 8), (0, 1, 4)])
+@pytest.mark.parametrize("collapse", [True, False])
+def test_belief_count_of_information_sets(opening, collapse):
+    """`phantom_infosets` walks try sequences with beliefs, not histories: it must agree with the brute force."""
+    from rcfr.games.phantom_sizes import phantom_infosets
+    assert phantom_infosets(opening, collapse) == brute_force(opening, collapse)[2:]

@@ -32,3 +32,10 @@ def test_uncollapsed_counts():
 def test_needs_a_fast_path():
     with pytest.raises(ValueError, match="fast path"):
         count_sizes(GameRules())
+
+
+@pytest.mark.parametrize("opening", [(4, 0, 8), (0, 1, 4)])
+def test_phantom_belief_count_agrees_with_the_walk(opening):
+    from rcfr.games.phantom_sizes import phantom_infosets
+    sizes = count_sizes(rcfr.make_rules("phantom_ttt", opening=opening))
+    assert phantom_infosets(opening) == (sizes.infosets, sizes.sequences)
