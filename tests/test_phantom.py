@@ -130,3 +130,46 @@ def test_belief_count_of_information_sets(opening, collapse):
     """`phantom_infosets` walks try sequences with beliefs, not histories: it must agree with the brute force."""
     from rcfr.games.phantom_sizes import phantom_infosets
     assert phantom_infosets(opening, collapse) == brute_force(opening, collapse)[2:]
+
+
+def forgotten(tries: tuple, forget: str):
+    """What a player keeps of its tries ((square, placed) pairs in order) under the thesis's abstractions,
+    written from their definitions: an independent check of `forget_code`."""
+    turns, current = [], []
+    for q, ok in tries:
+        if ok:
+            turns.append((frozenset(current), q))
+            current = []
+        else:
+            current.append(q)
+    if forget == "fosf":
+        return tuple(turns), frozenset(current)
+    if forget == "foi":
+        return tuple(q for q, ok in tries if not ok), tuple(q for q, ok in tries if ok)
+    if forget == "fos":
+        return tuple(None if ok else q for q, ok in tries), frozenset(q for q, ok in tries if ok)
+    return frozenset(q for q, ok in tries if not ok), frozenset(q for q, ok in tries if ok)
+
+
+@pytest.mark.parametrize("forget", ["fosf", "foi", "fos", "foe"])
+def test_forget_abstractions(forget):
+    from rcfr.abstraction import make_abstraction
+    from rcfr.games.phantom_sizes import phantom_infosets
+    opening = (4, 0, 8)
+    game = rcfr.load_game("phantom_ttt", opening=opening, cache=False)
+    abstraction = make_abstraction(game, "phantom_ttt_forget", forget=forget)
+    groups = {}
+    for i, key in enumerate(game.infoset_keys):
+        who, _, tries = str(key).partition(":")
+        tries = tuple((int(t[:-1]), t[-1] == "+") for t in tries.split())
+        groups.setdefault((who, forgotten(tries, forget)), set()).add(int(abstraction.infoset_map[i]))
+    assert all(len(ids) == 1 for ids in groups.values())  # merged exactly as the definition says
+    assert len(groups) == len(abstraction.abstract_keys)
+    player = game.infoset_player
+    sizes = game.infoset_num_actions
+    sets = tuple(len(set(abstraction.infoset_map[player == p])) for p in (0, 1))
+    pairs = tuple(sum(sizes[np.flatnonzero(abstraction.infoset_map == a)[0]] for a in set(abstraction.infoset_map[player == p]))
+                  for p in (0, 1))
+    assert phantom_infosets(opening, forget=forget) == (sets, pairs)
+    with pytest.raises(ValueError, match="forget"):
+        make_abstraction(game, "phantom_ttt_forget", forget="fo")

@@ -11,6 +11,7 @@ never tries a square twice, so at most 8 digits precede a decision and the infor
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from .base import TERMINAL
 from .fast import FastGame, fast_function
@@ -98,3 +99,53 @@ def _utility(data, s):
 def _infoset_code(data, s):
     p = s[PLAYER]
     return 2 * s[CODE + p] + p
+
+
+#: The thesis's imperfect-recall abstractions (Lanctot 2013, §5.5): what a player forgets of its tries.
+#: fosf: the order of the failures within each turn; foi: how failures and placed marks interleave (each
+#: sequence kept); fos: which square was placed at which turn (the failures and the turns they fell in
+#: kept, the placed squares as a set); foe: every order (the sets of failed and of placed squares remain).
+FORGET = {"none": 0, "fosf": 1, "foi": 2, "fos": 3, "foe": 4}
+
+
+@njit(cache=True)
+def forget_code(kind, code):
+    """The abstract code (below 2^62) of a player's tries, spelled as ``code_p`` of the state, under the
+    abstraction `kind` (a value of `FORGET`)."""
+    digits = np.empty(20, np.int64)
+    n = 0
+    while code > 0:
+        digits[n] = code % BASE
+        code //= BASE
+        n += 1
+    if kind == 0:
+        out = 0
+        for i in range(n - 1, -1, -1):
+            out = out * BASE + digits[i]
+        return out
+    out = 0  # fosf: per finished turn (failed mask, placed square); then the current turn's failed mask
+    fails = 0  # foi: failed squares in order (base 10, square + 1)
+    placed = 0  # foi: placed squares in order (base 10)
+    fmask = 0
+    turn_mask = 0
+    pmask = 0
+    marked = 0  # fos: the tries with each placed square replaced by one digit (18, no failure's)
+    for i in range(n - 1, -1, -1):
+        square = (digits[i] - 1) >> 1
+        marked = marked * BASE + (18 if (digits[i] - 1) & 1 else digits[i])
+        if (digits[i] - 1) & 1:
+            out = out * (512 * 9 + 1) + turn_mask * 9 + square + 1
+            turn_mask = 0
+            placed = placed * 10 + square + 1
+            pmask |= 1 << square
+        else:
+            turn_mask |= 1 << square
+            fails = fails * 10 + square + 1
+            fmask |= 1 << square
+    if kind == 1:
+        return out * 512 + turn_mask
+    if kind == 2:
+        return fails * 100000000 + placed
+    if kind == 3:
+        return marked * 512 + pmask
+    return fmask * 512 + pmask

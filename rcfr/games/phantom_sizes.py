@@ -11,9 +11,11 @@ would walk 1.6e10 histories for about two hours; the two agree on every opening 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.typed import Dict
 
-from .phantom_fast import WIN_MASKS
+from ..options import check_choice
+from .phantom_fast import BASE, FORGET, WIN_MASKS, forget_code
 
 FULL = 511
 
@@ -67,9 +69,11 @@ def _opponent_turn(pool, start, end, mine, masks, top, stamp, mark):
 
 
 @njit(cache=True)
-def _count_player(me, marks0, marks1, closed, to_move, collapse, masks):
+def _count_player(me, marks0, marks1, closed, to_move, collapse, masks, forget):
     """(information sets, (set, action) pairs) of player `me` after an opening with marks `marks0` (X's)
-    and `marks1` (O's), `closed` its squares and `to_move` the player to move."""
+    and `marks1` (O's), `closed` its squares and `to_move` the player to move; sets merged by the
+    abstraction `forget` (a value of `FORGET`, 0 for none)."""
+    seen = Dict.empty(key_type=types.int64, value_type=types.int64)
     pool = np.empty(1 << 22, np.int64)  # the beliefs on the walk's path, one above the other
     mark = np.zeros(1 << 18, np.int64)
     stamp = 1
@@ -92,12 +96,15 @@ def _count_player(me, marks0, marks1, closed, to_move, collapse, masks):
     f_start = np.empty(32, np.int64)
     f_end = np.empty(32, np.int64)
     f_next = np.empty(32, np.int64)
+    f_code = np.empty(32, np.int64)  # our tries, base 19 as in the fast state
     d = 0
-    f_mine[0], f_known[0], f_start[0], f_end[0], f_next[0] = mine0, closed, 0, top, 0
+    f_mine[0], f_known[0], f_start[0], f_end[0], f_next[0], f_code[0] = mine0, closed, 0, top, 0, 0
     legal = 9 - _popcount(closed)
     if legal > 1 or not collapse:
         sets += 1
         pairs += legal
+        if forget:
+            seen[forget_code(forget, 0)] = legal
     while d >= 0:
         k = f_next[d]
         if k == 18:
@@ -137,19 +144,33 @@ def _count_player(me, marks0, marks1, closed, to_move, collapse, masks):
         d += 1
         known = f_known[d - 1] | bit
         f_mine[d], f_known[d], f_start[d], f_end[d], f_next[d] = mine, known, start, top, 0
+        f_code[d] = f_code[d - 1] * BASE + 2 * q + 1 + placed
         legal = 9 - _popcount(known)
         if legal > 1 or not collapse:
-            sets += 1
-            pairs += legal
+            if not forget:
+                sets += 1
+                pairs += legal
+            else:
+                key = forget_code(forget, f_code[d])
+                if key not in seen:
+                    seen[key] = legal
+                    sets += 1
+                    pairs += legal
+                elif seen[key] != legal:
+                    raise ValueError("phantom_ttt abstraction merges sets with different actions")
     return sets, pairs
 
 
-def phantom_infosets(opening: tuple = (), collapse: bool = True) -> tuple[tuple[int, int], tuple[int, int]]:
+def phantom_infosets(opening: tuple = (), collapse: bool = True,
+                     forget: str = "none") -> tuple[tuple[int, int], tuple[int, int]]:
     """(information sets per player, (set, action) pairs per player) of ``phantom_ttt(opening)``;
-    decisions with one square left to try are not counted when `collapse`, as in the compiled game."""
+    decisions with one square left to try are not counted when `collapse`, as in the compiled game.
+    `forget` counts the abstract sets of one of the thesis's abstractions instead (`FORGET`)."""
+    kind = check_choice("forget", forget, FORGET)
     marks = [0, 0]
     for i, q in enumerate(opening):
         marks[i % 2] |= 1 << q
     closed = marks[0] | marks[1]
-    counts = [_count_player(me, marks[0], marks[1], closed, len(opening) % 2, collapse, WIN_MASKS) for me in (0, 1)]
+    counts = [_count_player(me, marks[0], marks[1], closed, len(opening) % 2, collapse, WIN_MASKS,
+                             FORGET[kind]) for me in (0, 1)]
     return (counts[0][0], counts[1][0]), (counts[0][1], counts[1][1])
