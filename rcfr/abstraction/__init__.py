@@ -37,7 +37,7 @@ INFOSET_ABSTRACTIONS = {"identity": identity, "ranks": card.ranks, "ehs": card.e
 def make_abstraction(game: Game, name: str, **options) -> Abstraction:
     """Information-set abstraction `name` of `game`: one of `INFOSET_ABSTRACTIONS` ("ehs"/"ehs2" take buckets,
     method, recall, seed; "ehs" also metric; "drp_ir" and "bluff_last_bids" (r=) for the dice games; "goofspiel_last_turns" (r=, lead=) and
-    "latent_ttt_last_moves" (r=)) or a rank partition such as "J.QK"."""
+    "latent_ttt_last_moves" (r=), "phantom_ttt_forget" (forget=)) or a rank partition such as "J.QK"."""
     if name in INFOSET_ABSTRACTIONS:
         return build("abstraction", INFOSET_ABSTRACTIONS, name, game, **options)
     ranks = getattr(getattr(game.rules, "deck", None), "rank_chars", None)

@@ -12,6 +12,7 @@ And recall abstractions of the other large games, for comparisons at equal size 
   last `r` turns (own bid and result); r >= cards - 1 is the full game.
 * ``latent_ttt_last_moves``: Latent Tic-Tac-Toe where a player remembers the revealed board and the
   last `r` known moves (r = 0: the board alone, without move order).
+* ``phantom_ttt_forget``: the thesis's Phantom Tic-Tac-Toe abstractions FOSF, FOI, FOS and FOE (§5.5).
 
 These three are computed in compiled code from the game's fast state at each information set's
 first history (`infoset_codes`), so they build in seconds on games of millions of information sets
@@ -40,6 +41,11 @@ from ..games.goofspiel_history import own_history
 from ..games.latent import LatentTicTacToe
 from ..games.latent_fast import MOVES as LATENT_MOVES
 from ..games.latent_fast import PREVIOUS as LATENT_PREVIOUS
+from ..games.phantom import PhantomTicTacToe
+from ..games.phantom_fast import CODE as PHANTOM_CODE
+from ..games.phantom_fast import FORGET, forget_code
+from ..games.phantom_fast import KNOWN as PHANTOM_KNOWN
+from ..games.phantom_fast import PLAYER as PHANTOM_PLAYER
 from ..regrets import FullRegret  # noqa: F401  (its old home; a measure, now in rcfr.regrets)
 from ..options import check_choice, check_int
 from ..tree import Game
@@ -204,6 +210,25 @@ def _latent_code(data, s, out):
     out[1] = empty  # the legal moves are the empty squares of the revealed board
 
 
+def phantom_ttt_forget(game: Game, forget: str = "fosf") -> Abstraction:
+    """Phantom Tic-Tac-Toe where a player forgets some order of its tries (Lanctot 2013, §5.5), `forget`:
+    ``"fosf"`` the order of the failures within each turn, ``"foi"`` how failures and placed marks
+    interleave, ``"fos"`` which square was placed at which turn, ``"foe"`` every order; see
+    `rcfr.games.phantom_fast.FORGET`. The squares tried, hence the legal ones, are always remembered.
+    Abstract key: `forget_code` of the player's tries."""
+    _rules(game, PhantomTicTacToe, "phantom_ttt_forget")
+    forget = check_choice("abstraction 'phantom_ttt_forget': forget", forget, [k for k in FORGET if k != "none"])
+    return _from_codes(game, f"phantom_ttt_forget({forget})", _phantom_code,
+                       (np.array([FORGET[forget]], np.int64), np.zeros(0)))
+
+
+@njit(cache=True)
+def _phantom_code(data, s, out):
+    p = s[PHANTOM_PLAYER]
+    out[0] = forget_code(data[0][0], s[PHANTOM_CODE + p])
+    out[1] = s[PHANTOM_KNOWN + p]  # the legal squares are those not known to be taken
+
+
 def bluff_counters(dice1: int, dice2: int, r: int | None = None, forced: bool = True) -> int:
     """(Information set, action) pairs of both players in Bluff(dice1, dice2) (``r=None``) or in its
     last-`r`-bids abstraction. With ``forced=False`` the information sets whose only action is "bluff"
@@ -239,4 +264,5 @@ def bluff_counters(dice1: int, dice2: int, r: int | None = None, forced: bool = 
 
 
 RECALL_ABSTRACTIONS = {"drp_ir": drp_ir, "bluff_last_bids": bluff_last_bids,
-                       "goofspiel_last_turns": goofspiel_last_turns, "latent_ttt_last_moves": latent_ttt_last_moves}
+                       "goofspiel_last_turns": goofspiel_last_turns, "latent_ttt_last_moves": latent_ttt_last_moves,
+                       "phantom_ttt_forget": phantom_ttt_forget}

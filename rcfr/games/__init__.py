@@ -10,6 +10,7 @@ from .dice import Bluff, DieRollPoker
 from .goofspiel import Goofspiel
 from .openspiel import OpenSpielRules
 from .latent import LatentTicTacToe
+from .phantom import PhantomTicTacToe
 from .poker import Kuhn, Leduc, LimitPoker, NoLimitOneCardPoker, OneCardPoker
 from .pursuit import PrincessAndMonster
 from .wagers import NoLimitWagers
@@ -25,6 +26,7 @@ GAMES: dict[str, type[GameRules]] = {
     "openspiel": OpenSpielRules,  # needs the optional extra rcfr[openspiel]
     "pam": PrincessAndMonster,
     "latent_ttt": LatentTicTacToe,
+    "phantom_ttt": PhantomTicTacToe,
     "nlocp_wagers": NoLimitWagers,  # an action abstraction of nlocp (rcfr.abstraction.action)
 }
 
@@ -51,4 +53,4 @@ def make_rules(name: str, /, **params) -> GameRules:
 
 __all__ = ["CHANCE", "TERMINAL", "GAMES", "Bluff", "DieRollPoker", "GameRules", "Goofspiel", "Kuhn",
            "LatentTicTacToe", "Leduc", "LimitPoker", "NoLimitOneCardPoker", "OneCardPoker", "OpenSpielRules",
-           "PrincessAndMonster", "make_rules", "register_game"]
+           "PhantomTicTacToe", "PrincessAndMonster", "make_rules", "register_game"]
