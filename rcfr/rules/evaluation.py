@@ -23,10 +23,9 @@ from numba import njit
 from numba import types as nb
 from numba.typed import Dict
 
-from ..compiler import _settle
 from ..evaluation import Evaluation
 from ..games.base import CHANCE, TERMINAL, GameRules
-from ..games.fast import DATA, FUNCTION_TYPES
+from ..games.fast import DATA, FUNCTION_TYPES, STATE
 from .policy import CodePolicy, check_default, fast_game
 
 _FN = FUNCTION_TYPES
@@ -41,6 +40,21 @@ _ERRORS = {
     4: "the information set with code {code}, where players {a} and {b} both act: infoset_code must tell "
        "the players' sets apart",
 }
+
+
+@njit(nb.UniTuple(nb.int64, 2)(_FN["player"], _FN["num_children"], _FN["child"], DATA, STATE, STATE), cache=True)
+def _settled(player, num_children, child, data, s, tmp):
+    """`compiler._settle` (forced moves collapsed in place), also returning the number of children (0 at a
+    terminal): the walk then asks each state for its player and children once."""
+    while True:
+        who = player(data, s)
+        if who == TERMINAL:
+            return who, 0
+        m = num_children(data, s)
+        if m != 1:
+            return who, m
+        child(data, s, 0, tmp)
+        s[:] = tmp
 
 
 @njit(cache=True)
@@ -98,7 +112,7 @@ def _walk(initial, player, num_children, child, utility, infoset_code, data, wid
     seq1 = np.full(cap, -1, np.int64)
     tmp = np.empty(width, np.int64)
     initial(data, states[0])
-    _settle(player, num_children, child, data, states[0], tmp)
+    who[0], moves[0] = _settled(player, num_children, child, data, states[0], tmp)
     d = 0
     fresh = True
     while d >= 0:
@@ -108,8 +122,7 @@ def _walk(initial, player, num_children, child, utility, infoset_code, data, wid
             if d > deepest:
                 deepest = d
             s = states[d]
-            p = player(data, s)
-            who[d] = p
+            p = who[d]
             nxt[d] = 0
             if p == TERMINAL:
                 u = utility(data, s)
@@ -125,8 +138,7 @@ def _walk(initial, player, num_children, child, utility, infoset_code, data, wid
                     root1 -= c * reach0[d] * u
                 d -= 1
                 continue
-            m = num_children(data, s)
-            moves[d] = m
+            m = moves[d]
             if p >= 0:
                 code = infoset_code(data, s)
                 i = np.searchsorted(codes, code)
@@ -193,8 +205,8 @@ def _walk(initial, player, num_children, child, utility, infoset_code, data, wid
             reach0, reach1, chance = _grow(reach0, cap), _grow(reach1, cap), _grow(chance, cap)
             seq0, seq1 = _grow(seq0, cap), _grow(seq1, cap)
         q = child(data, states[d], k, states[d + 1])
-        _settle(player, num_children, child, data, states[d + 1], tmp)
         e = d + 1
+        pe, me = _settled(player, num_children, child, data, states[e], tmp)
         reach0[e], reach1[e], chance[e] = reach0[d], reach1[d], chance[d]
         seq0[e], seq1[e] = seq0[d], seq1[d]
         p = who[d]
@@ -208,6 +220,7 @@ def _walk(initial, player, num_children, child, utility, infoset_code, data, wid
             else:
                 reach1[e] *= pr
                 seq1[e] = base[d] + k
+        who[e], moves[e] = pe, me
         d = e
         fresh = True
     # bottom-up: a set is met after the set above it, so reverse order of first meeting is children first
