@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
+from numba import njit
 
 import rcfr
 from rcfr.errors import PolicyError
@@ -197,3 +198,25 @@ def test_rules_without_a_fast_path_are_refused():
     rules = rcfr.make_rules("dieroll", faces=2, skew=0.5)
     with pytest.raises(ValueError, match="has no fast path"):
         rules_eval.exploitability(rules, CodePolicy(rules, [0], [0, 2], [0.5, 0.5]))
+
+
+class _ForgetfulKuhn(rcfr.games.poker.Kuhn):
+    """Kuhn whose codes say only who acts: player 0's first and second decisions share a set, which
+    player 0 reaches after different own sequences (imperfect recall)."""
+
+    def fast(self):
+        spec = super().fast()
+        who = spec.player
+
+        @njit
+        def code(data, s):
+            return who(data, s)
+
+        return spec._replace(infoset_code=code, code_space=2)
+
+
+def test_imperfect_recall_is_refused():
+    rules = _ForgetfulKuhn()
+    policy = CodePolicy(rules, [0, 1], [0, 2, 4], [0.5] * 4)
+    with pytest.raises(ValueError, match="code 0, reached after different own sequences"):
+        rules_eval.exploitability(rules, policy)

@@ -71,8 +71,8 @@ class CodePolicy:
     The arrays are read-only once checked."""
 
     def __init__(self, rules: GameRules, codes, first, probs):
+        self.fingerprint = rules_identity(rules)  # checks that `rules` are rules
         self.description = rules.description()
-        self.fingerprint = rules_identity(rules)
         self.codes, self.first, self.probs = _checked(codes, first, probs, self.description)
 
     @classmethod
