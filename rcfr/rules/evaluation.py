@@ -9,7 +9,7 @@ under perfect recall, which the walk checks) and the order the sets were first m
 then one bottom-up pass over the sets in reverse order of first encounter (a set is met after the set
 above it), adding each set's best action value to its parent sequence: exactly what the compiled path
 does on its sequence form, and right for hidden actions (Goofspiel, Latent Tic-Tac-Toe), since the value of
-a set sums its histories before the choice. Memory: O(depth + sequences), about 17 bytes per sequence and
+a set sums its histories before the choice. Memory: O(depth + sequences), 8 bytes per sequence and
 17 per set beside the policy itself, whatever the number of histories.
 
 Information sets are found by binary search of their code in the policy (a set with a code the policy
