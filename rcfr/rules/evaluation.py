@@ -1,0 +1,298 @@
+"""Exact evaluation over the rules (`FastGame` functions), without the compiled tree: expected value, best
+responses, NashConv and exploitability of a `CodePolicy`, in `rcfr.evaluation`'s conventions and units.
+
+One depth-first walk (numba, an explicit stack: memory O(depth) for the walk) computes everything. At each
+terminal it adds the chance- and opponent-weighted payoff to each player's *last own sequence* on the way
+there: the sequence form's terminal values, one float64 per sequence of the policy. It also records, per
+information set of the policy, the owner's sequence leading to it (the same at every history of the set
+under perfect recall, which the walk checks) and the order the sets were first met. A best response is
+then one bottom-up pass over the sets in reverse order of first encounter (a set is met after the set
+above it), adding each set's best action value to its parent sequence: exactly what the compiled path
+does on its sequence form, and right for hidden actions (Goofspiel, Latent Tic-Tac-Toe), since the value of
+a set sums its histories before the choice. Memory: O(depth + sequences), 8 bytes per sequence and
+17 per set beside the policy itself, whatever the number of histories.
+
+Information sets are found by binary search of their code in the policy (a set with a code the policy
+lacks is an error, or, with ``default="uniform"``, uniform and numbered in a numba dictionary).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+from numba import types as nb
+from numba.typed import Dict
+
+from ..evaluation import Evaluation
+from ..games.base import CHANCE, TERMINAL, GameRules
+from ..games.fast import DATA, FUNCTION_TYPES, STATE
+from .policy import CodePolicy, check_default, fast_game
+
+_FN = FUNCTION_TYPES
+#: Fields of the walk's `out` array.
+OUT_FIELDS = ("value", "br0", "br1", "histories", "depth", "infosets", "extra_infosets")
+_ERRORS = {
+    1: "an information set whose code {code} is not in the policy (pass default='uniform' to play uniformly "
+       "at sets the policy lacks)",
+    2: "the information set with code {code}: the policy has {a} actions, the rules {b}",
+    3: "the information set with code {code}, reached after different own sequences (imperfect recall: "
+       "a best response over the rules needs perfect recall)",
+    4: "the information set with code {code}, where players {a} and {b} both act: infoset_code must tell "
+       "the players' sets apart",
+}
+
+
+@njit(nb.UniTuple(nb.int64, 2)(_FN["player"], _FN["num_children"], _FN["child"], DATA, STATE, STATE), cache=True)
+def _settled(player, num_children, child, data, s, tmp):
+    """`compiler._settle` (forced moves collapsed in place), also returning the number of children (0 at a
+    terminal): the walk then asks each state for its player and children once."""
+    while True:
+        who = player(data, s)
+        if who == TERMINAL:
+            return who, 0
+        m = num_children(data, s)
+        if m != 1:
+            return who, m
+        child(data, s, 0, tmp)
+        s[:] = tmp
+
+
+@njit(cache=True)
+def _grow(a, n):
+    """A copy of `a` lengthened to n (the new entries uninitialized)."""
+    b = np.empty(n, a.dtype)
+    b[:a.shape[0]] = a
+    return b
+
+
+def _walk_signature(probs_dtype):
+    """The policy's arrays are read-only (`CodePolicy` freezes them)."""
+    frozen = [nb.Array(t, 1, "C", readonly=True) for t in (nb.int64, nb.int64, probs_dtype)]
+    return nb.void(_FN["initial"], _FN["player"], _FN["num_children"], _FN["child"], _FN["utility"],
+                   _FN["infoset_code"], DATA, nb.int64, *frozen, nb.boolean, nb.float64[::1], nb.int64[::1])
+
+
+@njit([_walk_signature(nb.float64), _walk_signature(nb.float32)], cache=True)
+def _walk(initial, player, num_children, child, utility, infoset_code, data, width, codes, first, probs,
+          uniform, out, error):
+    """Everything in one depth-first walk, see the module docstring. Writes `OUT_FIELDS` into `out`; on a
+    problem stops with ``error = (kind, code, a, b)`` (kinds: `_ERRORS`)."""
+    n = codes.shape[0]
+    nseq = probs.shape[0]
+    # per information set: its owner's sequence above it (-1: the empty one; -2: not met yet), owner,
+    # row start in `tv`; sets the policy lacks (default uniform) get ids n, n + 1, ... as met
+    cap_sets = n + (16 if uniform else 0)
+    cap_seq = nseq + (64 if uniform else 0)
+    above = np.full(cap_sets, -2, np.int64)
+    owner = np.zeros(cap_sets, np.int8)
+    order = np.empty(cap_sets, np.int64)
+    extra_first = np.zeros(cap_sets - n + 1, np.int64)
+    extra = Dict.empty(key_type=nb.int64, value_type=nb.int64)
+    tv = np.zeros(cap_seq)
+    met = 0
+    extras = 0
+    extra_seq = 0
+    root0 = 0.0
+    root1 = 0.0
+    value = 0.0
+    visits = 0
+    deepest = 0
+    # the stack, one row per depth
+    cap = 64
+    states = np.empty((cap, width), np.int64)
+    moves = np.zeros(cap, np.int64)
+    nxt = np.zeros(cap, np.int64)
+    who = np.zeros(cap, np.int64)
+    row = np.zeros(cap, np.int64)  # policy row start (-1: uniform) at a decision
+    base = np.zeros(cap, np.int64)  # first sequence (index into tv) of the set at a decision
+    reach0 = np.ones(cap)
+    reach1 = np.ones(cap)
+    chance = np.ones(cap)
+    seq0 = np.full(cap, -1, np.int64)
+    seq1 = np.full(cap, -1, np.int64)
+    tmp = np.empty(width, np.int64)
+    initial(data, states[0])
+    who[0], moves[0] = _settled(player, num_children, child, data, states[0], tmp)
+    d = 0
+    fresh = True
+    while d >= 0:
+        if fresh:  # first visit of the node at depth d
+            fresh = False
+            visits += 1
+            if d > deepest:
+                deepest = d
+            s = states[d]
+            p = who[d]
+            nxt[d] = 0
+            if p == TERMINAL:
+                u = utility(data, s)
+                c = chance[d]
+                value += c * reach0[d] * reach1[d] * u
+                if seq0[d] >= 0:
+                    tv[seq0[d]] += c * reach1[d] * u
+                else:
+                    root0 += c * reach1[d] * u
+                if seq1[d] >= 0:
+                    tv[seq1[d]] -= c * reach0[d] * u
+                else:
+                    root1 -= c * reach0[d] * u
+                d -= 1
+                continue
+            m = moves[d]
+            if p >= 0:
+                code = infoset_code(data, s)
+                i = np.searchsorted(codes, code)
+                if i < n and codes[i] == code:
+                    if first[i + 1] - first[i] != m:
+                        error[0], error[1], error[2], error[3] = 2, code, first[i + 1] - first[i], m
+                        return
+                    row[d] = first[i]
+                    base[d] = first[i]
+                else:
+                    if not uniform:
+                        error[0], error[1] = 1, code
+                        return
+                    if code in extra:
+                        i = extra[code]
+                        if extra_first[i - n + 1] - extra_first[i - n] != m:
+                            error[0], error[1] = 2, code
+                            error[2], error[3] = extra_first[i - n + 1] - extra_first[i - n], m
+                            return
+                    else:
+                        i = n + extras
+                        extra[code] = i
+                        extras += 1
+                        if n + extras > cap_sets:
+                            cap_sets = 2 * cap_sets
+                            above = _grow(above, cap_sets)
+                            above[n + extras - 1:] = -2
+                            owner = _grow(owner, cap_sets)
+                            order = _grow(order, cap_sets)
+                            extra_first = _grow(extra_first, cap_sets - n + 1)
+                        extra_first[extras] = extra_first[extras - 1] + m
+                        extra_seq += m
+                        if nseq + extra_seq > cap_seq:
+                            old = cap_seq
+                            cap_seq = 2 * (nseq + extra_seq)
+                            tv = _grow(tv, cap_seq)
+                            tv[old:] = 0.0
+                    row[d] = -1
+                    base[d] = nseq + extra_first[i - n]
+                mine = seq0[d] if p == 0 else seq1[d]
+                if above[i] == -2:
+                    above[i] = mine
+                    owner[i] = p
+                    order[met] = i
+                    met += 1
+                elif owner[i] != p:
+                    error[0], error[1], error[2], error[3] = 4, code, owner[i], p
+                    return
+                elif above[i] != mine:
+                    error[0], error[1] = 3, code
+                    return
+        if nxt[d] == moves[d]:
+            d -= 1
+            continue
+        k = nxt[d]
+        nxt[d] += 1
+        if d + 1 == cap:
+            cap *= 2
+            grown = np.empty((cap, width), np.int64)
+            grown[:d + 1] = states[:d + 1]
+            states = grown
+            moves, nxt, who = _grow(moves, cap), _grow(nxt, cap), _grow(who, cap)
+            row, base = _grow(row, cap), _grow(base, cap)
+            reach0, reach1, chance = _grow(reach0, cap), _grow(reach1, cap), _grow(chance, cap)
+            seq0, seq1 = _grow(seq0, cap), _grow(seq1, cap)
+        q = child(data, states[d], k, states[d + 1])
+        e = d + 1
+        pe, me = _settled(player, num_children, child, data, states[e], tmp)
+        reach0[e], reach1[e], chance[e] = reach0[d], reach1[d], chance[d]
+        seq0[e], seq1[e] = seq0[d], seq1[d]
+        p = who[d]
+        if p == CHANCE:
+            chance[e] *= q
+        else:
+            pr = probs[row[d] + k] if row[d] >= 0 else 1.0 / moves[d]
+            if p == 0:
+                reach0[e] *= pr
+                seq0[e] = base[d] + k
+            else:
+                reach1[e] *= pr
+                seq1[e] = base[d] + k
+        who[e], moves[e] = pe, me
+        d = e
+        fresh = True
+    # bottom-up: a set is met after the set above it, so reverse order of first meeting is children first
+    for j in range(met - 1, -1, -1):
+        i = order[j]
+        if i < n:
+            lo, hi = first[i], first[i + 1]
+        else:
+            lo, hi = nseq + extra_first[i - n], nseq + extra_first[i - n + 1]
+        best = tv[lo]
+        for t in range(lo + 1, hi):
+            if tv[t] > best:
+                best = tv[t]
+        if above[i] >= 0:
+            tv[above[i]] += best
+        elif owner[i] == 0:
+            root0 += best
+        else:
+            root1 += best
+    out[0], out[1], out[2] = value, root0, root1
+    out[3], out[4], out[5], out[6] = visits, deepest, met, extras
+
+
+def walk(rules: GameRules, policy: CodePolicy, default: str | None = None) -> dict[str, float]:
+    """The raw results of the walk (`OUT_FIELDS`), after checking that `policy` belongs to `rules`."""
+    if not isinstance(policy, CodePolicy):
+        from ..policy import Policy
+        if not isinstance(policy, Policy):
+            raise TypeError(f"policy must be a CodePolicy (or a compiled rcfr.Policy), got {type(policy).__name__}")
+        policy = CodePolicy.from_policy(policy)
+    default = check_default(default)
+    policy.check_rules(rules)
+    fast = fast_game(rules)
+    out = np.zeros(len(OUT_FIELDS))
+    error = np.zeros(4, np.int64)
+    _walk(fast.initial, fast.player, fast.num_children, fast.child, fast.utility, fast.infoset_code, fast.data,
+          fast.width, policy.codes, policy.first, policy.probs, default == "uniform", out, error)
+    if error[0]:
+        detail = _ERRORS[int(error[0])].format(code=int(error[1]), a=int(error[2]), b=int(error[3]))
+        raise ValueError(f"evaluating a code policy of {rules.description()}: {detail}")
+    return dict(zip(OUT_FIELDS, out.tolist()))
+
+
+def evaluate(rules: GameRules, policy: CodePolicy, default: str | None = None) -> Evaluation:
+    """Value, best-response values, NashConv and exploitability, as `rcfr.evaluate` gives them."""
+    raw = walk(rules, policy, default)
+    br = (raw["br0"], raw["br1"])
+    nash_conv = br[0] + br[1]
+    return Evaluation(value=raw["value"], best_response_values=br, nash_conv=nash_conv,
+                      exploitability=nash_conv / 2, exploitability_mbb=1000.0 * nash_conv / 2 / rules.big_blind)
+
+
+def expected_value(rules: GameRules, policy: CodePolicy, default: str | None = None) -> float:
+    """Player 0's expected payoff when both players follow `policy`."""
+    return walk(rules, policy, default)["value"]
+
+
+def best_response_value(rules: GameRules, policy: CodePolicy, player: int, default: str | None = None) -> float:
+    """Player `player`'s best-response value (its own payoff) against the other's part of `policy`."""
+    if player not in (0, 1):
+        raise ValueError(f"player must be 0 or 1, got {player!r}")
+    return walk(rules, policy, default)[f"br{player}"]
+
+
+def nash_conv(rules: GameRules, policy: CodePolicy, default: str | None = None) -> float:
+    """BR_0 + BR_1, chips."""
+    return evaluate(rules, policy, default).nash_conv
+
+
+def exploitability(rules: GameRules, policy: CodePolicy, unit: str = "chips", default: str | None = None) -> float:
+    """(BR_0 + BR_1) / 2, in chips (``unit="chips"``) or milli-big-blinds per game (``"mbb"``)."""
+    if unit not in ("chips", "mbb"):
+        raise ValueError(f"unit must be 'chips' or 'mbb', got {unit!r}")
+    result = evaluate(rules, policy, default)
+    return result.exploitability if unit == "chips" else result.exploitability_mbb
