@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import warnings
+
+from .errors import RulesPathWarning, TooLarge
 
 # public name -> the submodule that defines it
 _HOMES = {
@@ -34,16 +37,37 @@ def _registered() -> None:
     importlib.import_module(f"{__name__}.abstraction")
 
 
-def load_game(name: str, /, *, cache: bool = True, **params):
-    """Compile (or load from the on-disk cache) game `name` with rule parameters `params`.
+def load_game(name: str, /, *, cache: bool = True, compiled: bool | None = None, **params):
+    """Game `name` with rule parameters `params`: compiled (or loaded from the on-disk cache), or walked by
+    its rules (`rcfr.rules.RulesGame`: no history arrays, memory follows the information sets met).
+
+    ``compiled=None`` compiles a game within the compile limit and walks a larger one by its rules, saying
+    so (`rcfr.errors.RulesPathWarning`); ``True`` compiles or refuses; ``False`` walks the rules.
 
     >>> load_game("leduc").num_infosets
     936
     """
+    if compiled not in (None, True, False):
+        raise ValueError(f"compiled must be None (compile what fits), True or False, got {compiled!r}")
     _registered()
     from .games import make_rules
     from .tree import load_compiled
-    return load_compiled(make_rules(name, **params), cache=cache)
+    rules = make_rules(name, **params)
+    if compiled is False:
+        return _rules_game(rules)
+    try:
+        return load_compiled(rules, cache=cache)
+    except TooLarge as why:
+        if compiled or rules.fast() is None:
+            raise
+        warnings.warn(f"{why}. Walking it by its rules instead (load_game(..., compiled=False)): sampling "
+                      "solvers and rcfr.rules.evaluation run on it", RulesPathWarning, stacklevel=2)
+        return _rules_game(rules)
+
+
+def _rules_game(rules):
+    from .rules.game import RulesGame
+    return RulesGame(rules)
 
 
 def __getattr__(name: str):

@@ -8,6 +8,8 @@ import os
 
 import numpy as np
 
+from .errors import TooLarge
+
 #: Measured peak bytes per history while compiling, by path; the default history limit is the
 #: available memory divided by these (see docs/large_games.md).
 COMPILE_BYTES = {"fast": 120, "python": 600}
@@ -51,9 +53,9 @@ def max_histories(limit: int | None = None, bytes_per_history: int = COMPILE_BYT
 history_limit = max_histories  # for functions whose `max_histories` argument hides the name
 
 
-def _too_large(rules, histories: int, limit: int, bytes_per_history: int, exact: bool) -> ValueError:
+def _too_large(rules, histories: int, limit: int, bytes_per_history: int, exact: bool) -> TooLarge:
     size = f"{histories:,} histories (estimated)" if exact else f"more than {histories:,} histories"
-    return ValueError(
+    return TooLarge(
         f"{rules.description()} has more than {limit:,} histories, too many to compile: {size}, about "
         f"{histories * bytes_per_history / 2**30:.2f} GiB to compile and "
         f"{histories * RESIDENT_BYTES / 2**30:.2f} GiB to hold, with "

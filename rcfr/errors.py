@@ -7,3 +7,11 @@ ROW_TOLERANCE = 1e-6
 
 class PolicyError(ValueError):
     """A policy file or dictionary that does not describe a valid policy of the game."""
+
+
+class TooLarge(ValueError):
+    """A game with more histories than the compile limit (`rcfr.budget`): refused before the work."""
+
+
+class RulesPathWarning(UserWarning):
+    """`rcfr.load_game` walks a game by its rules because it is too large to compile."""

@@ -57,7 +57,8 @@ class FastGame(NamedTuple):
 
     ``max_depth`` and ``max_moves`` (0: not declared) bound the moves on a path and the moves of a node,
     forced moves collapsed; a game too large to count declares them so it can be walked by its rules
-    (`rcfr.rules.RulesGame`).
+    (`rcfr.rules.RulesGame`). ``max_infosets`` (0: not declared) bounds the information sets: a walk that
+    meets them all in one iteration (chance-sampled CFR without chance) sizes its index by it up front.
     """
 
     width: int
@@ -71,6 +72,7 @@ class FastGame(NamedTuple):
     infoset_code: Any
     max_depth: int = 0
     max_moves: int = 0
+    max_infosets: int = 0
 
 
 #: The function-pointer type of each role, as the driver receives them.

@@ -23,6 +23,10 @@ LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4
 WIN_MASKS = np.array([sum(1 << q for q in line) for line in LINES], np.int64)
 
 
+#: information sets of the full game, forced moves collapsed (`phantom_sizes.phantom_infosets`)
+FULL_GAME_INFOSETS = 4_200_461
+
+
 def phantom_fast(rules) -> FastGame:
     initial = np.zeros(WIDTH, np.int64)
     for i, q in enumerate(rules.opening):
@@ -37,7 +41,11 @@ def phantom_fast(rules) -> FastGame:
     # each player tries each open square at most once and keeps at least one untried at a decision
     return FastGame(width=WIDTH, data=(ints, np.zeros(0)), code_space=2 * BASE ** (empty - 1),
                     initial=_initial, player=_player, num_children=_num_children, child=_child,
-                    utility=_utility, infoset_code=_infoset_code)
+                    utility=_utility, infoset_code=_infoset_code,
+                    # every move places a mark or reveals one of the opponent's (an attempt that fails), so a
+                    # path has at most `empty` placements plus as many failures; a node has at most 9 squares
+                    max_depth=2 * empty, max_moves=empty,
+                    max_infosets=FULL_GAME_INFOSETS)  # an opening's subgame has fewer (docs/large_games.md)
 
 
 @fast_function("initial")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..compiler import _settle
-from ..sampling import bundles
+from ..sampling import bundles, driver
 from ..sampling.buffers import BASELINE_SAMPLERS, CACHING, PUBLIC, SAMPLERS, public_work, seed_state
 from ..sampling.public import empty_public_tree
 from .game import RulesGame
@@ -25,17 +25,14 @@ ROLES = {"fn_player": "player", "fn_moves": "num_children", "fn_child": "child",
 UNSUPPORTED = (*BASELINE_SAMPLERS, PUBLIC)
 PER_SET = ("last", "touched", "touched_stamp")
 PER_SLOT = ("regrets", "avg", "sigma", "delta")
-
-
-class RulesError(RuntimeError):
-    """A walk of the rules met more new information sets in one iteration than its arrays had room for."""
+SLOTS_PER_SET = 4  # slots the arrays start with per set of capacity (sets average 1.5-3 actions)
 
 
 class RulesBuffers:
     """Regret table, average sums, scratch and RNG of one sampler on a game walked by its rules; see the
     module docstring. `capacity` is the number of information sets the arrays start with."""
 
-    PERSISTENT = ("regrets", "avg", "last", "counters", "rng")  # with the index: codes, num_actions
+    SIZED = ("regrets", "avg", "last", "codes", "num_actions")  # checkpoint fields as long as what was met
 
     def __init__(self, game: RulesGame, sampler: str, seed: int = 0, capacity: int = 1 << 12):
         if sampler in UNSUPPORTED or sampler not in SAMPLERS:
@@ -64,7 +61,7 @@ class RulesBuffers:
             value=np.zeros((levels, widest)), reach=np.zeros((2, levels, widest)), chosen=np.zeros(levels, np.int64),
             scale=np.zeros((levels, widest) if weights else (0, 0)),
             common_u=np.zeros(0), common_stamp=np.zeros(0, np.int64), public=public_work(empty_public_tree()))
-        self._allocate(int(capacity), int(capacity) * 2, {}, 0, 0)
+        self._allocate(int(capacity), int(capacity) * SLOTS_PER_SET, {}, 0, 0)
 
     # ---- the arrays, and growing them ------------------------------------------------------------
     def _allocate(self, set_capacity: int, seq_capacity: int, old: dict, sets: int, seqs: int) -> None:
@@ -101,19 +98,52 @@ class RulesBuffers:
         self.scratch = bundles.Scratch(
             cached=np.zeros((N if self.sampler in CACHING else 0, 2), np.int64), **self.scratch_arrays)
 
-    def grow(self) -> None:
-        """Double whichever capacity is half used (between iterations; numbering and values are kept)."""
+    def grow(self, factor: int = 2, both: bool = False) -> None:
+        """Multiply by `factor` whichever capacity is half used, or `both` (numbering and values are kept)."""
         sets, seqs, set_capacity, seq_capacity = (int(v) for v in self.meta[:4])
         old = {**self.index, **{name: getattr(self.state, name) for name in (*PER_SLOT, "last")}}
-        self._allocate(set_capacity * (2 if 2 * sets > set_capacity else 1),
-                       seq_capacity * (2 if 2 * seqs > seq_capacity else 1), old, sets, seqs)
+        self._allocate(set_capacity * (factor if both or 2 * sets > set_capacity else 1),
+                       seq_capacity * (factor if both or 2 * seqs > seq_capacity else 1), old, sets, seqs)
 
-    def check(self) -> None:
-        """Raise if a walk ran out of room (its sets past the capacity shared one sink: results are void)."""
-        if self.meta[OVERFLOW]:
-            raise RulesError(f"one iteration met more new information sets than the arrays had room for "
-                             f"({self.meta[SETS]:,} sets, {self.meta[SEQS]:,} slots); this solver's results are "
-                             f"void: start it with a larger capacity (more than {2 * self.meta[SET_CAPACITY]:,})")
+    def advance(self, settings, t0: int, iterations: int) -> None:
+        """Iterations t0+1 .. t0+iterations of the driver, growing the arrays whenever it returns for room.
+        A call that still overflows (an iteration meeting more new sets than all before it) is undone and
+        run again on arrays four times larger: it costs one call's work, never a wrong result."""
+        done = 0
+        while done < iterations:
+            saved = self._snapshot()
+            ran = driver.run(self.tree, self.state, self.scratch, settings, t0 + done, iterations - done)
+            if self.meta[OVERFLOW]:
+                self._restore(saved)
+                self.grow(4, both=True)
+                continue
+            done += ran
+            if done < iterations:
+                self.grow()
+
+    def _snapshot(self) -> dict[str, np.ndarray]:
+        """What a driver call changes of the sets met before it (new sets are appended, so dropping them is
+        resetting the counts), and the counters and RNG."""
+        sets, seqs = self.num_sets, self.num_slots
+        saved = {name: getattr(self.state, name)[:seqs].copy() for name in ("regrets", "avg")}
+        saved.update(last=self.state.last[:sets].copy(), counters=self.counters.copy(), rng=self.rng.copy(),
+                     meta=self.meta.copy())
+        return saved
+
+    def _restore(self, saved: dict[str, np.ndarray]) -> None:
+        """Undo a driver call (see `_snapshot`); what the walks cache per traversal number is cleared, since
+        those numbers come again."""
+        state = self.state
+        for name in ("regrets", "avg", "last"):
+            target = getattr(state, name)
+            target[:len(saved[name])] = saved[name]
+            target[len(saved[name]):] = 0.0
+        state.delta[:] = 0.0
+        state.num_touched[0] = 0
+        state.touched_stamp[:] = 0
+        self.scratch.cached[:] = 0
+        self.counters[:], self.rng[:] = saved["counters"], saved["rng"]
+        self.meta[:] = saved["meta"]  # `grow` then rebuilds the code table from the sets kept
 
     # ---- what callers read ---------------------------------------------------------------------
     @property

@@ -7,11 +7,10 @@ the widest node (so a depth-first walk's scratch, depth x widest states, is allo
 
 from __future__ import annotations
 
-import hashlib
-
 from ..budget import max_histories
 from ..compiler import _typed, count_fast
 from ..games.base import GameRules
+from .policy import rules_identity
 
 
 class RulesGame:
@@ -21,6 +20,9 @@ class RulesGame:
     the game level by level, which needs it to be within the compile limit."""
 
     compiled = False
+    #: information sets a sampling solver's arrays start with (they double when half used); chance-sampled
+    #: CFR, whose walk may meet every set in its first iteration, starts with the game's `max_infosets`
+    initial_sets = 1 << 16
 
     def __init__(self, rules: GameRules):
         if not isinstance(rules, GameRules):
@@ -46,8 +48,8 @@ class RulesGame:
 
     @property
     def fingerprint(self) -> str:
-        """The rules' identity: a digest of the game's description (its name and parameters)."""
-        return hashlib.sha256(f"rules:{self.rules.description()}".encode()).hexdigest()[:16]
+        """The rules' identity, as `CodePolicy` records it."""
+        return rules_identity(self.rules)
 
     def check_fingerprint(self, what: str, fingerprint: str, description: str) -> None:
         if fingerprint != self.fingerprint:

@@ -215,6 +215,18 @@ class CodePolicy:
         return policy
 
 
+def normalized(values: np.ndarray, first: np.ndarray, positive: bool) -> np.ndarray:
+    """Per-set rows ``values[first[k]:first[k + 1]]`` as probabilities: each row over its sum (of its positive
+    part with `positive`, regret matching), uniform where that sum is zero."""
+    x = np.maximum(values, 0.0) if positive else np.asarray(values, np.float64)
+    n = np.diff(first)
+    if len(n) == 0:
+        return x.copy()
+    totals = np.repeat(np.add.reduceat(x, first[:-1]), n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(totals > 0.0, x / totals, np.repeat(1.0 / n, n))
+
+
 def check_default(default):
     if default not in DEFAULTS:
         raise ValueError(f"default must be None (an unknown information-set code is an error) or 'uniform', "

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..options import AVERAGE_SPACES
 from ..tree import Game
-from . import bundles
+from . import bundles, driver
 from .bundles import AVERAGE_MODE_CODES, CHANCE_SAMPLING_CODES, SAMPLER_CODES
 from .chance import common_keys
 from .public import PublicTree, empty_public_tree, public_tree
@@ -182,6 +182,10 @@ class SamplerBuffers:
         # the arrays callers read, by name
         self.regrets, self.avg, self.sigma, self.last, self.baseline = (
             self.state.regrets, self.state.avg, self.state.sigma, self.state.last, self.state.baseline)
+
+    def advance(self, settings: bundles.Settings, t0: int, iterations: int) -> None:
+        """Iterations t0+1 .. t0+iterations of the driver."""
+        driver.run(self.tree, self.state, self.scratch, settings, t0, iterations)
 
     @property
     def nodes_touched(self) -> int:

@@ -68,6 +68,9 @@ class IterativeSolver:
         """The information-set abstraction the solver runs on (subclasses with one say which)."""
         return "none"
 
+    #: checkpoint fields whose length grows with the run (information sets met); the solver checks them
+    sized_fields: tuple[str, ...] = ()
+
     def identity(self) -> dict[str, str]:
         """Whose state this solver's checkpoints are: its registry name, options and abstraction."""
         options = {} if self.options is None else self.options.description()
@@ -90,7 +93,7 @@ class IterativeSolver:
         state = {k: np.asarray(v) for k, v in dict(state).items()}
         own = self.state_dict()
         check_identity(state, own, () if self.options is None else self.options.SAME_RESULTS)
-        check_state(self.game, state, own)
+        check_state(self.game, state, own, self.sized_fields)
         try:
             self._load_state(state)
         except BaseException:
@@ -148,9 +151,10 @@ def check_identity(state: dict[str, np.ndarray], own: dict[str, np.ndarray], sam
         raise ValueError(f"checkpoint field 'iteration' must be an integer >= 0, got {iteration!r}")
 
 
-def check_state(game: Game, state: dict[str, np.ndarray], own: dict[str, np.ndarray]) -> None:
+def check_state(game: Game, state: dict[str, np.ndarray], own: dict[str, np.ndarray], sized=()) -> None:
     """Raise a ValueError unless checkpoint `state` belongs to `game` and has the fields of `own` (a
-    solver's state) with the same shapes, dtypes of the same kind and finite numbers."""
+    solver's state) with the same shapes (the same number of dimensions for the `sized` fields), dtypes of
+    the same kind and finite numbers."""
     if "fingerprint" not in state or "game" not in state:
         raise ValueError("checkpoint has no 'fingerprint' and 'game' fields: it was not written by "
                          "state_dict() of this version of rcfr")
@@ -163,7 +167,8 @@ def check_state(game: Game, state: dict[str, np.ndarray], own: dict[str, np.ndar
                          f"unknown {unknown[:5]} (a checkpoint of another solver or options?)")
     for key in fixed:
         value, expected = state[key], own[key]
-        if value.shape != expected.shape or not np.can_cast(value.dtype, expected.dtype, "same_kind"):
+        same = value.ndim == expected.ndim if key in sized else value.shape == expected.shape
+        if not same or not np.can_cast(value.dtype, expected.dtype, "same_kind"):
             raise ValueError(f"checkpoint field {key!r} is {value.dtype}{list(value.shape)}, "
                              f"expected {expected.dtype}{list(expected.shape)}")
         if value.dtype.kind in "fc" and not np.isfinite(value).all():

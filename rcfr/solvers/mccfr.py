@@ -21,7 +21,9 @@ import numpy as np
 
 from ..options import BASELINES, PUBLIC_CHANCE, MCCFROptions, check_choice, check_float
 from ..policy import Policy
-from ..sampling import driver
+from ..rules.buffers import RulesBuffers
+from ..rules.game import RulesGame
+from ..rules.policy import CodePolicy, normalized
 from ..sampling.bundles import Settings, make_settings
 from ..sampling.buffers import PUBLIC, SamplerBuffers
 from ..tree import Game
@@ -42,8 +44,10 @@ class MCCFRSolver(IterativeSolver):
                     averaging=averaging, average_space=average_space, seed=seed)
 
     def _setup(self, game: Game, abstraction, **options) -> None:
-        """Check `options` (an `MCCFROptions`' fields) and `abstraction`, then allocate the sampler's arrays."""
-        self.game = check_game(game)
+        """Check `options` (an `MCCFROptions`' fields) and `abstraction`, then allocate the sampler's arrays
+        (on the compiled tree, or on the rules for a `RulesGame`: issue 20, docs/large_games.md)."""
+        self.on_rules = isinstance(game, RulesGame)
+        self.game = game if self.on_rules else check_game(game)
         self.options = o = MCCFROptions(**options)
         self.power = o.power
         self.average_mode, self.average_space, self.seed = o.average_mode, o.average_space, o.seed
@@ -56,9 +60,24 @@ class MCCFRSolver(IterativeSolver):
         elif o.average_space == "abstract":
             raise ValueError("average_space='abstract' needs an abstraction")
         self.abstraction = abstraction
-        self.buffers = SamplerBuffers(game, self.sampler, o.seed, abstraction, o.average_space, o.chance_sampling)
         self.iteration = 0
+        if self.on_rules:
+            self._check_rules_path(abstraction, o)
+            sets = max(game.initial_sets, game.fast.max_infosets if self.sampler == "chance" else 0)
+            self.buffers = RulesBuffers(game, self.sampler, o.seed, sets)
+            return
+        self.buffers = SamplerBuffers(game, self.sampler, o.seed, abstraction, o.average_space, o.chance_sampling)
         self.views = game.views
+
+    def _check_rules_path(self, abstraction, o: MCCFROptions) -> None:
+        """Refuse what a walk of the rules cannot do: it has no history ids, parent sequences or public tree."""
+        refused = {"abstraction": abstraction is not None and "an information-set abstraction",
+                   "average_mode": o.average_mode == "lazy" and "lazy averaging (it needs parent sequences)",
+                   "chance_sampling": o.chance_sampling != "single" and f"{o.chance_sampling} chance sampling"}
+        for field, what in refused.items():
+            if what:
+                raise ValueError(f"{type(self).__name__} on {self.game.name} walked by its rules: {field} "
+                                 f"cannot be {what} on this path; compile the game (rcfr.load_game) for it")
 
     def abstraction_identity(self) -> str:
         return abstraction_identity(self.abstraction)
@@ -88,19 +107,32 @@ class MCCFRSolver(IterativeSolver):
         return self.buffers.nodes_touched
 
     def _advance(self, iterations: int) -> None:
-        b = self.buffers
-        driver.run(b.tree, b.state, b.scratch, self.settings(), self.iteration, iterations)
+        self.buffers.advance(self.settings(), self.iteration, iterations)
         self.iteration += iterations
 
     # ---- policies ------------------------------------------------------------------------------
-    def current_policy(self) -> Policy:
-        """Regret matching on the cumulative regrets (of each set's abstract set under an abstraction)."""
+    @property
+    def sized_fields(self) -> tuple[str, ...]:
+        return tuple(f"sampler.{k}" for k in RulesBuffers.SIZED) if self.on_rules else ()
+
+    def _code_policy(self, values: np.ndarray, positive: bool) -> CodePolicy:
+        codes, first, values = self.buffers.table(values)
+        return CodePolicy(self.game.rules, codes, first, normalized(values, first, positive))
+
+    def current_policy(self) -> Policy | CodePolicy:
+        """Regret matching on the cumulative regrets (of each set's abstract set under an abstraction); a
+        `CodePolicy` of the sets met on the rules path."""
+        if self.on_rules:
+            return self._code_policy(self.buffers.state.regrets, positive=True)
         regrets = self.buffers.regrets[self.buffers.slots.seq_map]
         return Policy.from_local(self.game, [v.regret_matching(v.localize(regrets)) for v in self.views])
 
-    def average_policy(self) -> Policy:
+    def average_policy(self) -> Policy | CodePolicy:
         """The normalized average-strategy sums (uniform where an information set has none yet); with
-        ``average_space="abstract"`` every merged set plays its abstract set's average."""
+        ``average_space="abstract"`` every merged set plays its abstract set's average; a `CodePolicy` of
+        the sets met on the rules path."""
+        if self.on_rules:
+            return self._code_policy(self.buffers.state.avg, positive=False)
         avg = self.buffers.avg if self.average_space == "full" else self.buffers.avg[self.buffers.slots.seq_map]
         return Policy.from_local(self.game, [v.normalize(v.localize(avg)) for v in self.views])
 
@@ -116,8 +148,8 @@ class MCCFRSolver(IterativeSolver):
         self.iteration = int(state["iteration"])
 
     def size(self) -> int:
-        """Representation size: one regret per (abstract) sequence."""
-        return self.buffers.slots.num_slots
+        """Representation size: one regret per (abstract) sequence (met, on the rules path)."""
+        return self.buffers.num_slots if self.on_rules else self.buffers.slots.num_slots
 
 
 class ChanceSamplingCFR(MCCFRSolver):
