@@ -45,7 +45,7 @@ def phantom_fast(rules) -> FastGame:
                     # every move places a mark or reveals one of the opponent's (an attempt that fails), so a
                     # path has at most `empty` placements plus as many failures; a node has at most 9 squares
                     max_depth=2 * empty, max_moves=empty,
-                    max_infosets=FULL_GAME_INFOSETS)  # an opening's subgame has fewer (docs/large_games.md)
+                    max_infosets=0 if rules.opening else FULL_GAME_INFOSETS)
 
 
 @fast_function("initial")

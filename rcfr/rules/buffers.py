@@ -17,7 +17,7 @@ from ..sampling import bundles, driver
 from ..sampling.buffers import BASELINE_SAMPLERS, CACHING, PUBLIC, SAMPLERS, public_work, seed_state
 from ..sampling.public import empty_public_tree
 from .game import RulesGame
-from .source import EMPTY, OVERFLOW, SEQ_CAPACITY, SEQS, SET_CAPACITY, SETS, FastFunction, Rules, reindex
+from .source import EMPTY, OVERFLOW, SEQS, SETS, FastFunction, Rules, reindex
 
 ROLES = {"fn_player": "player", "fn_moves": "num_children", "fn_child": "child", "fn_utility": "utility",
          "fn_code": "infoset_code"}
@@ -79,8 +79,9 @@ class RulesBuffers:
         index = {name: fresh(name, N, np.int64, sets) for name in ("codes", "first_seq", "num_actions", "average_first")}
         index["first_seq"][set_capacity] = index["average_first"][set_capacity] = seq_capacity
         index["num_actions"][set_capacity] = widest
-        keys = np.full(2 * set_capacity, EMPTY, np.int64)
-        ids = np.zeros(2 * set_capacity, np.int64)
+        entries = 1 << (2 * set_capacity - 1).bit_length()  # a power of two, at least twice the sets
+        keys = np.full(entries, EMPTY, np.int64)
+        ids = np.zeros(entries, np.int64)
         reindex(keys, ids, index["codes"], sets)
         self.meta[:] = (sets, seqs, set_capacity, seq_capacity, 0)
         self.index = index
