@@ -28,7 +28,7 @@ SAMPLED_TARGETS = ("stored", "bootstrap", "reservoir")  # sampled RCFR
 LEAN_TARGETS = ("stored", "reservoir")  # sampled RCFR with features_on_demand=True
 SELECTIONS = ("recent", "uniform")  # which stored targets a bounded fit trains on
 SAMPLERS = ("external", "outcome", "probing")  # sampled RCFR's samplers
-CHANCE_SAMPLING = ("single", "paired", "common")
+CHANCE_SAMPLING = ("single", "paired", "common", "all")
 PUBLIC_CHANCE = ("sample", "enumerate")
 BASELINES = ("da", "eda", "none")  # MCCFRb's information-set baselines
 PROFILES = ("cache", "visited")  # where the lean path's current strategies come from

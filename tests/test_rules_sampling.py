@@ -27,6 +27,8 @@ SOLVERS = {
     "os": (mccfr.OutcomeSamplingMCCFR, {}),
     "os-simultaneous": (mccfr.OutcomeSamplingMCCFR, {"updates": "simultaneous", "average_mode": "optimistic"}),
     "cs": (mccfr.ChanceSamplingCFR, {}),
+    "cs-paired": (mccfr.ChanceSamplingCFR, {"chance_sampling": "paired"}),
+    "vanilla": (mccfr.ChanceSamplingCFR, {"chance_sampling": "all"}),
     "pure": (mccfr.PureCFR, {}),
     "as": (mccfr.AverageStrategySampling, {}),
     "probing": (mccfr.ProbingMCCFR, {"regret_matching": "rm+"}),
@@ -125,7 +127,7 @@ def test_a_damaged_checkpoint_index_is_refused():
     (mccfr.MCCFRb, {}, "sampler 'infoset_baseline'"),
     (mccfr.PublicChanceSamplingCFR, {}, "sampler 'public'"),
     (mccfr.ExternalSamplingMCCFR, {"average_mode": "lazy"}, "average_mode"),
-    (mccfr.ChanceSamplingCFR, {"chance_sampling": "paired"}, "chance_sampling"),
+    (mccfr.ChanceSamplingCFR, {"chance_sampling": "common", "updates": "alternating"}, "chance_sampling"),
 ])
 def test_what_needs_the_tree_is_refused_on_the_rules(cls, kwargs, field):
     with pytest.raises(ValueError, match=field):

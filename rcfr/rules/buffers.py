@@ -34,7 +34,8 @@ class RulesBuffers:
 
     SIZED = ("regrets", "avg", "last", "codes", "num_actions")  # checkpoint fields as long as what was met
 
-    def __init__(self, game: RulesGame, sampler: str, seed: int = 0, capacity: int = 1 << 12):
+    def __init__(self, game: RulesGame, sampler: str, seed: int = 0, capacity: int = 1 << 12,
+                 chance_sampling: str = "single"):
         if sampler in UNSUPPORTED or sampler not in SAMPLERS:
             allowed = [s for s in SAMPLERS if s not in UNSUPPORTED]
             raise ValueError(f"sampler {sampler!r} cannot walk a game by its rules (it needs the compiled tree's "
@@ -54,7 +55,7 @@ class RulesBuffers:
         self.spare, self.probs = np.zeros(fast.width, np.int64), np.zeros(widest)
         self.meta = np.zeros(5, np.int64)
         self.rng, self.counters = seed_state(seed), np.zeros(2, np.int64)
-        weights = sampler in ("average", "probing")
+        weights = sampler in ("average", "probing") or chance_sampling != "single"  # a scale per slot
         self.scratch_arrays = dict(
             path=np.zeros(D + 1 if trajectory else 0, bundles.PATH_DTYPE),
             stack=np.zeros((levels * (widest + 1) + 1, 3), np.int64),

@@ -30,9 +30,10 @@ SAMPLER_CODES = {"outcome": OUTCOME, "external": EXTERNAL, "chance": CHANCE_SAMP
                  "probing": PROBING, "public": PUBLIC_CHANCE}
 
 # Settings.chance_sampling: how a chance walk treats chance nodes. SINGLE: one sampled outcome; PAIRED and
-# COMMON: Lanctot 2013 §7.5; ALL: every outcome (public chance sampling's public_chance="enumerate").
+# COMMON: Lanctot 2013 §7.5; ALL: every outcome, each weighted by its probability (vanilla CFR; public chance
+# sampling's public_chance="enumerate").
 SINGLE, PAIRED, COMMON, ALL = range(4)
-CHANCE_SAMPLING_CODES = {"single": SINGLE, "paired": PAIRED, "common": COMMON}
+CHANCE_SAMPLING_CODES = {"single": SINGLE, "paired": PAIRED, "common": COMMON, "all": ALL}
 PUBLIC_CHANCE_CODES = {"sample": SINGLE, "enumerate": ALL}
 
 AVG_NONE, AVG_STOCHASTIC, AVG_OPTIMISTIC, AVG_LAZY = range(4)  # Settings.average_mode

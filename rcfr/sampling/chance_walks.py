@@ -1,6 +1,8 @@
 """Chance walks: full width over both players' actions, sampling chance (chance sampling; public chance sampling).
 
-`chance_walk` walks histories (chance-sampled CFR and its paired and common forms, Lanctot 2013 §7.5);
+`chance_walk` walks histories (chance-sampled CFR and its paired and common forms, Lanctot 2013 §7.5; with
+`ALL`, every outcome weighted by its probability: vanilla CFR, depth first, which is how a game walked by
+its rules runs full-width CFR without a tree);
 `public_chance_walk` walks the public tree (`rcfr.sampling.public`), one number per private state (a
 *slot*) per player: public chance sampling (Johanson et al. 2012; Lanctot 2013, §4.8.2).
 
@@ -99,7 +101,7 @@ def chance_walk(tree, state, scratch, traverser, t, weight, average_mode, from_r
             stack[top, 0], stack[top, 1], stack[top, 2] = -h - 1, d, i
             if p == CHANCE:
                 probs, c = outcome_probs(tree, h)
-                if chance_sampling == COMMON and chance_key[traverser, h] < 0:
+                if chance_sampling == ALL or (chance_sampling == COMMON and chance_key[traverser, h] < 0):
                     k = -1
                 elif chance_sampling == COMMON:
                     k = common_chance_outcome(probs, c, n, chance_key[traverser, h], common_u, common_stamp, stamp,

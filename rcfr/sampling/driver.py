@@ -11,6 +11,9 @@ reference counting (``_nrt=False``): they allocate nothing and only borrow the c
 with it every inlined call that binds a bundle to a new name increfs and decrefs each array of the bundle
 (atomics); numba's pruning pass left ~230 such call sites in the one driver, a fixed cost per traversal
 that outcome sampling's short trajectories paid the most (docs/mccfr.md, "Kernel structure").
+
+numba's disk cache keys an entry point on its own file only: after editing an inlined walk in another
+module, delete ``rcfr/sampling/__pycache__/driver.*.nb*`` (or edit this file), or the old code is loaded.
 """
 
 from __future__ import annotations

@@ -64,7 +64,7 @@ class MCCFRSolver(IterativeSolver):
         if self.on_rules:
             self._check_rules_path(abstraction, o)
             sets = max(game.initial_sets, game.fast.max_infosets if self.sampler == "chance" else 0)
-            self.buffers = RulesBuffers(game, self.sampler, o.seed, sets)
+            self.buffers = RulesBuffers(game, self.sampler, o.seed, sets, o.chance_sampling)
             return
         self.buffers = SamplerBuffers(game, self.sampler, o.seed, abstraction, o.average_space, o.chance_sampling)
         self.views = game.views
@@ -73,7 +73,7 @@ class MCCFRSolver(IterativeSolver):
         """Refuse what a walk of the rules cannot do: it has no history ids, parent sequences or public tree."""
         refused = {"abstraction": abstraction is not None and "an information-set abstraction",
                    "average_mode": o.average_mode == "lazy" and "lazy averaging (it needs parent sequences)",
-                   "chance_sampling": o.chance_sampling != "single" and f"{o.chance_sampling} chance sampling"}
+                   "chance_sampling": o.chance_sampling == "common" and "common (it needs event keys per history)"}
         for field, what in refused.items():
             if what:
                 raise ValueError(f"{type(self).__name__} on {self.game.name} walked by its rules: {field} "
@@ -155,8 +155,9 @@ class MCCFRSolver(IterativeSolver):
 class ChanceSamplingCFR(MCCFRSolver):
     """Chance-sampled CFR: full width over both players' actions; at chance nodes (Lanctot 2013, §7.5),
     ``chance_sampling="single"`` samples one outcome, ``"paired"`` a sampled outcome and its antithetic
-    partner (outcome n - 1 - k), and ``"common"`` walks every outcome of the updating player's own chance
-    nodes and samples the rest with one random number per event (alternating updates only)."""
+    partner (outcome n - 1 - k), ``"common"`` walks every outcome of the updating player's own chance
+    nodes and samples the rest with one random number per event (alternating updates only), and ``"all"``
+    walks every outcome: vanilla CFR, depth first, the full-width CFR of a game walked by its rules."""
 
     sampler = "chance"
     solver_name = "cscfr"
