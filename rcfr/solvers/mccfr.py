@@ -21,7 +21,7 @@ import numpy as np
 
 from ..options import BASELINES, PUBLIC_CHANCE, MCCFROptions, check_choice, check_float
 from ..policy import Policy
-from ..rules.buffers import RulesBuffers
+from ..rules.arrays import RulesBuffers
 from ..rules.game import RulesGame
 from ..rules.policy import CodePolicy, normalized
 from ..sampling.bundles import Settings, make_settings
