@@ -58,11 +58,12 @@ def load_game(name: str, /, *, cache: bool = True, compiled: bool | None = None,
     try:
         return load_compiled(rules, cache=cache)
     except TooLarge as why:
-        if compiled or rules.fast() is None:
-            raise
+        if compiled or rules.walk_bounds() is None:
+            raise  # walking needs declared bounds: counting them would stop at the same limit
+        game = _rules_game(rules)
         warnings.warn(f"{why}. Walking it by its rules instead (load_game(..., compiled=False)): sampling "
                       "solvers and rcfr.rules.evaluation run on it", RulesPathWarning, stacklevel=2)
-        return _rules_game(rules)
+        return game
 
 
 def _rules_game(rules):

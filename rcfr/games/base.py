@@ -59,6 +59,12 @@ class GameRules:
         without enumerating; None if unknown. Lets a request too large to compile fail at once."""
         return None
 
+    def walk_bounds(self) -> tuple[int, int] | None:
+        """(deepest path, widest node) in moves, forced moves collapsed, computed without enumerating; None
+        if unknown. A game too large to count declares them so it can be walked by its rules
+        (`rcfr.rules.RulesGame` allocates a walk's scratch, depth x widest states, once)."""
+        return None
+
     def fast(self):
         """An `rcfr.compiler.FastGame` describing the same game with numba functions over integer
         states, or None to compile through the methods above (see docs/compiler.md)."""

@@ -55,9 +55,7 @@ class FastGame(NamedTuple):
     object, replayed on demand along a history's path, so the two descriptions must agree move for
     move: `tests/test_compiler.py` checks that both paths give identical arrays and keys.
 
-    ``max_depth`` and ``max_moves`` (0: not declared) bound the moves on a path and the moves of a node,
-    forced moves collapsed; a game too large to count declares them so it can be walked by its rules
-    (`rcfr.rules.RulesGame`). ``max_infosets`` (0: not declared) bounds the information sets: a walk that
+    ``max_infosets`` (0: not declared) bounds the information sets: a walk that
     meets them all in one iteration (chance-sampled CFR without chance) sizes its index by it up front.
     """
 
@@ -70,8 +68,6 @@ class FastGame(NamedTuple):
     child: Any
     utility: Any
     infoset_code: Any
-    max_depth: int = 0
-    max_moves: int = 0
     max_infosets: int = 0
 
 

@@ -87,6 +87,12 @@ class PhantomTicTacToe(GameRules):
     def fast(self):
         return phantom_fast(self)
 
+    def walk_bounds(self) -> tuple[int, int]:
+        # every move places a mark or reveals one of the opponent's (an attempt that fails), so a path has at
+        # most `empty` placements plus as many failures; a node offers at most the empty squares
+        empty = 9 - len(self.opening)
+        return 2 * empty, empty
+
     def estimate_histories(self) -> int:
         """Exact: the subtree below a state depends only on the board, the player to move and the squares
         each player knows to be taken, so a memoized count over those is quick (~1e5 states at most)."""

@@ -42,9 +42,6 @@ def phantom_fast(rules) -> FastGame:
     return FastGame(width=WIDTH, data=(ints, np.zeros(0)), code_space=2 * BASE ** (empty - 1),
                     initial=_initial, player=_player, num_children=_num_children, child=_child,
                     utility=_utility, infoset_code=_infoset_code,
-                    # every move places a mark or reveals one of the opponent's (an attempt that fails), so a
-                    # path has at most `empty` placements plus as many failures; a node has at most 9 squares
-                    max_depth=2 * empty, max_moves=empty,
                     max_infosets=0 if rules.opening else FULL_GAME_INFOSETS)
 
 

@@ -16,7 +16,7 @@ from .policy import rules_identity
 class RulesGame:
     """A game without its compiled tree. ``fast`` is the rules' `FastGame` (functions compiled for their
     signatures); ``depth`` bounds the moves on any path (forced moves collapsed) and ``widest`` the moves
-    of any node. Games that declare neither (``FastGame.max_depth`` / ``max_moves``) get them by counting
+    of any node. Games that do not declare them (`GameRules.walk_bounds`) get them by counting
     the game level by level, which needs it to be within the compile limit."""
 
     compiled = False
@@ -32,13 +32,14 @@ class RulesGame:
             raise ValueError(f"{rules.description()} has no fast path (GameRules.fast), so it cannot be walked "
                              f"by its rules; compile it instead: rcfr.load_game(...)")
         self.rules, self.fast = rules, _typed(fast)
-        if fast.max_depth > 0 and fast.max_moves > 0:
-            self.depth, self.widest = int(fast.max_depth), int(fast.max_moves)
+        bounds = rules.walk_bounds()
+        if bounds is not None:
+            self.depth, self.widest = map(int, bounds)
         else:
             limit = max_histories()
             total, _, levels, widest = count_fast(self.fast, limit)
             if total > limit:
-                raise ValueError(f"{rules.description()} declares no walk bounds (FastGame.max_depth, max_moves) "
+                raise ValueError(f"{rules.description()} declares no walk bounds (GameRules.walk_bounds) "
                                  f"and has over {limit:,} histories, too many to find them by counting")
             self.depth, self.widest = len(levels) - 1, max(int(widest), 1)
 
