@@ -23,6 +23,8 @@ DICE0, DICE1, NUM_BIDS, FACES, ROLLS0, ROLLS1, HEADER = range(7)
 
 
 def bluff_fast(rules, faces: int) -> FastGame:
+    """Walk bounds: the deepest path is the two rolls and every bid (the call after the top bid is forced,
+    so collapsed), the widest node a roll or the opening bid (all bids, no call yet)."""
     rolls = [list(combinations_with_replacement(range(faces), d)) for d in (rules.dice1, rules.dice2)]
     probs = [[q for _, q in rules.chance_outcomes(rules.initial_state())]]
     probs.append([q for _, q in rules.chance_outcomes(rules.next_state(rules.initial_state(), 0))])
@@ -30,7 +32,8 @@ def bluff_fast(rules, faces: int) -> FastGame:
                     + [f for r in rolls[0] for f in r] + [f for r in rolls[1] for f in r], np.int64)
     return FastGame(width=7, data=(ints, np.array(probs[0] + probs[1])),
                     code_space=2 * max(map(len, rolls)) * 2 ** rules.num_bids, initial=_initial, player=_player,
-                    num_children=_num_children, child=_child, utility=_utility, infoset_code=_infoset_code)
+                    num_children=_num_children, child=_child, utility=_utility, infoset_code=_infoset_code,
+                    max_depth=2 + rules.num_bids, max_moves=max(len(rolls[0]), len(rolls[1]), rules.num_bids))
 
 
 @fast_function("initial")
@@ -113,9 +116,24 @@ DRP_FACES, DRP_HEADER = 0, 1
 def dieroll_fast(rules) -> FastGame:
     table = public_tree(rules).table
     ints = np.concatenate([np.array([rules.faces], np.int64), table.ravel()])
+    depth, widest = _drp_bounds(table, rules.faces)
     return FastGame(width=6, data=(ints, np.zeros(0)), code_space=table.shape[0] * rules.faces ** 2,
                     initial=_drp_initial, player=_drp_player, num_children=_drp_num_children, child=_drp_child,
-                    utility=_drp_utility, infoset_code=_drp_infoset_code)
+                    utility=_drp_utility, infoset_code=_drp_infoset_code, max_depth=depth, max_moves=widest)
+
+
+def _drp_bounds(table, faces: int) -> tuple[int, int]:
+    """The deepest path and widest node, from the public tree (rows in breadth-first order, so a parent
+    precedes its children): the two first dice, then a move per betting node (a forced one collapsed) and
+    per die rolled between rounds (a table chance row has one child, the game `faces`)."""
+    depth = np.zeros(table.shape[0], np.int64)
+    for node in range(table.shape[0]):
+        kind, num = table[node, KIND], table[node, NUM]
+        step = 1 if kind == CHANCE or num > 1 else 0
+        children = slice(table[node, FIRST], table[node, FIRST] + num)
+        depth[children] = depth[node] + step
+    decisions = table[table[:, KIND] != CHANCE, NUM]
+    return 2 + int(depth.max()), max(faces, int(decisions.max()))
 
 
 @njit(cache=True, inline="always")
