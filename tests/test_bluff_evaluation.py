@@ -161,3 +161,26 @@ def test_bluff_21_and_12_equal_the_rules_walk(dice):
     rules = rcfr.make_rules("liars_dice", dice1=dice[0], dice2=dice[1])
     policy = bluff_eval.bluff_policy(rules, "random", seed=5)
     assert_close(bluff_eval.evaluate(rules, policy), rules_eval.evaluate(rules, policy))
+
+
+@pytest.mark.parametrize("dice", [(1, 1), (2, 1), (1, 2)])
+def test_uniform_value_equals_the_dice_free_formula(dice):
+    import importlib.util
+    import pathlib
+    path = pathlib.Path(__file__).parents[1] / "benchmarks" / "bluff_evaluation.py"
+    spec = importlib.util.spec_from_file_location("bluff_benchmark", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rules = rcfr.make_rules("liars_dice", dice1=dice[0], dice2=dice[1])
+    empty = CodePolicy(rules, np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0))
+    got = bluff_eval.walk(rules, empty, default="uniform")
+    assert abs(got["value"] - bench.uniform_value_by_theory(*dice)) < 1e-12
+    assert got["infosets"] == bluff_eval.num_decision_sets(rules)
+
+
+def test_whole_policy_pairs_equal_the_closed_form_count():
+    from rcfr.abstraction.recall import bluff_counters
+    rules = rcfr.make_rules("liars_dice", dice1=2, dice2=1)
+    policy = bluff_eval.bluff_policy(rules)
+    assert policy.first[-1] == bluff_counters(2, 1, forced=False)
+    assert policy.num_infosets == bluff_eval.num_decision_sets(rules) == 1_769_472
