@@ -8,10 +8,18 @@ from typing import NamedTuple
 
 from ..options import check_float
 from .base import CHANCE, TERMINAL, GameRules
-from .dice_fast import bluff_fast, dieroll_fast
+from .dice_fast import bluff_fast, dieroll_fast, drp_walk_bounds
 from .poker import LimitPoker, LimitState, _check_bets, _check_int
 
 FACE_NAMES = "12345*"  # Bluff: faces 1-5 and the wild star, the highest face
+#: Dice per player: with 8, no partner fits the int64 codes (`bluff_code_space`).
+MAX_DICE = 7
+
+
+def bluff_code_space(dice1: int, dice2: int) -> int:
+    """Bluff's information-set codes, ``2 * (own roll * 2^bids + bid mask) + player``, lie below this."""
+    rolls = max(comb(len(FACE_NAMES) + d - 1, d) for d in (dice1, dice2))
+    return 2 * rolls * 2 ** ((dice1 + dice2) * len(FACE_NAMES))
 
 
 class BluffState(NamedTuple):
@@ -35,13 +43,15 @@ class Bluff(GameRules):
     name = "liars_dice"
 
     def __init__(self, dice1: int = 1, dice2: int = 1):
-        # Bids double the tree each: Bluff(2, 1) has ~66 million histories, Bluff(2, 2) billions.
-        self.dice1 = _check_int("dice1", dice1, 1, 2)
-        self.dice2 = _check_int("dice2", dice2, 1, 2)
-        if dice1 + dice2 > 3:
-            raise ValueError(f"game parameters 'dice1' + 'dice2' must be at most 3 (larger games have billions "
-                             f"of histories), got {dice1} + {dice2}")
+        # No cap on the tree: a game too large to compile is refused by its `estimate_histories` (Bluff(2, 2)
+        # has 1.1e10 histories) and walked by its rules instead (`rcfr.rules`). The bound is the int64 code.
+        self.dice1 = _check_int("dice1", dice1, 1, MAX_DICE)
+        self.dice2 = _check_int("dice2", dice2, 1, MAX_DICE)
         self.num_bids = (dice1 + dice2) * len(FACE_NAMES)
+        if bluff_code_space(dice1, dice2) > 2**63:
+            raise ValueError(f"game parameters 'dice1' and 'dice2': Bluff({dice1}, {dice2})'s information-set codes "
+                             f"(own roll x 2^{self.num_bids} bid sequences x 2 players) overflow int64; allowed: "
+                             f"dice1 + dice2 <= 8, or (5, 4) and (4, 5)")
 
     def initial_state(self):
         return BluffState((), (), False)
@@ -62,6 +72,12 @@ class Bluff(GameRules):
 
     def fast(self):
         return bluff_fast(self, len(FACE_NAMES))
+
+    def walk_bounds(self) -> tuple[int, int]:
+        """The deepest path is the two rolls and every bid (the call after the top bid is forced, so
+        collapsed); the widest node a roll or the opening bid (every bid, no call yet)."""
+        rolls = [comb(len(FACE_NAMES) + d - 1, d) for d in (self.dice1, self.dice2)]
+        return 2 + self.num_bids, max(*rolls, self.num_bids)
 
     def _bids_left(self, s: BluffState) -> range:
         return range(s.bids[-1] + 1 if s.bids else 0, self.num_bids)
@@ -135,6 +151,11 @@ class DieRollPoker(LimitPoker):
 
     def fast(self):
         return dieroll_fast(self) if not self.skew else None  # the encoder pays no skew bonus: rule path
+
+    def walk_bounds(self) -> tuple[int, int]:
+        from .poker_fast import public_tree
+
+        return drp_walk_bounds(public_tree(self).table, self.faces)
 
     def estimate_histories(self) -> int:
         """Exact: each node of the public tree (betting, and the rolls between rounds) occurs once per

@@ -118,6 +118,20 @@ def dieroll_fast(rules) -> FastGame:
                     utility=_drp_utility, infoset_code=_drp_infoset_code)
 
 
+def drp_walk_bounds(table, faces: int) -> tuple[int, int]:
+    """The deepest path and widest node, from the public tree (rows in breadth-first order, so a parent
+    precedes its children): the two first dice, then a move per betting node (a forced one collapsed) and
+    per die rolled between rounds (a table chance row has one child, the game `faces`)."""
+    depth = np.zeros(table.shape[0], np.int64)
+    for node in range(table.shape[0]):
+        kind, num = table[node, KIND], table[node, NUM]
+        step = 1 if kind == CHANCE or num > 1 else 0
+        children = slice(table[node, FIRST], table[node, FIRST] + num)
+        depth[children] = depth[node] + step
+    decisions = table[table[:, KIND] != CHANCE, NUM]
+    return 2 + int(depth.max()), max(faces, int(decisions.max()))
+
+
 @njit(cache=True, inline="always")
 def _row(ints, node, column):
     return ints[DRP_HEADER + node * COLUMNS + column]
