@@ -5,6 +5,7 @@ trajectory), `tree_walks` (external sampling and relatives), `chance_walks` (cha
 public chance sampling over the public tree, `public`); they share the decisions of `decisions`, the set
 updates of `strategies`, the state source of `states` and the bundles of `bundles`."""
 
+from .. import numba_inlining  # noqa: F401  (before any walk compiles: see its docstring)
 from .buffers import SAMPLERS, SamplerBuffers
 from .estimate import (RegretEstimate, RegretSampler, estimate_regrets, exact_regrets,
                        expected_average_increment)
