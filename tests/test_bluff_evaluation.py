@@ -4,13 +4,13 @@ the rules walk (`rcfr.rules.evaluation`) to 1e-12."""
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
 import rcfr
+from rcfr import compiler, tree
+from rcfr.errors import RulesPathWarning, TooLarge
 from rcfr.rules import bluff_evaluation as bluff_eval
 from rcfr.rules import evaluation as rules_eval
 from rcfr.rules.game import RulesGame
@@ -34,13 +34,17 @@ def assert_close(got, want, tol=1e-12):
 
 
 # ---- the size rule ----------------------------------------------------------------------------------
-def test_bluff_22_is_rules_only_and_the_compile_refusal_is_quick():
-    start = time.perf_counter()
-    with pytest.raises(ValueError, match=r"liars_dice\(dice1=2, dice2=2\).*11,098,127,965 histories \(estimated\)"):
-        rcfr.load_game("liars_dice", dice1=2, dice2=2, cache=False)
-    assert time.perf_counter() - start < 5
-    game = RulesGame(rcfr.make_rules("liars_dice", dice1=2, dice2=2))
-    assert (game.depth, game.widest) == (2 + 24, 24)
+def test_bluff_22_is_walked_by_its_rules_and_refused_compiled_before_any_work(monkeypatch):
+    def no_work(*args):
+        raise AssertionError("enumerated a game known to be too large")
+
+    monkeypatch.setattr(compiler, "count_fast", no_work)
+    monkeypatch.setattr(tree.enumeration, "_enumerate", no_work)
+    with pytest.raises(TooLarge, match=r"liars_dice\(dice1=2, dice2=2\).*11,098,127,965 histories \(estimated\)"):
+        rcfr.load_game("liars_dice", dice1=2, dice2=2, cache=False, compiled=True)
+    with pytest.warns(RulesPathWarning, match="Walking it by its rules"):
+        game = rcfr.load_game("liars_dice", dice1=2, dice2=2, cache=False)
+    assert isinstance(game, RulesGame) and (game.depth, game.widest) == (2 + 24, 24)
 
 
 @pytest.mark.parametrize("params, message", [
