@@ -23,9 +23,10 @@ from numba import njit
 from numba import types as nb
 from numba.typed import Dict
 
+from ..compiler import _grow, _settled
 from ..evaluation import Evaluation
 from ..games.base import CHANCE, TERMINAL, GameRules
-from ..games.fast import DATA, FUNCTION_TYPES, STATE
+from ..games.fast import DATA, FUNCTION_TYPES
 from .policy import CodePolicy, check_default, fast_game
 
 _FN = FUNCTION_TYPES
@@ -40,29 +41,6 @@ _ERRORS = {
     4: "the information set with code {code}, where players {a} and {b} both act: infoset_code must tell "
        "the players' sets apart",
 }
-
-
-@njit(nb.UniTuple(nb.int64, 2)(_FN["player"], _FN["num_children"], _FN["child"], DATA, STATE, STATE), cache=True)
-def _settled(player, num_children, child, data, s, tmp):
-    """`compiler._settle` (forced moves collapsed in place), also returning the number of children (0 at a
-    terminal): the walk then asks each state for its player and children once."""
-    while True:
-        who = player(data, s)
-        if who == TERMINAL:
-            return who, 0
-        m = num_children(data, s)
-        if m != 1:
-            return who, m
-        child(data, s, 0, tmp)
-        s[:] = tmp
-
-
-@njit(cache=True)
-def _grow(a, n):
-    """A copy of `a` lengthened to n (the new entries uninitialized)."""
-    b = np.empty(n, a.dtype)
-    b[:a.shape[0]] = a
-    return b
 
 
 def _walk_signature(probs_dtype):
@@ -197,9 +175,7 @@ def _walk(initial, player, num_children, child, utility, infoset_code, data, wid
         nxt[d] += 1
         if d + 1 == cap:
             cap *= 2
-            grown = np.empty((cap, width), np.int64)
-            grown[:d + 1] = states[:d + 1]
-            states = grown
+            states = _grow(states, cap)
             moves, nxt, who = _grow(moves, cap), _grow(nxt, cap), _grow(who, cap)
             row, base = _grow(row, cap), _grow(base, cap)
             reach0, reach1, chance = _grow(reach0, cap), _grow(reach1, cap), _grow(chance, cap)

@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit
 from numba import types as nb
 
-from ..compiler import _settle, _typed
+from ..compiler import _grow, _settle, _typed
 from ..errors import ROW_TOLERANCE, PolicyError
 from ..files import atomic_write
 from ..games.base import TERMINAL, GameRules
@@ -339,15 +339,7 @@ def _tree_codes(initial, player, num_children, child, infoset_code, data, width,
         nxt[d] += 1
         if d + 1 == depth_cap:
             depth_cap *= 2
-            grown = np.empty((depth_cap, width), np.int64)
-            grown[:d + 1] = states[:d + 1]
-            states = grown
-            hist2 = np.empty(depth_cap, np.int64)
-            hist2[:d + 1] = hist[:d + 1]
-            hist = hist2
-            nxt2 = np.empty(depth_cap, np.int64)
-            nxt2[:d + 1] = nxt[:d + 1]
-            nxt = nxt2
+            states, hist, nxt = _grow(states, depth_cap), _grow(hist, depth_cap), _grow(nxt, depth_cap)
         child(data, states[d], k, states[d + 1])
         _settle(player, num_children, child, data, states[d + 1], tmp)
         hist[d + 1] = g_first_child[h] + k
