@@ -24,6 +24,7 @@ from numba import njit
 
 from ..evaluation import Evaluation
 from ..games.dice import FACE_NAMES, Bluff
+from .evaluation import evaluation_of, raise_walk_error
 from .policy import CodePolicy, check_default, rules_identity
 
 #: Fields of the walk's `out` array.
@@ -233,19 +234,13 @@ def walk(rules: Bluff, policy: CodePolicy, default: str | None = None) -> dict[s
     error = np.zeros(4, np.int64)
     _walk(rules.num_bids, c0.shape[1], q0, q1, c0, c1, policy.codes, policy.first, policy.probs,
           default == "uniform", out, error)
-    if error[0]:
-        detail = _ERRORS[int(error[0])].format(code=int(error[1]), a=int(error[2]), b=int(error[3]))
-        raise ValueError(f"evaluating a code policy of {rules.description()}: {detail}")
+    raise_walk_error(rules, error, _ERRORS)
     return dict(zip(OUT_FIELDS, out.tolist()))
 
 
 def evaluate(rules: Bluff, policy: CodePolicy, default: str | None = None) -> Evaluation:
     """Value, best-response values, NashConv and exploitability, as `rcfr.evaluate` gives them."""
-    raw = walk(rules, policy, default)
-    br = (raw["br0"], raw["br1"])
-    nash_conv = br[0] + br[1]
-    return Evaluation(value=raw["value"], best_response_values=br, nash_conv=nash_conv,
-                      exploitability=nash_conv / 2, exploitability_mbb=1000.0 * nash_conv / 2 / rules.big_blind)
+    return evaluation_of(rules, walk(rules, policy, default))
 
 
 # ---- whole policies, built without a Python object per set -------------------------------------

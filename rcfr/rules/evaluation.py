@@ -234,19 +234,28 @@ def walk(rules: GameRules, policy: CodePolicy, default: str | None = None) -> di
     error = np.zeros(4, np.int64)
     _walk(fast.initial, fast.player, fast.num_children, fast.child, fast.utility, fast.infoset_code, fast.data,
           fast.width, policy.codes, policy.first, policy.probs, default == "uniform", out, error)
-    if error[0]:
-        detail = _ERRORS[int(error[0])].format(code=int(error[1]), a=int(error[2]), b=int(error[3]))
-        raise ValueError(f"evaluating a code policy of {rules.description()}: {detail}")
+    raise_walk_error(rules, error, _ERRORS)
     return dict(zip(OUT_FIELDS, out.tolist()))
 
 
-def evaluate(rules: GameRules, policy: CodePolicy, default: str | None = None) -> Evaluation:
-    """Value, best-response values, NashConv and exploitability, as `rcfr.evaluate` gives them."""
-    raw = walk(rules, policy, default)
+def raise_walk_error(rules: GameRules, error: np.ndarray, messages: dict[int, str]) -> None:
+    """The ValueError a walk's ``error = (kind, code, a, b)`` stands for (none if kind is 0), naming the game."""
+    if error[0]:
+        detail = messages[int(error[0])].format(code=int(error[1]), a=int(error[2]), b=int(error[3]))
+        raise ValueError(f"evaluating a code policy of {rules.description()}: {detail}")
+
+
+def evaluation_of(rules: GameRules, raw: dict[str, float]) -> Evaluation:
+    """The `Evaluation` of a walk's raw results (``value``, ``br0``, ``br1``)."""
     br = (raw["br0"], raw["br1"])
     nash_conv = br[0] + br[1]
     return Evaluation(value=raw["value"], best_response_values=br, nash_conv=nash_conv,
                       exploitability=nash_conv / 2, exploitability_mbb=1000.0 * nash_conv / 2 / rules.big_blind)
+
+
+def evaluate(rules: GameRules, policy: CodePolicy, default: str | None = None) -> Evaluation:
+    """Value, best-response values, NashConv and exploitability, as `rcfr.evaluate` gives them."""
+    return evaluation_of(rules, walk(rules, policy, default))
 
 
 def expected_value(rules: GameRules, policy: CodePolicy, default: str | None = None) -> float:
