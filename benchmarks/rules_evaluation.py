@@ -20,10 +20,8 @@ agree to 1e-9 (the tests check 1e-12 on small games).
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import os
-import re
 import resource
 import subprocess
 import sys
@@ -37,16 +35,9 @@ for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
+from bench_large_games import parse  # noqa: E402  (same spelling of game specs)
+
 DEFAULT = ["leduc", "goofspiel(cards=6)"]
-
-
-def parse(spec: str) -> tuple[str, dict]:
-    """'goofspiel(cards=6)' -> ('goofspiel', {'cards': 6})."""
-    match = re.fullmatch(r"\s*(\w+)\s*(?:\((.*)\))?\s*", spec)
-    if not match:
-        raise SystemExit(f"cannot parse game {spec!r}; write name or name(key=value, ...)")
-    call = ast.parse(f"f({match.group(2) or ''})", mode="eval").body
-    return match.group(1), {k.arg: ast.literal_eval(k.value) for k in call.keywords}
 
 
 def _peak_mib() -> float:

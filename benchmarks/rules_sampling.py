@@ -17,9 +17,7 @@ Numbers are CPU seconds of this process (the machine is shared: wall time would 
 from __future__ import annotations
 
 import argparse
-import ast
 import os
-import re
 import resource
 import sys
 import time
@@ -30,20 +28,14 @@ for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
+from bench_large_games import parse  # noqa: E402  (same spelling of game specs)
+
 import rcfr  # noqa: E402
 from rcfr.solvers import mccfr  # noqa: E402
 
 SAMPLERS = {"es": mccfr.ExternalSamplingMCCFR, "os": mccfr.OutcomeSamplingMCCFR, "cs": mccfr.ChanceSamplingCFR}
 COMPILABLE = ["goofspiel(cards=7)", "liars_dice(dice1=2, dice2=1)"]
 LARGE = ["phantom_ttt()", "liars_dice(dice1=2, dice2=2)"]
-
-
-def parse(text: str) -> tuple[str, dict]:
-    match = re.fullmatch(r"(\w+)(?:\((.*)\))?", text.strip())
-    if not match:
-        raise SystemExit(f"cannot read game {text!r}: write name(param=value, ...)")
-    call = ast.parse(f"f({match.group(2) or ''})", mode="eval").body
-    return match.group(1), {k.arg: ast.literal_eval(k.value) for k in call.keywords}
 
 
 def peak_mib() -> float:

@@ -24,15 +24,36 @@ DENSE_CODES = 1 << 27
 _FN = FUNCTION_TYPES
 
 
-@njit(nb.int64(_FN["player"], _FN["num_children"], _FN["child"], DATA, STATE, STATE), cache=True)
-def _settle(player, num_children, child, data, s, tmp):
-    """Collapse forced moves in place: while `s` has exactly one child, become that child."""
+@njit(nb.UniTuple(nb.int64, 2)(_FN["player"], _FN["num_children"], _FN["child"], DATA, STATE, STATE), cache=True,
+      inline="always")
+def _settled(player, num_children, child, data, s, tmp):
+    """Collapse forced moves in place: while `s` has exactly one child, become that child. Returns its
+    player and number of children (0 at a terminal), so that a walk asks each state for them once. Inlined:
+    the enumerator calls it (through `_settle`) at every node; a call level slowed compiling Goofspiel(6)
+    by 10-40% (noisy runs)."""
     while True:
         who = player(data, s)
-        if who == TERMINAL or num_children(data, s) != 1:
-            return who
+        if who == TERMINAL:
+            return who, 0
+        m = num_children(data, s)
+        if m != 1:
+            return who, m
         child(data, s, 0, tmp)
         s[:] = tmp
+
+
+@njit(nb.int64(_FN["player"], _FN["num_children"], _FN["child"], DATA, STATE, STATE), cache=True)
+def _settle(player, num_children, child, data, s, tmp):
+    """`_settled` for callers that need only the player."""
+    return _settled(player, num_children, child, data, s, tmp)[0]
+
+
+@njit(cache=True)
+def _grow(a, n):
+    """A copy of `a` (a vector, or a stack of states) lengthened to n rows, the new rows uninitialized."""
+    b = np.empty((n,) + a.shape[1:], a.dtype)
+    b[:a.shape[0]] = a
+    return b
 
 
 @njit(cache=True)
@@ -43,9 +64,7 @@ def replay(initial, player, num_children, child, data, parent, action, h, s, tmp
     n = 0
     while parent[h] >= 0:
         if n == path.shape[0]:
-            longer = np.empty(2 * n, np.int64)
-            longer[:n] = path
-            path = longer
+            path = _grow(path, 2 * n)
         path[n] = action[h]
         n += 1
         h = parent[h]

@@ -194,21 +194,7 @@ class Policy:
     @classmethod
     def _from_arrays(cls, game: Game, path, arrays: dict[str, np.ndarray]) -> "Policy":
         """Validate the fields of the binary form."""
-        missing = [k for k in NPZ_FIELDS if k not in arrays]
-        unknown = [k for k in arrays if k not in NPZ_FIELDS]
-        if missing or unknown:
-            raise PolicyError(f"{path}: a binary policy has the fields {', '.join(NPZ_FIELDS)}; "
-                              f"missing {missing}, unknown {[_cut(k) for k in unknown[:3]]}")
-        texts = {}
-        for name in ("format", "game", "fingerprint"):
-            if arrays[name].dtype.kind != "U" or arrays[name].shape != ():
-                raise PolicyError(f"{path}: field {name!r} must be a string")
-            texts[name] = str(arrays[name])
-        if texts["format"] != FORMAT:
-            raise PolicyError(f"{path}: field 'format' must be {FORMAT!r}, got {_short(texts['format'])}")
-        version = arrays["version"]
-        if version.dtype.kind not in "iu" or version.shape != () or int(version) != VERSION:
-            raise PolicyError(f"{path}: field 'version' must be the integer {VERSION}, got {_short(version)}")
+        texts = npz_texts(path, arrays, "a binary policy", NPZ_FIELDS, FORMAT, VERSION)
         try:
             game.check_fingerprint(f"policy file {path}", _cut(texts["fingerprint"]), _cut(texts["game"], 200))
         except ValueError as err:
@@ -238,6 +224,28 @@ def _read_npz(path) -> dict[str, np.ndarray]:
             return {k: data[k] for k in data.files}
     except (ValueError, EOFError, KeyError, zipfile.BadZipFile) as err:  # truncated or damaged
         raise PolicyError(f"{path}: not a readable .npz policy file ({_cut(str(err))})") from None
+
+
+def npz_texts(path, arrays: dict[str, np.ndarray], what: str, fields: tuple[str, ...], format: str,
+              version: int) -> dict[str, str]:
+    """Check what every binary policy file holds (exactly `fields`; ``format`` and ``version`` equal to
+    these; ``game`` and ``fingerprint`` strings) and return the three strings."""
+    missing = [k for k in fields if k not in arrays]
+    unknown = [k for k in arrays if k not in fields]
+    if missing or unknown:
+        raise PolicyError(f"{path}: {what} has the fields {', '.join(fields)}; "
+                          f"missing {missing}, unknown {[_cut(k) for k in unknown[:3]]}")
+    texts = {}
+    for name in ("format", "game", "fingerprint"):
+        if arrays[name].dtype.kind != "U" or arrays[name].shape != ():
+            raise PolicyError(f"{path}: field {name!r} must be a string")
+        texts[name] = str(arrays[name])
+    if texts["format"] != format:
+        raise PolicyError(f"{path}: field 'format' must be {format!r}, got {_short(texts['format'])}")
+    found = arrays["version"]
+    if found.dtype.kind not in "iu" or found.shape != () or int(found) != version:
+        raise PolicyError(f"{path}: field 'version' must be the integer {version}, got {_short(found)}")
+    return texts
 
 
 def _short(value, limit: int = 80) -> str:

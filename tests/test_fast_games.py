@@ -1,4 +1,4 @@
-"""Fast paths of pam, latent_ttt, goofspiel, liars_dice and dieroll: the same arrays and keys as the
+"""Fast paths of pam, latent_ttt, phantom_ttt, goofspiel, liars_dice and dieroll: the same arrays and keys as the
 rule-object path, and exact size estimates."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ import pytest
 import rcfr
 from rcfr import compiler, tree
 from rcfr.games import CHANCE, TERMINAL
+from tests.test_phantom import SMALL as PHANTOM_OPENINGS
 
 FAST = [
     ("pam", {"horizon": 1}),
@@ -25,6 +26,7 @@ FAST = [
     ("latent_ttt", {"opening": (4, 0, 8)}),
     ("latent_ttt", {"opening": (0, 1, 4, 8)}),
     ("latent_ttt", {"opening": (4, 0, 8, 2)}),
+    *[("phantom_ttt", {"opening": opening}) for opening in PHANTOM_OPENINGS],
 ]
 
 

@@ -1,30 +1,16 @@
-"""Phantom Tic-Tac-Toe: the rules, the fast path against the rule path, sizes against an independent
-brute force, and the full game refused before any work."""
+"""Phantom Tic-Tac-Toe: the rules, sizes against an independent brute force, and the full game refused
+before any work (its fast path against the rule path: tests/test_fast_games.py, on `SMALL`)."""
 
 from __future__ import annotations
-
 
 import numpy as np
 import pytest
 
 import rcfr
-from rcfr import tree
 from rcfr.games import TERMINAL
 
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 SMALL = [(4, 0, 8, 2, 6), (4, 0, 8, 2), (0, 1, 4, 8), (4, 0, 8)]
-
-
-@pytest.mark.parametrize("opening", SMALL)
-def test_fast_path_equals_rule_path(opening):
-    rules = rcfr.make_rules("phantom_ttt", opening=opening)
-    slow, fast = tree.compile_game(rules, fast=False), tree.compile_game(rules)
-    for key, x in slow.arrays().items():
-        y = getattr(fast, key)
-        assert x.dtype == y.dtype and np.array_equal(x, y), key
-    assert list(slow.infoset_keys) == list(fast.infoset_keys)
-    assert list(slow.action_names) == list(fast.action_names)
-    assert rules.estimate_histories() == fast.num_histories
 
 
 def brute_force(opening: tuple, collapse: bool = True) -> tuple[int, int, tuple, tuple]:

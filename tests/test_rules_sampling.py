@@ -163,3 +163,40 @@ def test_walk_bounds_hold(name, params):
     assert int(game.depth.max()) <= rules.depth and int(game.num_children.max()) <= rules.widest
     if rules.fast.max_infosets:
         assert game.num_infosets <= rules.fast.max_infosets
+
+
+def average_plans_shifted(game, iterations):
+    """Vanilla CFR (alternating) whose average takes player 0's plan *after* its update: sigma_0^2..sigma_0^(T+1)
+    for player 0, sigma_1^1..sigma_1^T for player 1 (see test_vanilla_cfr_on_the_rules_is_the_cfr_solver)."""
+    solver = rcfr.solvers.CFR(game, updates="alternating")
+    sums = [np.zeros(v.num_sequences) for v in game.views]
+    for _ in range(iterations):
+        sums[1] += solver._plan(1)
+        solver.run(1)
+        sums[0] += solver._plan(0)
+    return rcfr.Policy.from_local(game, [v.normalize(s) for v, s in zip(game.views, sums)])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["kuhn", "leduc"])
+def test_vanilla_cfr_on_the_rules_is_the_cfr_solver(name):
+    """ChanceSamplingCFR(chance_sampling="all") walks every chance outcome: vanilla CFR, on the rules as on the
+    compiled tree. Convention: the chance walk credits a player's average strategy during the *other* player's
+    walk (as the sampling walks do). With simultaneous updates (the default) that is the same sigma^t the `cfr`
+    solver averages, so the two agree to rounding. With alternating updates the regrets, hence the current
+    policies, still agree, but player 0's average is credited after player 0's update in the same iteration:
+    it averages sigma_0^2..sigma_0^(T+1) where `cfr` averages sigma_0^1..sigma_0^T (player 1's are the same)."""
+    game, rules = rcfr.load_game(name), rcfr.load_game(name, compiled=False)
+    for updates in ("simultaneous", "alternating"):
+        tabular = rcfr.solvers.CFR(game, updates=updates)
+        walked = mccfr.ChanceSamplingCFR(rules, chance_sampling="all", updates=updates)
+        compiled = mccfr.ChanceSamplingCFR(game, chance_sampling="all", updates=updates)
+        for s in (tabular, walked, compiled):
+            s.run(60)
+        ours = walked.average_policy().to_policy(game, default="uniform").probs
+        np.testing.assert_allclose(compiled.average_policy().probs, ours, rtol=0, atol=1e-14)
+        np.testing.assert_allclose(walked.current_policy().to_policy(game, default="uniform").probs,
+                                   tabular.current_policy().probs, rtol=0, atol=1e-11)
+        expected = tabular.average_policy() if updates == "simultaneous" else average_plans_shifted(game, 60)
+        np.testing.assert_allclose(ours, expected.probs, rtol=0, atol=1e-11)
+    assert np.abs(ours - tabular.average_policy().probs).max() > 1e-3  # the alternating shift is visible

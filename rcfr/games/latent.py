@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import NamedTuple
 
 from .base import TERMINAL, GameRules
 from .latent_fast import latent_fast
-
-LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
-
-
-def has_line(board: tuple[int, ...], mark: int) -> bool:
-    return any(board[a] == board[b] == board[c] == mark for a, b, c in LINES)
+from .tictactoe import has_line, opening_board
 
 
 class LatentState(NamedTuple):
@@ -37,19 +31,8 @@ class LatentTicTacToe(GameRules):
     name = "latent_ttt"
 
     def __init__(self, opening: tuple = ()):
-        if isinstance(opening, Sequence) and not isinstance(opening, (str, bytes)):
-            opening = tuple(opening)
-        ok = (isinstance(opening, tuple) and len(set(opening)) == len(opening)
-              and all(isinstance(q, int) and not isinstance(q, bool) and 0 <= q < 9 for q in opening))
-        if not ok:
-            raise ValueError(f"game parameter 'opening' must be a sequence of distinct squares 0-8, got {opening!r}")
-        board = [0] * 9
-        for i, q in enumerate(opening):
-            board[q] = 1 + i % 2
-        if has_line(tuple(board), 1) or has_line(tuple(board), 2) or 0 not in board:
-            raise ValueError(f"game parameter 'opening' must leave the game undecided, got {opening!r}")
-        self.opening = tuple(opening)
-        self._start = LatentState(tuple(board), (), -1)
+        self.opening, board = opening_board(opening)
+        self._start = LatentState(board, (), -1)
         self._first = len(self.opening) % 2
 
     def initial_state(self):

@@ -12,10 +12,12 @@ import numpy as np
 
 from .base import TERMINAL
 from .fast import FastGame, fast_function
+from .tictactoe import LINES as SQUARE_LINES
+from .tictactoe import winner_utility
 
 PENDING, MOVES, WINNER, CODE, PREVIOUS = 9, 11, 12, 13, 14
 WIDTH = 15
-LINES = np.array([(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)], np.int64)
+LINES = np.array(SQUARE_LINES, np.int64)
 
 
 def latent_fast(rules) -> FastGame:
@@ -86,11 +88,7 @@ def _child(data, s, k, out):
     return 1.0
 
 
-@fast_function("utility")
-def _utility(data, s):
-    if s[WINNER] < 0:
-        return 0.0
-    return 1.0 if s[WINNER] == 0 else -1.0
+_utility = winner_utility(WINNER)
 
 
 @fast_function("infoset_code")

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
 from .base import TERMINAL, GameRules
-from .latent import LINES, has_line
 from .phantom_fast import phantom_fast
+from .tictactoe import WIN_MASKS, has_line, opening_board
 
 
 class PhantomState(NamedTuple):
@@ -35,19 +34,8 @@ class PhantomTicTacToe(GameRules):
     name = "phantom_ttt"
 
     def __init__(self, opening: tuple = ()):
-        if isinstance(opening, Sequence) and not isinstance(opening, (str, bytes)):
-            opening = tuple(opening)
-        ok = (isinstance(opening, tuple) and len(set(opening)) == len(opening)
-              and all(isinstance(q, int) and not isinstance(q, bool) and 0 <= q < 9 for q in opening))
-        if not ok:
-            raise ValueError(f"game parameter 'opening' must be a sequence of distinct squares 0-8, got {opening!r}")
-        board = [0] * 9
-        for i, q in enumerate(opening):
-            board[q] = 1 + i % 2
-        if has_line(tuple(board), 1) or has_line(tuple(board), 2) or 0 not in board:
-            raise ValueError(f"game parameter 'opening' must leave the game undecided, got {opening!r}")
-        self.opening = tuple(opening)
-        self._start = PhantomState(tuple(board), ((), ()), len(self.opening) % 2, -1)
+        self.opening, board = opening_board(opening)
+        self._start = PhantomState(board, ((), ()), len(self.opening) % 2, -1)
 
     def initial_state(self):
         return self._start
@@ -99,8 +87,6 @@ class PhantomTicTacToe(GameRules):
         return phantom_counts(self.opening)[0]
 
 
-WIN_MASKS = tuple(sum(1 << q for q in line) for line in LINES)
-
 
 @lru_cache(maxsize=64)
 def phantom_counts(opening: tuple, collapse: bool = True) -> tuple[int, int]:
@@ -111,6 +97,7 @@ def phantom_counts(opening: tuple, collapse: bool = True) -> tuple[int, int]:
     for i, q in enumerate(opening):
         marks[i % 2] |= 1 << q
     closed = sum(1 << q for q in opening)
+    masks = WIN_MASKS.tolist()  # Python ints: the count runs in Python
 
     @lru_cache(maxsize=None)
     def count(mine: int, theirs: int, known: int, their_known: int) -> tuple[int, int]:
@@ -124,7 +111,7 @@ def phantom_counts(opening: tuple, collapse: bool = True) -> tuple[int, int]:
                 h, z = count(mine, theirs, known | bit, their_known)
             else:
                 placed = mine | bit
-                if any(placed & w == w for w in WIN_MASKS) or (placed | theirs) == 511:
+                if any(placed & w == w for w in masks) or (placed | theirs) == 511:
                     h, z = 1, 1
                 else:
                     h, z = count(theirs, placed, their_known, known | bit)

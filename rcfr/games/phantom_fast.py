@@ -15,12 +15,11 @@ from numba import njit
 
 from .base import TERMINAL
 from .fast import FastGame, fast_function
+from .tictactoe import WIN_MASKS, winner_utility
 
 MARKS, KNOWN, OPEN, PLAYER, WINNER, FILLED, CODE = 0, 2, 4, 6, 7, 8, 9
 WIDTH = 11
 BASE = 19
-LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
-WIN_MASKS = np.array([sum(1 << q for q in line) for line in LINES], np.int64)
 
 
 #: information sets of the full game, forced moves collapsed (`phantom_sizes.phantom_infosets`)
@@ -93,11 +92,7 @@ def _child(data, s, k, out):
     return 1.0
 
 
-@fast_function("utility")
-def _utility(data, s):
-    if s[WINNER] < 0:
-        return 0.0
-    return 1.0 if s[WINNER] == 0 else -1.0
+_utility = winner_utility(WINNER)
 
 
 @fast_function("infoset_code")

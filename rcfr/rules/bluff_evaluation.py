@@ -24,6 +24,7 @@ from numba import njit
 
 from ..evaluation import Evaluation
 from ..games.dice import FACE_NAMES, Bluff
+from .evaluation import evaluation_of, raise_walk_error
 from .policy import CodePolicy, check_default, rules_identity
 
 #: Fields of the walk's `out` array.
@@ -85,6 +86,21 @@ def _index(codes, code, r, m, rmin, half):
 
 
 @njit(cache=True)
+def _at_least(q, p, counts, face, buckets):
+    """Fill ``buckets[k]`` with the weight ``q * p`` of the rolls showing `face` (stars included in
+    `counts`) at least k times; return the total weight."""
+    buckets[:] = 0.0
+    total = 0.0
+    for r in range(q.shape[0]):
+        w = q[r] * p[r]
+        buckets[counts[r, face]] += w
+        total += w
+    for k in range(buckets.shape[0] - 2, -1, -1):
+        buckets[k] += buckets[k + 1]
+    return total
+
+
+@njit(cache=True)
 def _call(caller, bid, faces, qa, qb, ca, cb, pa, pb, ta, tb, buckets):
     """Counterfactual values at the call of `bid` by `caller`: ``ta`` (player 0, per own roll) and ``tb``
     (player 1); returns player 0's expected payoff there. Player 0 gets +1 if player 1 loses: the caller
@@ -92,29 +108,14 @@ def _call(caller, bid, faces, qa, qb, ca, cb, pa, pb, ta, tb, buckets):
     face = bid % faces
     quantity = bid // faces + 1
     sign = -1.0 if caller == 0 else 1.0  # player 0's payoff when the claim holds
-    # player 1's weights by its count of the face
-    buckets[:] = 0.0
-    total = 0.0
-    for r in range(qb.shape[0]):
-        w = qb[r] * pb[r]
-        buckets[cb[r, face]] += w
-        total += w
-    for k in range(buckets.shape[0] - 2, -1, -1):  # buckets[k]: weight with count >= k
-        buckets[k] += buckets[k + 1]
+    total = _at_least(qb, pb, cb, face, buckets)  # player 1's weights by its count of the face
     ev = 0.0
     for r in range(qa.shape[0]):
         need = quantity - ca[r, face]
         hold = total if need <= 0 else (buckets[need] if need < buckets.shape[0] else 0.0)
         ta[r] = qa[r] * sign * (2.0 * hold - total)
         ev += pa[r] * ta[r]
-    buckets[:] = 0.0
-    total = 0.0
-    for r in range(qa.shape[0]):
-        w = qa[r] * pa[r]
-        buckets[ca[r, face]] += w
-        total += w
-    for k in range(buckets.shape[0] - 2, -1, -1):
-        buckets[k] += buckets[k + 1]
+    total = _at_least(qa, pa, ca, face, buckets)
     for r in range(qb.shape[0]):
         need = quantity - cb[r, face]
         hold = total if need <= 0 else (buckets[need] if need < buckets.shape[0] else 0.0)
@@ -233,19 +234,13 @@ def walk(rules: Bluff, policy: CodePolicy, default: str | None = None) -> dict[s
     error = np.zeros(4, np.int64)
     _walk(rules.num_bids, c0.shape[1], q0, q1, c0, c1, policy.codes, policy.first, policy.probs,
           default == "uniform", out, error)
-    if error[0]:
-        detail = _ERRORS[int(error[0])].format(code=int(error[1]), a=int(error[2]), b=int(error[3]))
-        raise ValueError(f"evaluating a code policy of {rules.description()}: {detail}")
+    raise_walk_error(rules, error, _ERRORS)
     return dict(zip(OUT_FIELDS, out.tolist()))
 
 
 def evaluate(rules: Bluff, policy: CodePolicy, default: str | None = None) -> Evaluation:
     """Value, best-response values, NashConv and exploitability, as `rcfr.evaluate` gives them."""
-    raw = walk(rules, policy, default)
-    br = (raw["br0"], raw["br1"])
-    nash_conv = br[0] + br[1]
-    return Evaluation(value=raw["value"], best_response_values=br, nash_conv=nash_conv,
-                      exploitability=nash_conv / 2, exploitability_mbb=1000.0 * nash_conv / 2 / rules.big_blind)
+    return evaluation_of(rules, walk(rules, policy, default))
 
 
 # ---- whole policies, built without a Python object per set -------------------------------------

@@ -23,9 +23,10 @@ from numba import njit
 from numba import types as nb
 from numba.typed import Dict
 
+from ..compiler import _grow, _settled
 from ..evaluation import Evaluation
 from ..games.base import CHANCE, TERMINAL, GameRules
-from ..games.fast import DATA, FUNCTION_TYPES, STATE
+from ..games.fast import DATA, FUNCTION_TYPES
 from .policy import CodePolicy, check_default, fast_game
 
 _FN = FUNCTION_TYPES
@@ -40,29 +41,6 @@ _ERRORS = {
     4: "the information set with code {code}, where players {a} and {b} both act: infoset_code must tell "
        "the players' sets apart",
 }
-
-
-@njit(nb.UniTuple(nb.int64, 2)(_FN["player"], _FN["num_children"], _FN["child"], DATA, STATE, STATE), cache=True)
-def _settled(player, num_children, child, data, s, tmp):
-    """`compiler._settle` (forced moves collapsed in place), also returning the number of children (0 at a
-    terminal): the walk then asks each state for its player and children once."""
-    while True:
-        who = player(data, s)
-        if who == TERMINAL:
-            return who, 0
-        m = num_children(data, s)
-        if m != 1:
-            return who, m
-        child(data, s, 0, tmp)
-        s[:] = tmp
-
-
-@njit(cache=True)
-def _grow(a, n):
-    """A copy of `a` lengthened to n (the new entries uninitialized)."""
-    b = np.empty(n, a.dtype)
-    b[:a.shape[0]] = a
-    return b
 
 
 def _walk_signature(probs_dtype):
@@ -197,9 +175,7 @@ def _walk(initial, player, num_children, child, utility, infoset_code, data, wid
         nxt[d] += 1
         if d + 1 == cap:
             cap *= 2
-            grown = np.empty((cap, width), np.int64)
-            grown[:d + 1] = states[:d + 1]
-            states = grown
+            states = _grow(states, cap)
             moves, nxt, who = _grow(moves, cap), _grow(nxt, cap), _grow(who, cap)
             row, base = _grow(row, cap), _grow(base, cap)
             reach0, reach1, chance = _grow(reach0, cap), _grow(reach1, cap), _grow(chance, cap)
@@ -258,19 +234,28 @@ def walk(rules: GameRules, policy: CodePolicy, default: str | None = None) -> di
     error = np.zeros(4, np.int64)
     _walk(fast.initial, fast.player, fast.num_children, fast.child, fast.utility, fast.infoset_code, fast.data,
           fast.width, policy.codes, policy.first, policy.probs, default == "uniform", out, error)
-    if error[0]:
-        detail = _ERRORS[int(error[0])].format(code=int(error[1]), a=int(error[2]), b=int(error[3]))
-        raise ValueError(f"evaluating a code policy of {rules.description()}: {detail}")
+    raise_walk_error(rules, error, _ERRORS)
     return dict(zip(OUT_FIELDS, out.tolist()))
 
 
-def evaluate(rules: GameRules, policy: CodePolicy, default: str | None = None) -> Evaluation:
-    """Value, best-response values, NashConv and exploitability, as `rcfr.evaluate` gives them."""
-    raw = walk(rules, policy, default)
+def raise_walk_error(rules: GameRules, error: np.ndarray, messages: dict[int, str]) -> None:
+    """The ValueError a walk's ``error = (kind, code, a, b)`` stands for (none if kind is 0), naming the game."""
+    if error[0]:
+        detail = messages[int(error[0])].format(code=int(error[1]), a=int(error[2]), b=int(error[3]))
+        raise ValueError(f"evaluating a code policy of {rules.description()}: {detail}")
+
+
+def evaluation_of(rules: GameRules, raw: dict[str, float]) -> Evaluation:
+    """The `Evaluation` of a walk's raw results (``value``, ``br0``, ``br1``)."""
     br = (raw["br0"], raw["br1"])
     nash_conv = br[0] + br[1]
     return Evaluation(value=raw["value"], best_response_values=br, nash_conv=nash_conv,
                       exploitability=nash_conv / 2, exploitability_mbb=1000.0 * nash_conv / 2 / rules.big_blind)
+
+
+def evaluate(rules: GameRules, policy: CodePolicy, default: str | None = None) -> Evaluation:
+    """Value, best-response values, NashConv and exploitability, as `rcfr.evaluate` gives them."""
+    return evaluation_of(rules, walk(rules, policy, default))
 
 
 def expected_value(rules: GameRules, policy: CodePolicy, default: str | None = None) -> float:

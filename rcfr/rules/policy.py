@@ -25,9 +25,10 @@ import numpy as np
 from numba import njit
 from numba import types as nb
 
-from ..compiler import _settle, _typed
+from ..compiler import _grow, _settle, _typed
 from ..errors import ROW_TOLERANCE, PolicyError
 from ..files import atomic_write
+from ..policy import npz_texts
 from ..games.base import TERMINAL, GameRules
 from ..games.fast import DATA, FUNCTION_TYPES, FastGame
 from ..tree.fingerprint import rules_fingerprint
@@ -191,22 +192,8 @@ class CodePolicy:
                 arrays = {k: data[k] for k in data.files}
         except (ValueError, EOFError, KeyError, zipfile.BadZipFile) as err:
             raise PolicyError(f"{path}: not a readable .npz code policy ({str(err)[:80]})") from None
-        missing = [k for k in NPZ_FIELDS if k not in arrays]
-        unknown = [k for k in arrays if k not in NPZ_FIELDS]
-        if missing or unknown:
-            raise PolicyError(f"{path}: a code policy has the fields {', '.join(NPZ_FIELDS)}; "
-                              f"missing {missing}, unknown {[k[:40] for k in unknown[:3]]}")
-        texts = {}
-        for name in ("format", "game", "fingerprint"):
-            if arrays[name].dtype.kind != "U" or arrays[name].shape != ():
-                raise PolicyError(f"{path}: field {name!r} must be a string")
-            texts[name] = str(arrays[name])[:300]
-        if texts["format"] != FORMAT:
-            raise PolicyError(f"{path}: field 'format' must be {FORMAT!r}, got {texts['format'][:80]!r}")
-        version = arrays["version"]
-        if version.dtype.kind not in "iu" or version.shape != () or int(version) != VERSION:
-            raise PolicyError(f"{path}: field 'version' must be the integer {VERSION}")
-        policy = cls._trusted(texts["game"], texts["fingerprint"], arrays["codes"], arrays["first"],
+        texts = npz_texts(path, arrays, "a code policy", NPZ_FIELDS, FORMAT, VERSION)
+        policy = cls._trusted(texts["game"][:300], texts["fingerprint"][:300], arrays["codes"], arrays["first"],
                               arrays["probs"])
         try:
             policy.check_rules(rules, f"code policy file {path}")
@@ -339,15 +326,7 @@ def _tree_codes(initial, player, num_children, child, infoset_code, data, width,
         nxt[d] += 1
         if d + 1 == depth_cap:
             depth_cap *= 2
-            grown = np.empty((depth_cap, width), np.int64)
-            grown[:d + 1] = states[:d + 1]
-            states = grown
-            hist2 = np.empty(depth_cap, np.int64)
-            hist2[:d + 1] = hist[:d + 1]
-            hist = hist2
-            nxt2 = np.empty(depth_cap, np.int64)
-            nxt2[:d + 1] = nxt[:d + 1]
-            nxt = nxt2
+            states, hist, nxt = _grow(states, depth_cap), _grow(hist, depth_cap), _grow(nxt, depth_cap)
         child(data, states[d], k, states[d + 1])
         _settle(player, num_children, child, data, states[d + 1], tmp)
         hist[d + 1] = g_first_child[h] + k

@@ -3,14 +3,13 @@
 The walks (`outcome_walks`, `tree_walks`, `chance_walks`) never index the history arrays themselves; they
 ask the source, through these functions, for a state's mover, its moves, a move's child, a chance node's
 outcome probabilities, a decision's information set and a terminal's payoff. A state is an integer
-*handle*: for the compiled tree (`bundles.Tree`) the history id. A second source (walking the rules'
-`FastGame` functions, issue 20) implements the same functions for its own bundle type with
-`numba.extending.overload`, its handles being rows of a state buffer (``child`` gets the walk's ``slot``
-for the child, a row that holds no unfinished state: a depth-first walk has one unfinished state per
-(depth, child index), see `bundles.Scratch`); every walk then runs on it unchanged (docs/mccfr.md,
-"Kernel structure").
+*handle*: for the compiled tree (`bundles.Tree`, overloaded here) the history id. The second source,
+`rcfr.rules.source.Rules` (the rules' `FastGame` functions), overloads the same functions in its own module,
+its handles being rows of a state buffer (``child`` gets the walk's ``slot`` for the child, a row that holds
+no unfinished state: a depth-first walk has one unfinished state per (depth, child index), see
+`bundles.Scratch`); every walk runs on both unchanged (docs/mccfr.md, "Kernel structure").
 
-Information sets are numbered by the source too (the compiled tree's ids; a rules source numbers them as
+Information sets are numbered by the source too (the compiled tree's ids; the rules source numbers them as
 first met); where a set keeps its regrets is the solver's layout (`bundles.Tree.first_seq`, `abstract`),
 not the source's.
 """
