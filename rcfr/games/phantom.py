@@ -33,6 +33,7 @@ class PhantomTicTacToe(GameRules):
     """
 
     name = "phantom_ttt"
+    has_chance = False
 
     def __init__(self, opening: tuple = ()):
         if isinstance(opening, Sequence) and not isinstance(opening, (str, bytes)):
