@@ -134,7 +134,7 @@ def test_enumeration_stops_at_the_history_limit(monkeypatch):
 
 
 @pytest.mark.parametrize("name, params, message", [
-    ("goofspiel", {"cards": 8}, r"'cards' must be an integer in \[1, 7\], got 8"),
+    ("goofspiel", {"cards": 14}, r"'cards' must be an integer in \[1, 13\], got 14"),
     ("liars_dice", {"dice1": 8}, r"'dice1' must be an integer in \[1, 7\], got 8"),
     ("liars_dice", {"dice1": 5, "dice2": 5}, r"'dice1' and 'dice2': Bluff\(5, 5\)'s information-set codes .* overflow int64"),
     ("nlocp", {"stack": 60}, r"'stack' must be an integer in \[2, 50\], got 60"),

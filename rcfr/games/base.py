@@ -54,6 +54,10 @@ class GameRules:
         raise NotImplementedError
 
     # -- optional: size and the fast path -------------------------------------------------
+    #: False when the game has no chance events (Goofspiel, Phantom Tic-Tac-Toe): a chance-sampled CFR
+    #: iteration then walks every history, so on a game beyond the compiled tree it is refused.
+    has_chance: bool | None = None
+
     def estimate_histories(self) -> int | None:
         """The number of histories once compiled (forced moves collapsed), or an upper bound, computed
         without enumerating; None if unknown. Lets a request too large to compile fail at once."""

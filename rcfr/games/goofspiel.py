@@ -12,6 +12,10 @@ from .base import TERMINAL, GameRules
 from .goofspiel_fast import goofspiel_fast
 from .poker import _check_int
 
+#: Cards per player: a suit. The fast path's information-set codes (`goofspiel_code_space`) fit int64 up to
+#: 14 cards; at 15 they overflow.
+MAX_CARDS = 13
+
 
 class GoofspielState(NamedTuple):
     bids: tuple[tuple[int, ...], tuple[int, ...]]  # each player's bids so far (card values)
@@ -30,10 +34,12 @@ class Goofspiel(GameRules):
     """
 
     name = "goofspiel"
+    has_chance = False  # the point cards come in a fixed order
 
     def __init__(self, cards: int = 5, returns: str = "win_loss", points_order: str = "descending", seed: int = 0):
-        # (N!)^2 terminal histories: 25 million at N = 7, 1.6 billion at N = 8.
-        self.cards = _check_int("cards", cards, 1, 7)
+        # No cap on the tree: (N!)^2 terminals, 25 million at N = 7, 3.9e19 at N = 13. A game too large to
+        # compile is refused by its `estimate_histories` and walked by its rules instead (`rcfr.rules`).
+        self.cards = _check_int("cards", cards, 1, MAX_CARDS)
         self.returns = check_choice("returns", returns, ["win_loss", "points"])
         self.points_order = check_choice("points_order", points_order, ["descending", "ascending", "random"])
         self.seed = _check_int("seed", seed, 0)
@@ -73,6 +79,10 @@ class Goofspiel(GameRules):
 
     def fast(self):
         return goofspiel_fast(self)
+
+    def walk_bounds(self) -> tuple[int, int]:
+        """Two bids a turn, the last turn's forced for both (so collapsed); the widest node the first bid."""
+        return 2 * (self.cards - 1), self.cards
 
     def estimate_histories(self) -> int:
         """Exact: (N!/r!)^2 turns begin with r cards in each hand, each with player 0's node and r of

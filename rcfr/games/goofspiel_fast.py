@@ -10,6 +10,8 @@ Codes of i turns lie in ``[offset_i, offset_{i+1})``, so the information-set cod
 
 from __future__ import annotations
 
+from math import prod
+
 import numpy as np
 
 from .base import TERMINAL
@@ -20,13 +22,24 @@ TURN, HAND0, HAND1, BID0, INDEX0, DIFF, CODE0, CODE1 = range(8)
 CARDS, POINTS_RETURNS, HEADER = range(3)
 
 
-def goofspiel_fast(rules) -> FastGame:
-    n = rules.cards
+def code_offsets(n: int) -> list[int]:
+    """Where the codes of i finished turns begin, i = 0..n (Python integers: exact past int64)."""
     offsets = [0]
     for i in range(n):
-        offsets.append(offsets[-1] + int(np.prod([3 * (n - t) for t in range(i)], dtype=np.int64)))
+        offsets.append(offsets[-1] + prod(3 * (n - t) for t in range(i)))
+    return offsets
+
+
+def goofspiel_code_space(n: int) -> int:
+    """Information-set codes of Goofspiel(n): within int64 up to n = 14."""
+    return 2 * code_offsets(n)[-1]
+
+
+def goofspiel_fast(rules) -> FastGame:
+    n = rules.cards
+    offsets = code_offsets(n)
     ints = np.array([n, 1 if rules.returns == "points" else 0, *rules.points, *offsets], np.int64)
-    return FastGame(width=8, data=(ints, np.zeros(0)), code_space=2 * offsets[-1], initial=_initial,
+    return FastGame(width=8, data=(ints, np.zeros(0)), code_space=goofspiel_code_space(n), initial=_initial,
                     player=_player, num_children=_num_children, child=_child, utility=_utility,
                     infoset_code=_infoset_code)
 

@@ -32,6 +32,7 @@ class PhantomTicTacToe(GameRules):
     """
 
     name = "phantom_ttt"
+    has_chance = False
 
     def __init__(self, opening: tuple = ()):
         self.opening, board = opening_board(opening)
