@@ -20,6 +20,7 @@ import warnings
 import numpy as np
 
 from ..budget import max_histories
+from ..errors import RulesPathWarning
 from ..options import BASELINES, PUBLIC_CHANCE, MCCFROptions, check_choice, check_float
 from ..policy import Policy
 from ..rules.arrays import RulesBuffers
@@ -80,22 +81,23 @@ class MCCFRSolver(IterativeSolver):
                 raise ValueError(f"{type(self).__name__} on {self.game.name} walked by its rules: {field} "
                                  f"cannot be {what} on this path; compile the game (rcfr.load_game) for it")
         if self.sampler == "chance":
-            self._check_whole_walk(o.chance_sampling)
+            self._warn_whole_walk(o.chance_sampling)
 
-    def _check_whole_walk(self, chance_sampling: str) -> None:
-        """Refuse chance-sampled CFR whose every iteration walks the whole game (chance_sampling="all", or
-        a game without chance) when the game has more histories than the compile limit: the first iteration
-        would not end in any useful time, and every information set is met in it."""
+    def _warn_whole_walk(self, chance_sampling: str) -> None:
+        """Say so when every iteration of chance-sampled CFR walks the whole game (chance_sampling="all", or
+        a game without chance) and the game is beyond the compiled tree: allowed (a full-width iteration on
+        the rules needs memory for the information sets only), but at ~1e6 histories per second one
+        iteration of Phantom Tic-Tac-Toe takes hours and one of Goofspiel(13) never ends."""
         rules = self.game.rules
         if chance_sampling != "all" and rules.has_chance is not False:
             return
         histories, limit = rules.estimate_histories(), max_histories()
         if histories is not None and histories > limit:
             why = "chance_sampling='all' walks" if chance_sampling == "all" else "the game has no chance events, so"
-            raise ValueError(f"{type(self).__name__} on {self.game.name} walked by its rules: {why} every "
-                             f"iteration walks all {histories:,} histories, more than the limit of {limit:,} "
-                             f"(RCFR_MAX_HISTORIES); sample the players' actions instead "
-                             f"(ExternalSamplingMCCFR, OutcomeSamplingMCCFR)")
+            warnings.warn(f"{type(self).__name__} on {self.game.name} walked by its rules: {why} every "
+                          f"iteration walks all {histories:,} histories (about {histories / 3.6e9:,.1f} hours each "
+                          f"at 1e6 histories per second); to sample the players' actions instead use "
+                          f"ExternalSamplingMCCFR or OutcomeSamplingMCCFR", RulesPathWarning, stacklevel=3)
 
     def abstraction_identity(self) -> str:
         return abstraction_identity(self.abstraction)
