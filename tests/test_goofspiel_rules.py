@@ -76,6 +76,7 @@ def test_chance_sampling_on_a_small_game_walked_by_its_rules_is_quiet():
         mccfr.ChanceSamplingCFR(rcfr.load_game("goofspiel", cards=4, compiled=False))
 
 
+@pytest.mark.slow  # a cold cache compiles the sampling driver for the rules path first (~2 CPU minutes)
 def test_outcome_sampling_runs_on_thirteen_cards():
     solver = mccfr.OutcomeSamplingMCCFR(rules_game(13), seed=0)
     solver.run(50)
