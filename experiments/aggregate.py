@@ -354,11 +354,13 @@ def mbb_factors(rows: list[dict]) -> dict[str, float]:
 
 
 def plot_nodes(directory: Path, table: dict[tuple[str, str], list[tuple]], axis: str = "nodes_touched",
-               ylabel: str = LABELS["exploitability"], mbb: dict[str, float] | None = None) -> list[Path]:
+               ylabel: str = LABELS["exploitability"], mbb: dict[str, float] | None = None,
+               sequences: dict[str, float] | None = None) -> list[Path]:
     """The measure against nodes touched, or the `axis` of `node_curves` (`panel_layout`; the panels of a
     game share one vertical range, and a curve name keeps its colour and marker in every panel). The
-    games in `mbb` (`mbb_factors`: poker) are drawn in mbb/g, as in the convergence plot."""
-    mbb = mbb or {}
+    games in `mbb` (`mbb_factors`: poker) are drawn in mbb/g, as in the convergence plot; titles give each
+    game's size where `sequences` knows it (`game_sequences`), as the other plots do."""
+    mbb, sequences = mbb or {}, sequences or {}
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -380,7 +382,8 @@ def plot_nodes(directory: Path, table: dict[tuple[str, str], list[tuple]], axis:
         ax.set_yscale("log")
         ax.set_xlabel(CURVE_AXES[axis])
         ax.set_ylabel("exploitability (mbb/g)" if game in mbb else ylabel)
-        ax.set_title(f"{game_title(game)}: {panel}" if panel else game_title(game), fontsize=9)
+        title = game_title(game, sequences.get(game))
+        ax.set_title(f"{title}\n{panel}" if panel else title, fontsize=9)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
     for row, col in set(np.ndindex(rows, cols)) - set(places.values()):
@@ -631,7 +634,7 @@ def plot(directory: Path, groups: list[dict], curves: dict[str, list[dict]]) -> 
             ax.set_ylabel(ylabel)
             title = game_title(key[0], game_sequences(groups, key[0])) if not key[1] \
                 else f"{GAME_WORDS.get(key[0], key[0])}: {key[1]}"
-            ax.set_title(f"{title}: convergence", fontsize=9)
+            ax.set_title(f"{title}\nconvergence", fontsize=9)  # two lines: long titles of neighbours meet
             ax.grid(True, which="both", alpha=0.3)
         if shown:
             axes[row][1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
@@ -669,10 +672,11 @@ def aggregate(directory: str | Path, *, plots: bool = True) -> Aggregate | None:
     if plots and groups:
         files += plot(directory, groups, curves)
         if by_nodes:
-            files += plot_nodes(directory, by_nodes, ylabel=ylabel, mbb=mbb_factors(rows))
+            sizes = {game: game_sequences(groups, game) for game in {g["game"] for g in groups}}
+            files += plot_nodes(directory, by_nodes, ylabel=ylabel, mbb=mbb_factors(rows), sequences=sizes)
             by_cpu = node_curves(rows, curves, "cpu_seconds")
             if by_cpu:  # runs from before cpu_seconds was recorded have none
-                files += plot_nodes(directory, by_cpu, "cpu_seconds", ylabel, mbb=mbb_factors(rows))
+                files += plot_nodes(directory, by_cpu, "cpu_seconds", ylabel, mbb=mbb_factors(rows), sequences=sizes)
     return Aggregate(directory, rows, groups, curves, files, unfinished)
 
 
