@@ -43,3 +43,15 @@ def leduc():
 def leduc_ranks():
     """Rank-only Leduc (288 information sets, 672 sequences), the size RCFR results refer to."""
     return rcfr.load_game("leduc", merge_suits=True)
+
+
+@pytest.fixture
+def no_enumeration(monkeypatch):
+    """Makes any enumeration of a game an error: a request known to be too large must fail from its estimate."""
+    from rcfr import compiler, tree
+
+    def no_work(*args):
+        raise AssertionError("enumerated a game known to be too large")
+
+    monkeypatch.setattr(compiler, "count_fast", no_work)
+    monkeypatch.setattr(tree.enumeration, "_enumerate", no_work)
