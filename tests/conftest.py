@@ -1,4 +1,5 @@
 import os
+import time
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -12,6 +13,42 @@ settings.load_profile("rcfr")
 # Tests never touch the user's cache: each test run compiles into its own temporary cache, which the
 # xdist workers of one run share (writes are atomic), so each game is compiled about once per run.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+
+def _warm_run():
+    from rcfr.solvers.mccfr import ExternalSamplingMCCFR
+
+    ExternalSamplingMCCFR(rcfr.load_game("kuhn"), seed=0).run(1)
+
+
+def _warm_estimate():
+    from rcfr.policy import Policy
+    from rcfr.sampling import estimate_regrets
+
+    kuhn = rcfr.load_game("kuhn")
+    estimate_regrets(kuhn, "external", Policy.uniform(kuhn), 0, 1)
+
+
+#: The sampling driver's entry points, each minutes of CPU to compile from a cold numba cache: split among
+#: the xdist workers so that no two compile the same one at the same time (warm, each takes a second).
+WARM_UPS = (_warm_run, _warm_estimate)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _compiled_kernels(request, tmp_path_factory, _private_cache):
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker or len(request.session.items) < 200:  # a few tests may need neither entry point
+        return
+    index, count = int(worker.removeprefix("gw")), int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    for warm in WARM_UPS[index::count]:
+        warm()
+    # then wait (at most ten minutes) until every worker has warmed its share: the others load them from disk
+    shared = tmp_path_factory.getbasetemp().parent
+    (shared / f"warm-{worker}").touch()
+    warming = [shared / f"warm-gw{i}" for i in range(min(count, len(WARM_UPS)))]
+    deadline = time.monotonic() + 600
+    while not all(path.exists() for path in warming) and time.monotonic() < deadline:
+        time.sleep(0.2)
 
 
 @pytest.fixture(autouse=True, scope="session")
