@@ -32,6 +32,8 @@ table of ``results.md`` and on the console, with their overrides.
 
 from __future__ import annotations
 
+import textwrap
+
 import argparse
 import csv
 import io
@@ -420,7 +422,8 @@ def game_title(game: str, sequences: float | None = None) -> str:
     name, _, params = game.partition("(")
     params = params.rstrip(")").replace("merge_suits=True", "rank-only")
     text = GAME_WORDS.get(name, name) + (f" ({params})" if params else "")
-    return f"{text}, {sequences:,.0f} sequences" if sequences else text
+    text = f"{text}, {sequences:,.0f} sequences" if sequences else text
+    return textwrap.fill(text, 60)  # OpenSpiel descriptions run to 200 characters: wrapped, not cut
 
 
 def label_words(label: str) -> str:
