@@ -55,7 +55,7 @@ class GameRules:
 
     # -- optional: size and the fast path -------------------------------------------------
     #: False when the game has no chance events (Goofspiel, Phantom Tic-Tac-Toe): a chance-sampled CFR
-    #: iteration then walks every history, so on a game beyond the compiled tree it is refused.
+    #: iteration then walks every history, which on a game beyond the compiled tree warns of its hours.
     has_chance: bool | None = None
 
     def estimate_histories(self) -> int | None:
