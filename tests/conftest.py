@@ -15,23 +15,16 @@ settings.load_profile("rcfr")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
-def _warm_run():
+def _warm_driver():
     from rcfr.solvers.mccfr import ExternalSamplingMCCFR
 
     ExternalSamplingMCCFR(rcfr.load_game("kuhn"), seed=0).run(1)
 
 
-def _warm_estimate():
-    from rcfr.policy import Policy
-    from rcfr.sampling import estimate_regrets
-
-    kuhn = rcfr.load_game("kuhn")
-    estimate_regrets(kuhn, "external", Policy.uniform(kuhn), 0, 1)
-
-
-#: The sampling driver's entry points, each minutes of CPU to compile from a cold numba cache: split among
-#: the xdist workers so that no two compile the same one at the same time (warm, each takes a second).
-WARM_UPS = (_warm_run, _warm_estimate)
+#: Kernels that take most of a minute of CPU to compile from a cold numba cache, the sampling driver's first:
+#: split among the xdist workers so that no two compile the same one at the same time (warm, each loads in
+#: about a second).
+WARM_UPS = (_warm_driver,)
 
 
 @pytest.fixture(autouse=True, scope="session")

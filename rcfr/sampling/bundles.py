@@ -104,6 +104,23 @@ averaging weight power and the average mode, `RM` or `RM_PLUS`, and how chance n
 `PAIRED`, `COMMON`, `ALL`)."""
 
 
+Tally = namedtuple("Tally", ["sums", "squares", "visits", "listed", "count"])
+Tally.__doc__ = """Where walks at a fixed profile add up their sampled regrets (`driver.estimate`): per sequence
+the sum, the sum of squares (empty: not kept) and the number of walks that wrote it (a write may be a zero
+regret); ``listed[:count[0]]`` are the information sets written, each once, in the order first written.
+The solver's iterations take `NO_TALLY`."""
+
+
+def make_tally(num_sequences: int, num_sets: int, squares: bool = True) -> Tally:
+    """A zeroed `Tally` for a game's sequences and (regret) information sets."""
+    return Tally(sums=np.zeros(num_sequences), squares=np.zeros(num_sequences if squares else 0),
+                 visits=np.zeros(num_sequences, np.int64), listed=np.zeros(num_sets, np.int64),
+                 count=np.zeros(1, np.int64))
+
+
+NO_TALLY = make_tally(0, 0, squares=False)
+
+
 def make_settings(sampler: str, *, updates: str = "alternating", epsilon: float = 0.0, baseline_decay: float = 0.0,
                   baseline_update: str = "eda", tau: float = 1.0, beta: float = 0.0, averaging_power: float = 0.0,
                   average_mode: str = "stochastic", regret_matching: str = "rm", chance_sampling: str = "single",

@@ -1,12 +1,13 @@
-"""The one driver of every sampler: `traverse` picks the walk, `run` iterates, `estimate` repeats at a fixed profile.
+"""The one driver of every sampler: `traverse` picks the walk, `drive` is the compiled loop around it, which
+`run` calls to iterate and `estimate` to repeat walks at a fixed profile.
 
 Walks by job: `outcome_walks` (one trajectory), `tree_walks` (external sampling and relatives),
 `chance_walks` (chance sampling over histories, public chance sampling over the public tree); the
 decisions they share are in `decisions`, the set updates in `strategies`, the state source in `states`,
-the bundles in `bundles`. The outcome, tree and chance walks are inlined into `run` and `estimate`
+the bundles in `bundles`. The outcome, tree and chance walks are inlined into `drive`
 (``inline="always"``): as separate compiled functions taking the bundles they ran 2-3x slower.
 
-The compiled entry points (`run`, `estimate`, `chance_walks.public_chance_walk`) are built without numba's
+The compiled entry points (`drive`, `chance_walks.public_chance_walk`) are built without numba's
 reference counting (``_nrt=False``): they allocate nothing and only borrow the caller's arrays, while
 with it every inlined call that binds a bundle to a new name increfs and decrefs each array of the bundle
 (atomics); numba's pruning pass left ~230 such call sites in the one driver, a fixed cost per traversal
@@ -21,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .bundles import ALTERNATING, BASELINE_OUTCOME, BOTH, CHANCE_SAMPLED, OUTCOME, PUBLIC_CHANCE
+from .bundles import ALTERNATING, BASELINE_OUTCOME, BOTH, CHANCE_SAMPLED, NO_TALLY, OUTCOME, PUBLIC_CHANCE
 from .chance_walks import chance_walk, public_chance_walk
 from .outcome_walks import baseline_outcome_walk, outcome_walk
 from .states import room
@@ -49,29 +50,38 @@ def traverse(tree, state, scratch, settings, traverser, t, weight, from_regrets)
 
 
 @njit(cache=True, _nrt=False)
-def run(tree, state, scratch, settings, t0, iterations):
-    """Iterations t0+1 .. t0+iterations: one traversal per player, each followed by its regret update
-    (alternating), or one traversal updating both (simultaneous). Returns the iterations done: fewer when
-    the state source needs to grow first (`states.room`)."""
+def drive(tree, state, scratch, settings, t0, iterations, fixed, weight, tally):
+    """The one compiled entry point (`run` and `estimate` below): ``fixed < 0`` runs iterations t0+1 ..
+    t0+iterations of the solver; ``fixed`` 0, 1 or BOTH repeats that traverser's walk (as iterations t0+1 ..,
+    crediting the average with `weight`) at the fixed strategy ``state.sigma`` instead, adding its sampled
+    regrets to `tally` (`bundles.Tally`). One call site of
+    `traverse`, because each inlined copy is every walk again for numba to compile (two entry points with
+    three copies took 160 CPU s from a cold cache; one copy takes about 45)."""
+    estimating = fixed >= 0
+    passes = 2 if settings.updates == ALTERNATING and not estimating else 1
     for it in range(iterations):
         if not room(tree):
             return it
         t = t0 + it + 1
-        w = np.float64(t) ** settings.averaging_power
-        if settings.updates == ALTERNATING:
-            for i in range(2):
-                traverse(tree, state, scratch, settings, i, t, w, True)
+        w = weight if estimating else np.float64(t) ** settings.averaging_power
+        for k in range(passes):
+            traverser = fixed if estimating else (k if passes == 2 else BOTH)
+            traverse(tree, state, scratch, settings, traverser, t, w, not estimating)
+            if estimating:
+                collect_regrets(tree, state, tally)
+            else:
                 apply_regrets(tree, state, settings.regret_matching)
-        else:
-            traverse(tree, state, scratch, settings, BOTH, t, w, True)
-            apply_regrets(tree, state, settings.regret_matching)
     return iterations
 
 
-@njit(cache=True, _nrt=False)
-def estimate(tree, state, scratch, settings, traverser, samples, sums, squares, visits):
-    """`samples` traversals at the fixed strategy ``state.sigma`` (traversal k counts as iteration k),
-    their sampled regrets summed into `sums`, `squares` and `visits`."""
-    for it in range(samples):
-        traverse(tree, state, scratch, settings, traverser, it + 1, 1.0, False)
-        collect_regrets(tree, state, sums, squares, visits)
+def run(tree, state, scratch, settings, t0, iterations):
+    """Iterations t0+1 .. t0+iterations: one traversal per player, each followed by its regret update
+    (alternating), or one traversal updating both (simultaneous). Returns the iterations done: fewer when
+    the state source needs to grow first (`states.room`)."""
+    return drive(tree, state, scratch, settings, t0, iterations, -1, 0.0, NO_TALLY)
+
+
+def estimate(tree, state, scratch, settings, traverser, samples, tally, t0=0, weight=1.0):
+    """`samples` traversals at the fixed strategy ``state.sigma`` (traversal k counts as iteration t0+k,
+    its average credit weighs `weight`), their sampled regrets added to `tally`."""
+    drive(tree, state, scratch, settings, t0, samples, traverser, weight, tally)

@@ -15,7 +15,7 @@ from ..policy import Policy
 from ..registry import check_choice
 from ..tree import Game
 from . import driver
-from .bundles import COMMON, make_settings
+from .bundles import COMMON, make_settings, make_tally
 from .buffers import AVERAGE_MODES, BASELINE_SAMPLERS, PUBLIC, SamplerBuffers
 
 
@@ -103,12 +103,11 @@ class RegretSampler:
         b.avg[:] = self.sampling_average  # zeros except for average strategy sampling
         b.last[:] = 0.0
         nodes = b.nodes_touched
-        sums, squares = np.zeros(self.game.num_sequences), np.zeros(self.game.num_sequences)
-        visits = np.zeros(self.game.num_sequences, np.int64)
+        tally = make_tally(self.game.num_sequences, len(b.tree.num_actions))
         tree = b.tree._replace(public=self.public) if self.sampler == PUBLIC else b.tree
-        driver.estimate(tree, b.state, b.scratch, self.settings, traverser, samples, sums, squares, visits)
-        mean = sums / samples
-        variance = np.maximum(squares / samples - mean ** 2, 0.0)
+        driver.estimate(tree, b.state, b.scratch, self.settings, traverser, samples, tally)
+        mean, visits = tally.sums / samples, tally.visits
+        variance = np.maximum(tally.squares / samples - mean ** 2, 0.0)
         increment = (b.avg - self.sampling_average) / samples
         return RegretEstimate(mean=mean, stderr=np.sqrt(variance / samples), average_increment=increment,
                               visits=visits, samples=samples, nodes_touched=b.nodes_touched - nodes)

@@ -68,17 +68,23 @@ def apply_regrets(tree, state, regret_matching_code):
 
 
 @njit(cache=True, inline="always")
-def collect_regrets(tree, state, sums, squares, visits):
-    """Add the sampled regrets of one walk to running sums (for estimates and tests), count the walks that
-    wrote each sequence (a visit may write a zero regret), then clear."""
+def collect_regrets(tree, state, tally):
+    """Add the sampled regrets of one walk to `tally` (a `bundles.Tally`: sums, squares where kept, visits,
+    and each newly written information set listed), then clear them."""
     delta, touched, num_touched = state.delta, state.touched, state.num_touched
     first_seq, num_actions = tree.first_seq, tree.num_actions
+    sums, squares, visits, listed, count = tally
     for k in range(num_touched[0]):
         J = touched[k]
-        for s in range(first_seq[J], first_seq[J] + num_actions[J]):
+        f = first_seq[J]
+        if visits[f] == 0:
+            listed[count[0]] = J
+            count[0] += 1
+        for s in range(f, f + num_actions[J]):
             sums[s] += delta[s]
             visits[s] += 1
-            squares[s] += delta[s] * delta[s]
+            if squares.size:
+                squares[s] += delta[s] * delta[s]
             delta[s] = 0.0
     num_touched[0] = 0
 

@@ -39,7 +39,7 @@ from numba import njit
 from ..options import PROFILES, SampledRCFROptions, check_int  # noqa: F401  (PROFILES: re-exported)
 from ..policy import Policy
 from ..sampling import driver
-from ..sampling.bundles import make_settings
+from ..sampling.bundles import make_settings, make_tally
 from ..sampling.buffers import SamplerBuffers
 from ..sampling.reservoir import Reservoir
 from ..tree import Game
@@ -51,31 +51,11 @@ CHUNK = 16_384  # sequences per prediction chunk when refreshing the profile
 
 
 @njit(cache=True)
-def _traverse(tree, state, scratch, settings, traverser, first, last, weight, sums, listed, listed_stamp, stamp,
-              count):
-    """Traversals first+1 .. last at the fixed profile ``state.sigma``; each traversal's sampled regrets are
-    added to `sums` (as `strategies.collect_regrets` does) and every information set written is listed once in
-    `listed` (after the `count` already there). Returns the new count."""
-    first_seq, num_actions, delta = tree.first_seq, tree.num_actions, state.delta
-    for k in range(first, last):
-        driver.traverse(tree, state, scratch, settings, traverser, k + 1, weight, False)
-        for j in range(state.num_touched[0]):
-            J = state.touched[j]
-            if listed_stamp[J] != stamp:
-                listed_stamp[J] = stamp
-                listed[count] = J
-                count += 1
-            for s in range(first_seq[J], first_seq[J] + num_actions[J]):
-                sums[s] += delta[s]
-                delta[s] = 0.0
-        state.num_touched[0] = 0
-    return count
-
-
-@njit(cache=True)
-def _collect(first_seq, num_actions, listed, count, sums, traversals):
-    """The sorted sequences of the listed sets and their mean sampled regrets over `traversals`; clears `sums`."""
-    sets = np.sort(listed[:count])
+def _collect(first_seq, num_actions, tally, traversals):
+    """The sorted sequences of the sets listed in `tally` and their mean sampled regrets over `traversals`;
+    clears the tally."""
+    sums, _, visits, listed, count = tally
+    sets = np.sort(listed[:count[0]])
     total = 0
     for J in sets:
         total += num_actions[J]
@@ -87,7 +67,9 @@ def _collect(first_seq, num_actions, listed, count, sums, traversals):
             sequences[i] = s
             values[i] = sums[s] / traversals
             sums[s] = 0.0
+            visits[s] = 0
             i += 1
+    count[0] = 0
     return sequences, values
 
 
@@ -142,10 +124,8 @@ class LeanSampledRCFR(SampledRCFRSolver):
             sizes = (self.offsets[1], game.num_sequences - self.offsets[1])
             self.stored = [StoredSums(sizes[p], o.regret_matching, self.capacity, self.selection,
                                       2 * seed + 1 + p) for p in (0, 1)]
-        self._sums = np.zeros(game.num_sequences)  # one iteration's summed regrets (zero between iterations)
-        self._listed = np.zeros(game.num_infosets, np.int64)
-        self._listed_stamp = np.zeros(game.num_infosets, np.int64)
-        self._stamp = 0
+        # one iteration's summed regrets and the sets written (empty between iterations)
+        self._tally = make_tally(game.num_sequences, len(self.buffers.tree.num_actions), squares=False)
         # the latest training set of each player (kept for resuming): sequences, targets, weights, [rows, t]
         self.fits = [{"sequence": np.zeros(self.capacity, np.int64), "value": np.zeros(self.capacity),
                       "weight": np.zeros(self.capacity), "count": np.zeros(2, np.int64)} for _ in (0, 1)]
@@ -168,18 +148,14 @@ class LeanSampledRCFR(SampledRCFRSolver):
             t = self.iteration = self.iteration + 1
             weight = float(t) ** self.power / self.traversals
             for p in (0, 1):
-                self._stamp += 1
                 walk = (b.tree, b.state, b.scratch, self.settings, p)
-                marks = (self._sums, self._listed, self._listed_stamp, self._stamp)
                 if self.visited is None:
-                    count = _traverse(*walk, 0, self.traversals, weight, *marks, 0)
+                    driver.estimate(*walk, self.traversals, self._tally, 0, weight)
                 else:  # predict what each traversal reads first
-                    count = 0
                     for k in range(self.traversals):
                         self.visited.prepare(p, b.state.rng)
-                        count = _traverse(*walk, k, k + 1, weight, *marks, count)
-                sequences, values = _collect(b.tree.first_seq, b.tree.num_actions, self._listed, count, self._sums,
-                                             self.traversals)
+                        driver.estimate(*walk, 1, self._tally, k, weight)
+                sequences, values = _collect(b.tree.first_seq, b.tree.num_actions, self._tally, self.traversals)
                 self._data(p).add(sequences - self.offsets[p], values, t)
                 if t % self.refit_every == 0:
                     self._fit(p, t)
