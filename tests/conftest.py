@@ -21,10 +21,27 @@ def _warm_driver():
     ExternalSamplingMCCFR(rcfr.load_game("kuhn"), seed=0).run(1)
 
 
-#: Kernels that take most of a minute of CPU to compile from a cold numba cache, the sampling driver's first:
-#: split among the xdist workers so that no two compile the same one at the same time (warm, each loads in
-#: about a second).
-WARM_UPS = (_warm_driver,)
+def _warm_rules_and_trees():
+    """Kernels that need no compiled game: the rules path's evaluation and counting walks, best-first trees."""
+    import numpy as np
+
+    from rcfr.regressors import make_regressor
+    from rcfr.rules.evaluation import exploitability
+    from rcfr.rules.policy import CodePolicy
+    from rcfr.rules.sizes import count_sizes
+
+    rules = rcfr.make_rules("kuhn")
+    exploitability(rules, CodePolicy(rules, np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0)),
+                   default="uniform")
+    count_sizes(rules)
+    x = np.linspace(0.0, 1.0, 40).reshape(20, 2)
+    make_regressor({"name": "best_first", "max_leaves": 4}).fit(x, x[:, 0])
+
+
+#: Kernels that take up to a minute of CPU each to compile from a cold numba cache (the game compiler and
+#: the sampling driver first): split among the xdist workers so that no two compile the same one at the same
+#: time (warm, each loads in about a second).
+WARM_UPS = (_warm_driver, _warm_rules_and_trees)
 
 
 @pytest.fixture(autouse=True, scope="session")
