@@ -81,11 +81,13 @@ class ApproxExploitability:
 @dataclass(frozen=True)
 class HeadToHead:
     """Policy a's expected payoff per game against policy b (chips), both seatings averaged, with the 95%
-    half-width; ``seat_values`` is a's payoff as player 0 and as player 1."""
+    half-width; ``seat_values`` is a's payoff as player 0 and as player 1 (``seat_ci95`` their half-widths:
+    one seating alone estimates a seat's value, not the match's)."""
 
     value: float
     ci95: float
     seat_values: tuple[float, float]
+    seat_ci95: tuple[float, float]
     samples: int  # play-out pairs (one per seating on the same chance draws)
     chance: str
     nodes_touched: int
@@ -125,7 +127,7 @@ def approx_exploitability(game, policy, method: str = "es-br", budget: int = 100
                              rng=np.array([streams[4 + learner] ^ np.uint64(0x5851F42D4C957F2D)], np.uint64),
                              values=values)
             mine = values if learner == 0 else -values
-            score = (float(mine.mean()), Z95 * float(mine.std(ddof=1)) / math.sqrt(samples), scored["nodes"])
+            score = (float(mine.mean()), _half_width(mine), scored["nodes"])
         rows.append((score, counts))
     (v0, h0, e0), (v1, h1, e1) = rows[0][0], rows[1][0]
     spent = [c for _, c in rows]
@@ -160,12 +162,18 @@ def match_policies(game, policy_a, policy_b, samples: int = 10_000, seed: int = 
         seated.append(values if k == 0 else -values)
         nodes += counts["nodes"]
     paired = (seated[0] + seated[1]) / 2
-    return HeadToHead(value=float(paired.mean()), ci95=Z95 * float(paired.std(ddof=1)) / math.sqrt(samples),
-                      seat_values=(float(seated[0].mean()), float(seated[1].mean())), samples=samples,
+    return HeadToHead(value=float(paired.mean()), ci95=_half_width(paired),
+                      seat_values=(float(seated[0].mean()), float(seated[1].mean())),
+                      seat_ci95=(_half_width(seated[0]), _half_width(seated[1])), samples=samples,
                       chance=chance, nodes_touched=nodes)
 
 
 # ---- helpers ---------------------------------------------------------------------------------------
+def _half_width(values: np.ndarray) -> float:
+    """The 95% half-width of the mean of independent draws (normal approximation)."""
+    return Z95 * float(values.std(ddof=1)) / math.sqrt(len(values))
+
+
 def _source(game):
     """The rules and typed fast functions of a compiled or rules-path game."""
     if isinstance(game, RulesGame):
