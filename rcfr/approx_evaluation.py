@@ -47,6 +47,8 @@ METHODS = ("es-br", "os-br")
 EVALUATIONS = ("auto", "exact", "sampled")
 #: how a match treats chance: one sampled outcome per event, or every outcome weighted by its probability
 MATCH_CHANCE = ("sample", "enumerate")
+#: the options of `approx_exploitability` besides the game and policy (``default`` aside)
+APPROX_OPTIONS = ("method", "budget", "seed", "samples", "evaluation", "eps")
 Z95 = 1.959963984540054
 
 
@@ -99,12 +101,7 @@ def approx_exploitability(game, policy, method: str = "es-br", budget: int = 100
     """A lower bound on `policy`'s exploitability in `game` (compiled `Game` or `RulesGame`; a `Policy` or a
     `CodePolicy` of it) from responders trained within `budget` nodes touched per player (module docstring).
     ``samples`` play-outs per player score each responder when ``evaluation`` is sampled."""
-    check_choice("method", method, METHODS)
-    check_int("budget", budget, 1)
-    check_seed("seed", seed)
-    check_int("samples", samples, 2)
-    check_choice("evaluation", evaluation, EVALUATIONS)
-    check_float("eps", eps, 0.0, 1.0, low_open=True)
+    check_approx_options(method=method, budget=budget, seed=seed, samples=samples, evaluation=evaluation, eps=eps)
     default = check_default(default)
     rules, fast = _source(game)
     frozen = _code_policy(game, rules, policy, "policy")
@@ -137,6 +134,22 @@ def approx_exploitability(game, policy, method: str = "es-br", budget: int = 100
         nodes_touched=tuple(c["nodes"] for c in spent), traversals=tuple(c["traversals"] for c in spent),
         responder_infosets=tuple(c["sets"] for c in spent), samples=samples if evaluation == "sampled" else 0,
         evaluation_nodes=(e0, e1) if evaluation == "sampled" else (-1, -1))
+
+
+def check_approx_options(**options) -> dict:
+    """`options` (a subset of `APPROX_OPTIONS`) after checking names and values, for callers that validate
+    before any work (the experiment kit's ``run.approx``)."""
+    unknown = sorted(set(options) - set(APPROX_OPTIONS))
+    if unknown:
+        raise ValueError(f"unknown approx_exploitability option(s) {', '.join(map(repr, unknown))}; allowed: "
+                         f"{', '.join(APPROX_OPTIONS)}")
+    checks = {"method": lambda v: check_choice("method", v, METHODS), "budget": lambda v: check_int("budget", v, 1),
+              "seed": lambda v: check_seed("seed", v), "samples": lambda v: check_int("samples", v, 2),
+              "evaluation": lambda v: check_choice("evaluation", v, EVALUATIONS),
+              "eps": lambda v: check_float("eps", v, 0.0, 1.0, low_open=True)}
+    for name, value in options.items():
+        checks[name](value)
+    return options
 
 
 def match_policies(game, policy_a, policy_b, samples: int = 10_000, seed: int = 0, *, chance: str = "sample",

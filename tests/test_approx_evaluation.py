@@ -171,3 +171,37 @@ def test_a_traversal_over_the_budget_names_the_alternative():
     g = game("leduc")
     with pytest.raises(ValueError, match="os-br"):
         rcfr.approx_exploitability(g, Policy.uniform(g), "es-br", budget=5)
+
+
+# ---- the experiment kit: run.measure=approx_exploitability ------------------------------------------
+def kit_config(**run):
+    return {"game": {"name": "kuhn"}, "solver": {"name": "cfr+"},
+            "run": {"iterations": 20, "eval_points": 3, "seed": 0, "checkpoint_seconds": 1e9, "progress": False,
+                    "measure": "approx_exploitability", "approx": {"budget": 2_000, "method": "os-br"}, **run}}
+
+
+def test_kit_measure_is_a_lower_bound_per_evaluation(tmp_path):
+    import csv
+
+    from experiments.runner import run_experiment
+
+    summary = run_experiment(kit_config(), tmp_path)
+    with (tmp_path / "metrics.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) >= 2 and summary["measure"] == "approx_exploitability"
+    for row in rows:
+        assert float(row["approx_exploitability"]) <= float(row["exploitability"]) + 1e-12
+        assert float(row["approx_exploitability_ci95"]) == 0.0 and int(row["approx_nodes_touched"]) >= 4_000
+
+
+@pytest.mark.parametrize("change,words", [
+    ({"approx": {"budjet": 5}}, "budjet.*allowed: method, budget"),
+    ({"approx": {"method": "cfr"}}, "run.approx: unknown method"),
+    ({"approx": {"budget": 0}}, "budget"),
+    ({"measure": "exploitability"}, "run.approx sets options of run.measure=approx_exploitability"),
+])
+def test_kit_refuses_bad_approx_options(change, words):
+    from experiments.schema import ConfigError, validate
+
+    with pytest.raises(ConfigError, match=words):
+        validate(kit_config(**change))
