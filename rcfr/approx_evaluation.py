@@ -20,8 +20,12 @@ Methods (how the responder is trained, within ``budget`` nodes touched per playe
   cheap per traversal, for games whose responder subtree is astronomical (Goofspiel(13), Bluff(2,2));
   at a budget far below the game's size most sets are met once, so the bound is loose.
 
-A responder plays its best action at every set it met and the policy's own row (uniform at a set the policy
-lacks, with ``default="uniform"``) at the others. `match_policies` samples play-outs of two policies in both
+A responder plays its best action at every set it met at least ``min_visits`` times and the policy's own row
+(uniform at a set the policy lacks, with ``default="uniform"``) at the others: a best action read off one
+or two sampled trajectories is mostly noise, and on Goofspiel(13) made the responder lose to the uniform
+policy it was meant to exploit (bound -0.07 chips with min_visits=1, +0.29 with 10, +0.45 with 100 at 1e6
+nodes touched per player). Each setting gives a valid bound; with exact scoring the largest of several is one
+too, with sampled scoring taking the largest biases it up. `match_policies` samples play-outs of two policies in both
 seatings on the same chance draws (or with chance enumerated), for ranking solvers where no best response is
 affordable.
 """
@@ -48,7 +52,10 @@ EVALUATIONS = ("auto", "exact", "sampled")
 #: how a match treats chance: one sampled outcome per event, or every outcome weighted by its probability
 MATCH_CHANCE = ("sample", "enumerate")
 #: the options of `approx_exploitability` besides the game and policy (``default`` aside)
-APPROX_OPTIONS = ("method", "budget", "seed", "samples", "evaluation", "eps")
+APPROX_OPTIONS = ("method", "budget", "seed", "samples", "evaluation", "eps", "min_visits")
+#: the default of ``min_visits`` per method: external sampling tries every action at each visit, outcome
+#: sampling one (on Goofspiel(13) and Bluff(2,2) at 1e6 nodes touched, 10-100 visits gave the best bounds)
+MIN_VISITS = {"es-br": 1, "os-br": 20}
 Z95 = 1.959963984540054
 
 
@@ -67,7 +74,8 @@ class ApproxExploitability:
     budget: int  # nodes touched allowed per player in training
     nodes_touched: tuple[int, int]  # spent in training
     traversals: tuple[int, int]
-    responder_infosets: tuple[int, int]  # sets each responder met (and plays its best action at)
+    responder_infosets: tuple[int, int]  # sets each responder met
+    best_infosets: tuple[int, int]  # ... and plays its best action at (met at least min_visits times)
     samples: int  # play-outs per player in scoring (0: exact)
     evaluation_nodes: tuple[int, int]  # nodes touched scoring (the whole game's when exact)
 
@@ -97,12 +105,16 @@ class HeadToHead:
 
 def approx_exploitability(game, policy, method: str = "es-br", budget: int = 100_000, seed: int = 0, *,
                           samples: int = 10_000, evaluation: str = "auto", eps: float = 0.6,
+                          min_visits: int | None = None,
                           default: str | None = None) -> ApproxExploitability:
     """A lower bound on `policy`'s exploitability in `game` (compiled `Game` or `RulesGame`; a `Policy` or a
     `CodePolicy` of it) from responders trained within `budget` nodes touched per player (module docstring).
     ``samples`` play-outs per player score each responder when ``evaluation`` is sampled."""
-    check_approx_options(method=method, budget=budget, seed=seed, samples=samples, evaluation=evaluation, eps=eps)
+    check_approx_options(method=method, budget=budget, seed=seed, samples=samples, evaluation=evaluation, eps=eps,
+                         min_visits=min_visits)
     default = check_default(default)
+    if min_visits is None:
+        min_visits = MIN_VISITS[method]
     rules, fast = _source(game)
     frozen = _code_policy(game, rules, policy, "policy")
     if evaluation == "auto":
@@ -111,7 +123,7 @@ def approx_exploitability(game, policy, method: str = "es-br", budget: int = 100
     rows = []
     for learner in (0, 1):
         counts, sets = _run(fast, rules, frozen, frozen, default, learner=learner, own_all=method == "es-br",
-                            eps=eps, chance_all=False, samples=2 ** 62, budget=budget,
+                            eps=eps, chance_all=False, samples=2 ** 62, budget=budget, min_visits=min_visits,
                             chance_seed=streams[learner], rng=streams[2 + learner:3 + learner].copy())
         responder = _responder(frozen, *sets)
         if evaluation == "exact":
@@ -120,7 +132,8 @@ def approx_exploitability(game, policy, method: str = "es-br", budget: int = 100
         else:
             values = np.empty(samples)
             scored, _ = _run(fast, rules, responder, responder, default, learner=-1, own_all=False, eps=eps,
-                             chance_all=False, samples=samples, budget=0, chance_seed=streams[4 + learner],
+                             chance_all=False, samples=samples, budget=0, min_visits=0,
+                             chance_seed=streams[4 + learner],
                              rng=np.array([streams[4 + learner] ^ np.uint64(0x5851F42D4C957F2D)], np.uint64),
                              values=values)
             mine = values if learner == 0 else -values
@@ -132,7 +145,7 @@ def approx_exploitability(game, policy, method: str = "es-br", budget: int = 100
         exploitability=(v0 + v1) / 2, ci95=math.hypot(h0, h1) / 2, responder_values=(v0, v1),
         responder_ci95=(h0, h1), method=method, evaluation=evaluation, budget=budget,
         nodes_touched=tuple(c["nodes"] for c in spent), traversals=tuple(c["traversals"] for c in spent),
-        responder_infosets=tuple(c["sets"] for c in spent), samples=samples if evaluation == "sampled" else 0,
+        responder_infosets=tuple(c["sets"] for c in spent), best_infosets=tuple(c["best"] for c in spent), samples=samples if evaluation == "sampled" else 0,
         evaluation_nodes=(e0, e1) if evaluation == "sampled" else (-1, -1))
 
 
@@ -146,7 +159,8 @@ def check_approx_options(**options) -> dict:
     checks = {"method": lambda v: check_choice("method", v, METHODS), "budget": lambda v: check_int("budget", v, 1),
               "seed": lambda v: check_seed("seed", v), "samples": lambda v: check_int("samples", v, 2),
               "evaluation": lambda v: check_choice("evaluation", v, EVALUATIONS),
-              "eps": lambda v: check_float("eps", v, 0.0, 1.0, low_open=True)}
+              "eps": lambda v: check_float("eps", v, 0.0, 1.0, low_open=True),
+              "min_visits": lambda v: v is None or check_int("min_visits", v, 1)}
     for name, value in options.items():
         checks[name](value)
     return options
@@ -170,7 +184,8 @@ def match_policies(game, policy_a, policy_b, samples: int = 10_000, seed: int = 
     for k, (first, second) in enumerate(((a, b), (b, a))):
         values = np.empty(samples)
         counts, _ = _run(fast, rules, first, second, default, learner=-1, own_all=False, eps=1.0,
-                         chance_all=chance == "enumerate", samples=samples, budget=0, chance_seed=streams[0],
+                         chance_all=chance == "enumerate", samples=samples, budget=0, min_visits=0,
+                         chance_seed=streams[0],
                          rng=streams[1 + k:2 + k].copy(), values=values)
         seated.append(values if k == 0 else -values)
         nodes += counts["nodes"]
@@ -213,7 +228,7 @@ def _code_policy(game, rules, policy, what: str) -> CodePolicy:
 
 
 def _run(fast, rules, seat0: CodePolicy, seat1: CodePolicy, default, *, learner, own_all, eps, chance_all,
-         samples, budget, chance_seed, rng, values=None):
+         samples, budget, min_visits, chance_seed, rng, values=None):
     """One call of `walk_samples`: its counts by name and the learner's sets (codes, sizes, best actions)."""
     counts = np.zeros(len(COUNT_FIELDS), np.int64)
     rows = [(p.codes, p.first, np.asarray(p.probs, np.float64)) for p in (seat0, seat1)]
@@ -221,9 +236,11 @@ def _run(fast, rules, seat0: CodePolicy, seat1: CodePolicy, default, *, learner,
         probs.setflags(write=False)
     sets = walk_samples(fast.initial, fast.player, fast.num_children, fast.child, fast.utility,
                         fast.infoset_code, fast.data, fast.width, *rows[0], *rows[1], default == "uniform",
-                        learner, own_all, float(eps), chance_all, int(samples), int(budget), np.uint64(chance_seed),
+                        learner, own_all, float(eps), chance_all, int(samples), int(budget), int(min_visits),
+                        np.uint64(chance_seed),
                         rng, np.zeros(0) if values is None else values, counts)
     named = dict(zip(COUNT_FIELDS, counts.tolist()))
+    named["best"] = int((sets[2] >= 0).sum())
     if named["error"]:
         detail = ERRORS[named["error"]].format(code=named["code"], a=named["a"], b=named["b"])
         raise ValueError(f"sampling {rules.description()}: {detail}")
@@ -231,7 +248,10 @@ def _run(fast, rules, seat0: CodePolicy, seat1: CodePolicy, default, *, learner,
 
 
 def _responder(frozen: CodePolicy, codes: np.ndarray, sizes: np.ndarray, best: np.ndarray) -> CodePolicy:
-    """`frozen` with a pure row (action `best`) at each of the responder's sets `codes`."""
+    """`frozen` with a pure row (action `best`) at each of the responder's sets `codes` (its own row where
+    `best` is -1)."""
+    chosen = best >= 0
+    codes, sizes, best = codes[chosen], sizes[chosen], best[chosen]
     own_sizes = np.diff(frozen.first)
     keep = ~np.isin(frozen.codes, codes)
     all_codes = np.concatenate([frozen.codes[keep], codes])

@@ -47,7 +47,7 @@ _PROBS = nb.Array(nb.float64, 1, "C", readonly=True)
 _SIGNATURE = nb.Tuple((nb.int64[::1], nb.int64[::1], nb.int64[::1]))(
     _FN["initial"], _FN["player"], _FN["num_children"], _FN["child"], _FN["utility"], _FN["infoset_code"], DATA,
     nb.int64, _ROWS, _ROWS, _PROBS, _ROWS, _ROWS, _PROBS, nb.boolean, nb.int64, nb.boolean, nb.float64,
-    nb.boolean, nb.int64, nb.int64, nb.uint64, nb.uint64[::1], nb.float64[::1], nb.int64[::1])
+    nb.boolean, nb.int64, nb.int64, nb.int64, nb.uint64, nb.uint64[::1], nb.float64[::1], nb.int64[::1])
 _STREAM = np.uint64(0xD1B54A32D192ED03)
 
 
@@ -59,15 +59,19 @@ def _none():
 @njit(_SIGNATURE, cache=True)
 def walk_samples(initial, player, num_children, child, utility, infoset_code, data, width,
                  codes0, first0, probs0, codes1, first1, probs1, uniform, learner, own_all, eps,
-                 chance_all, samples, budget, chance_seed, rng, values, counts):
+                 chance_all, samples, budget, min_visits, chance_seed, rng, values, counts):
     """Up to `samples` traversals (and, with ``budget > 0``, none begun past `budget` nodes touched); see the
     module docstring. ``values[j]`` receives traversal j's weighted sum of player 0's payoffs (while j is in
     range); `counts` the `COUNT_FIELDS`. Returns the learner's sets as met: (codes, action counts, best
-    action), empty without a learner."""
+    action), empty without a learner. A set met fewer than `min_visits` times keeps its seat's row (best
+    action -1) and passes that row's estimated value up: a best action read off a few samples is noise,
+    and worse than the row it replaces."""
     cap_sets = 64
     set_code = np.empty(cap_sets, np.int64)
     set_first = np.zeros(cap_sets + 1, np.int64)
     above = np.empty(cap_sets, np.int64)
+    visits = np.zeros(cap_sets, np.int64)
+    set_row = np.empty(cap_sets, np.int64)  # the seat policy's row start (-1: uniform)
     index = Dict.empty(key_type=nb.int64, value_type=nb.int64)
     tv = np.zeros(256)
     sets = 0
@@ -150,14 +154,17 @@ def walk_samples(initial, player, num_children, child, utility, infoset_code, da
                             if sets == cap_sets:
                                 cap_sets *= 2
                                 set_code, above = _grow(set_code, cap_sets), _grow(above, cap_sets)
+                                visits, set_row = _grow(visits, cap_sets), _grow(set_row, cap_sets)
+                                visits[sets:] = 0
                                 set_first = _grow(set_first, cap_sets + 1)
                             index[code] = s
-                            set_code[s], above[s] = code, own[d]
+                            set_code[s], above[s], set_row[s] = code, own[d], row[d]
                             set_first[s + 1] = set_first[s] + m
                             if set_first[s + 1] > tv.shape[0]:
                                 old = tv.shape[0]
                                 tv = _grow(tv, 2 * set_first[s + 1])
                                 tv[old:] = 0.0
+                        visits[s] += 1
                         base = set_first[s]
                         if not own_all:
                             x = uniform01(rng)
@@ -205,14 +212,22 @@ def walk_samples(initial, player, num_children, child, utility, infoset_code, da
         j += 1
     counts[0], counts[1], counts[6] = j, nodes, sets
     best = np.zeros(sets, np.int64)
+    probs = probs0 if learner == 0 else probs1
     for s in range(sets - 1, -1, -1):  # children first: a set is met after the set above it
         lo, hi = set_first[s], set_first[s + 1]
-        top = lo
-        for t in range(lo + 1, hi):
-            if tv[t] > tv[top]:
-                top = t
-        best[s] = top - lo
+        if visits[s] >= min_visits:
+            top = lo
+            for t in range(lo + 1, hi):
+                if tv[t] > tv[top]:
+                    top = t
+            best[s] = top - lo
+            worth = tv[top]
+        else:
+            best[s] = -1
+            worth = 0.0
+            for t in range(lo, hi):
+                worth += tv[t] * (probs[set_row[s] + t - lo] if set_row[s] >= 0 else 1.0 / (hi - lo))
         if above[s] >= 0:
-            tv[above[s]] += tv[top]
+            tv[above[s]] += worth
     sizes = set_first[1:sets + 1] - set_first[:sets]
     return set_code[:sets].copy(), sizes, best

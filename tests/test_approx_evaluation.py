@@ -95,6 +95,15 @@ def test_a_rules_game():
     assert abs(walked.exploitability - exact) < 1e-9
 
 
+def test_a_responder_short_of_visits_plays_the_policy():
+    """Below min_visits a responder keeps the policy's own rows: with none reached, both responders play
+    the policy itself, whose values sum to zero."""
+    g = game("leduc")
+    got = rcfr.approx_exploitability(g, cfr_average(g), "os-br", 2_000, min_visits=10 ** 9)
+    assert got.best_infosets == (0, 0) and min(got.responder_infosets) > 0
+    assert abs(got.exploitability) < 1e-12
+
+
 @settings(max_examples=12)
 @given(seed=st.integers(0, 2 ** 31), budget=st.integers(20, 3_000), method=st.sampled_from(["es-br", "os-br"]))
 def test_random_policies_bounded(seed, budget, method):
@@ -147,7 +156,7 @@ def test_match_on_a_rules_game():
 @pytest.mark.parametrize("kwargs,words", [
     ({"method": "br"}, "method"), ({"budget": 0}, "budget"), ({"budget": 1.5}, "budget"),
     ({"seed": -1}, "seed"), ({"samples": True}, "samples"), ({"evaluation": "walk"}, "evaluation"),
-    ({"eps": 0.0}, "eps"), ({"default": "zero"}, "default"),
+    ({"eps": 0.0}, "eps"), ({"default": "zero"}, "default"), ({"min_visits": 0}, "min_visits"),
 ])
 def test_bad_options(kwargs, words):
     g = game("kuhn")
