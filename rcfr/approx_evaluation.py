@@ -69,6 +69,7 @@ class ApproxExploitability:
     ci95: float
     responder_values: tuple[float, float]
     responder_ci95: tuple[float, float]
+    chosen: tuple[str, str]  # per player, "responder" or "policy" (the policy's own value was higher)
     method: str
     evaluation: str  # "exact" or "sampled"
     budget: int  # nodes touched allowed per player in training
@@ -77,7 +78,7 @@ class ApproxExploitability:
     responder_infosets: tuple[int, int]  # sets each responder met
     best_infosets: tuple[int, int]  # ... and plays its best action at (met at least min_visits times)
     samples: int  # play-outs per player in scoring (0: exact)
-    evaluation_nodes: tuple[int, int]  # nodes touched scoring (the whole game's when exact)
+    evaluation_nodes: tuple[int, int]  # nodes touched by the play-outs (-1: scored by a walk of the game)
 
     @property
     def low(self) -> float:
@@ -120,33 +121,41 @@ def approx_exploitability(game, policy, method: str = "es-br", budget: int = 100
     if evaluation == "auto":
         evaluation = "exact" if isinstance(game, Game) else "sampled"
     streams = np.random.SeedSequence(seed).generate_state(6, np.uint64)
+    # the policy is a responder too: scored exactly, each player keeps the better of the two (both values
+    # are at most the best response's); by play-outs the responder alone (a choice on them biases it up)
+    own = exact_walk(rules, frozen, default)["value"] if evaluation == "exact" else None
     rows = []
     for learner in (0, 1):
         counts, sets = _run(fast, rules, frozen, frozen, default, learner=learner, own_all=method == "es-br",
                             eps=eps, chance_all=False, samples=2 ** 62, budget=budget, min_visits=min_visits,
                             chance_seed=streams[learner], rng=streams[2 + learner:3 + learner].copy())
         responder = _responder(frozen, *sets)
-        if evaluation == "exact":
-            value = exact_walk(rules, responder, default)["value"]
-            score = (value if learner == 0 else -value, 0.0, 0)
+        if own is not None:
+            value, mine = exact_walk(rules, responder, default)["value"], own
+            value, mine = (value, mine) if learner == 0 else (-value, -mine)
+            rows.append(((max(value, mine), 0.0, -1, "responder" if value >= mine else "policy"), counts))
         else:
-            values = np.empty(samples)
-            scored, _ = _run(fast, rules, responder, responder, default, learner=-1, own_all=False, eps=eps,
-                             chance_all=False, samples=samples, budget=0, min_visits=0,
-                             chance_seed=streams[4 + learner],
-                             rng=np.array([streams[4 + learner] ^ np.uint64(0x5851F42D4C957F2D)], np.uint64),
-                             values=values)
-            mine = values if learner == 0 else -values
-            score = (float(mine.mean()), _half_width(mine), scored["nodes"])
-        rows.append((score, counts))
-    (v0, h0, e0), (v1, h1, e1) = rows[0][0], rows[1][0]
+            rows.append((_sampled_score(fast, rules, responder, default, learner, samples, streams[4 + learner])
+                         + ("responder",), counts))
+    (v0, h0, e0, c0), (v1, h1, e1, c1) = rows[0][0], rows[1][0]
     spent = [c for _, c in rows]
     return ApproxExploitability(
         exploitability=(v0 + v1) / 2, ci95=math.hypot(h0, h1) / 2, responder_values=(v0, v1),
-        responder_ci95=(h0, h1), method=method, evaluation=evaluation, budget=budget,
+        responder_ci95=(h0, h1), chosen=(c0, c1), method=method, evaluation=evaluation, budget=budget,
         nodes_touched=tuple(c["nodes"] for c in spent), traversals=tuple(c["traversals"] for c in spent),
-        responder_infosets=tuple(c["sets"] for c in spent), best_infosets=tuple(c["best"] for c in spent), samples=samples if evaluation == "sampled" else 0,
-        evaluation_nodes=(e0, e1) if evaluation == "sampled" else (-1, -1))
+        responder_infosets=tuple(c["sets"] for c in spent), best_infosets=tuple(c["best"] for c in spent),
+        samples=samples if evaluation == "sampled" else 0, evaluation_nodes=(e0, e1))
+
+
+def _sampled_score(fast, rules, responder: CodePolicy, default, learner: int, samples: int,
+                   stream) -> tuple[float, float, int]:
+    """(mean, 95% half-width, nodes touched) of the learner's payoff over `samples` play-outs of `responder`."""
+    values = np.empty(samples)
+    scored, _ = _run(fast, rules, responder, responder, default, learner=-1, own_all=False, eps=1.0,
+                     chance_all=False, samples=samples, budget=0, min_visits=0, chance_seed=stream,
+                     rng=np.array([stream ^ np.uint64(0x5851F42D4C957F2D)], np.uint64), values=values)
+    mine = values if learner == 0 else -values
+    return float(mine.mean()), _half_width(mine), scored["nodes"]
 
 
 def check_approx_options(**options) -> dict:
