@@ -36,9 +36,13 @@ from rcfr import Policy  # noqa: E402
 
 PARTS = ("exact", "sampled", "large", "matches")
 SEEDS = (0, 1, 2)
-BUDGETS = {"kuhn": {"es-br": (1_000, 10_000, 100_000), "os-br": (10_000, 100_000)},
-           "leduc": {"es-br": (10_000, 100_000, 1_000_000), "os-br": (100_000, 1_000_000)},
-           "goofspiel(5)": {"es-br": (10_000, 100_000, 1_000_000), "os-br": (100_000, 1_000_000)}}
+#: per game, (method, chance in training) -> budgets (nodes touched per player)
+BUDGETS = {"kuhn": {("es-br", "sample"): (1_000, 10_000, 100_000, 1_000_000), ("es-br", "enumerate"): (100_000,),
+                    ("os-br", "sample"): (10_000, 100_000)},
+           "leduc": {("es-br", "sample"): (10_000, 100_000, 1_000_000), ("es-br", "enumerate"): (1_000_000,),
+                     ("os-br", "sample"): (100_000, 1_000_000)},
+           "goofspiel(5)": {("es-br", "sample"): (10_000, 100_000, 1_000_000),
+                            ("os-br", "sample"): (100_000, 1_000_000)}}
 
 
 def compiled_games():
@@ -69,15 +73,17 @@ def part_exact() -> None:
     for name, game in compiled_games().items():
         for label, policy in policies(game).items():
             exact = rcfr.exploitability(game, policy)
-            for method, budgets in BUDGETS[name].items():
+            for (method, chance), budgets in BUDGETS[name].items():
                 for budget in budgets:
                     runs, seconds = [], 0.0
                     for seed in SEEDS:
-                        got, s = timed(lambda: rcfr.approx_exploitability(game, policy, method, budget, seed))
+                        got, s = timed(lambda: rcfr.approx_exploitability(game, policy, method, budget, seed,
+                                                                          chance=chance))
                         runs.append(got.exploitability)
                         seconds += s
                     mean = float(np.mean(runs))
-                    print(f"| {name} | {label} | {exact:.4f} | {method} | {budget:,} | {mean:.4f} | "
+                    shown = method if chance == "sample" else f"{method}, chance enumerated"
+                    print(f"| {name} | {label} | {exact:.4f} | {shown} | {budget:,} | {mean:.4f} | "
                           f"{min(runs):.4f}-{max(runs):.4f} | {exact - mean:.2g} | {seconds / len(SEEDS):.2f} |")
 
 
@@ -114,7 +120,7 @@ def part_large() -> None:
           "samples / player | lower bound ± 95% CI | s |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for name, game, truth in (("Bluff(2,2)", bluff, f"{exact:.4f}"), ("Goofspiel(13)", goof, "-")):
-        for budget, visits in ((1_000_000, 20), (10_000_000, 20), (10_000_000, 100)):
+        for budget, visits in ((1_000_000, 20), (10_000_000, 10), (10_000_000, 20), (10_000_000, 30)):
             got, s = timed(lambda: rcfr.approx_exploitability(game, empty_policy(game), "os-br", budget, 0,
                                                               samples=100_000, min_visits=visits, default="uniform"))
             sets = f"{got.responder_infosets[0]:,} / {got.best_infosets[0]:,}; " \
@@ -157,8 +163,8 @@ def part_matches() -> None:
     print("|---|---|---|---|---|")
     for label, policy in (("OS-MCCFR, 100,000 iterations", trained), ("uniform", uniform)):
         got, s = timed(lambda: rcfr.approx_exploitability(goof, policy, "os-br", 10_000_000, 0, samples=100_000,
-                                                          min_visits=100, default="uniform"))
-        print(f"| {label} | 10,000,000 | 100 | {got.exploitability:.4f} ± {got.ci95:.4f} | {s:.1f} |")
+                                                          min_visits=30, default="uniform"))
+        print(f"| {label} | 10,000,000 | 30 | {got.exploitability:.4f} ± {got.ci95:.4f} | {s:.1f} |")
 
 
 def main() -> None:

@@ -63,17 +63,17 @@ def walk_samples(initial, player, num_children, child, utility, infoset_code, da
     """Up to `samples` traversals (and, with ``budget > 0``, none begun past `budget` nodes touched); see the
     module docstring. ``values[j]`` receives traversal j's weighted sum of player 0's payoffs (while j is in
     range); `counts` the `COUNT_FIELDS`. Returns the learner's sets as met: (codes, action counts, best
-    action), empty without a learner. A set met fewer than `min_visits` times keeps its seat's row (best
-    action -1) and passes that row's estimated value up: a best action read off a few samples is noise,
-    and worse than the row it replaces."""
+    action), empty without a learner. A set plays its best action among those taken at least `min_visits`
+    times, if that beats its seat's row by the estimates; else it keeps the row (best action -1) and passes
+    the row's estimated value up: a best action read off a few samples is noise, and worse than the row."""
     cap_sets = 64
     set_code = np.empty(cap_sets, np.int64)
     set_first = np.zeros(cap_sets + 1, np.int64)
     above = np.empty(cap_sets, np.int64)
-    visits = np.zeros(cap_sets, np.int64)
     set_row = np.empty(cap_sets, np.int64)  # the seat policy's row start (-1: uniform)
     index = Dict.empty(key_type=nb.int64, value_type=nb.int64)
     tv = np.zeros(256)
+    taken = np.zeros(256, np.int64)  # per learner sequence: how many times a traversal took it
     sets = 0
     root = 0.0
     cap = 64
@@ -154,17 +154,16 @@ def walk_samples(initial, player, num_children, child, utility, infoset_code, da
                             if sets == cap_sets:
                                 cap_sets *= 2
                                 set_code, above = _grow(set_code, cap_sets), _grow(above, cap_sets)
-                                visits, set_row = _grow(visits, cap_sets), _grow(set_row, cap_sets)
-                                visits[sets:] = 0
+                                set_row = _grow(set_row, cap_sets)
                                 set_first = _grow(set_first, cap_sets + 1)
                             index[code] = s
                             set_code[s], above[s], set_row[s] = code, own[d], row[d]
                             set_first[s + 1] = set_first[s] + m
                             if set_first[s + 1] > tv.shape[0]:
                                 old = tv.shape[0]
-                                tv = _grow(tv, 2 * set_first[s + 1])
+                                tv, taken = _grow(tv, 2 * set_first[s + 1]), _grow(taken, 2 * set_first[s + 1])
                                 tv[old:] = 0.0
-                        visits[s] += 1
+                                taken[old:] = 0
                         base = set_first[s]
                         if not own_all:
                             x = uniform01(rng)
@@ -205,6 +204,7 @@ def walk_samples(initial, player, num_children, child, utility, infoset_code, da
                 weight[e] *= q
             elif learner >= 0 and who[d] == learner and row[d] <= -2:
                 own[e] = -2 - row[d] + k
+                taken[own[e]] += 1
             d = e
             fresh = True
         if j < values.shape[0]:
@@ -215,18 +215,17 @@ def walk_samples(initial, player, num_children, child, utility, infoset_code, da
     probs = probs0 if learner == 0 else probs1
     for s in range(sets - 1, -1, -1):  # children first: a set is met after the set above it
         lo, hi = set_first[s], set_first[s + 1]
-        if visits[s] >= min_visits:
-            top = lo
-            for t in range(lo + 1, hi):
-                if tv[t] > tv[top]:
-                    top = t
+        worth = 0.0
+        top = -1
+        for t in range(lo, hi):
+            worth += tv[t] * (probs[set_row[s] + t - lo] if set_row[s] >= 0 else 1.0 / (hi - lo))
+            if taken[t] >= min_visits and (top < 0 or tv[t] > tv[top]):
+                top = t
+        if top >= 0 and tv[top] > worth:
             best[s] = top - lo
             worth = tv[top]
         else:
             best[s] = -1
-            worth = 0.0
-            for t in range(lo, hi):
-                worth += tv[t] * (probs[set_row[s] + t - lo] if set_row[s] >= 0 else 1.0 / (hi - lo))
         if above[s] >= 0:
             tv[above[s]] += worth
     sizes = set_first[1:sets + 1] - set_first[:sets]

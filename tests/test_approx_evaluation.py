@@ -54,6 +54,8 @@ def test_never_above_exact_when_scored_exactly(name, budget, method):
             assert got.ci95 == 0.0 and got.evaluation == "exact"
             assert -1e-12 <= got.exploitability <= exact + 1e-12, (label, seed)  # each v_i >= the policy's
             assert min(got.nodes_touched) >= budget and min(got.traversals) > 0
+    enumerated = rcfr.approx_exploitability(g, policy, method, budget, 0, chance="enumerate")
+    assert -1e-12 <= enumerated.exploitability <= exact + 1e-12
 
 
 @pytest.mark.parametrize("name", ["kuhn", "leduc"])
@@ -157,6 +159,7 @@ def test_match_on_a_rules_game():
     ({"method": "br"}, "method"), ({"budget": 0}, "budget"), ({"budget": 1.5}, "budget"),
     ({"seed": -1}, "seed"), ({"samples": True}, "samples"), ({"evaluation": "walk"}, "evaluation"),
     ({"eps": 0.0}, "eps"), ({"default": "zero"}, "default"), ({"min_visits": 0}, "min_visits"),
+    ({"chance": "all"}, "chance"),
 ])
 def test_bad_options(kwargs, words):
     g = game("kuhn")
