@@ -70,7 +70,7 @@ class ApproxExploitability:
 
     exploitability: float
     ci95: float
-    responder_values: tuple[float, float]
+    responder_values: tuple[float, float]  # v_0, v_1: each the kept responder's (or the policy's) value
     responder_ci95: tuple[float, float]
     chosen: tuple[str, str]  # per player, "responder" or "policy" (the policy's own value was higher)
     method: str
@@ -129,22 +129,17 @@ def approx_exploitability(game, policy, method: str = "es-br", budget: int = 100
     # the policy is a responder too: scored exactly, each player keeps the better of the two (both values
     # are at most the best response's); by play-outs the responder alone (a choice on them biases it up)
     own = exact_walk(rules, frozen, default)["value"] if evaluation == "exact" else None
-    rows = []
+    spent, scores = [], []
     for learner in (0, 1):
         counts, sets = _run(fast, rules, frozen, frozen, default, learner=learner, own_all=method == "es-br",
                             eps=eps, chance_all=chance == "enumerate", samples=2 ** 62, budget=budget,
-                            min_visits=min_visits,
-                            chance_seed=streams[learner], rng=streams[2 + learner:3 + learner].copy())
+                            min_visits=min_visits, chance_seed=streams[learner],
+                            rng=streams[2 + learner:3 + learner].copy())
         responder = _responder(frozen, *sets)
-        if own is not None:
-            value, mine = exact_walk(rules, responder, default)["value"], own
-            value, mine = (value, mine) if learner == 0 else (-value, -mine)
-            rows.append(((max(value, mine), 0.0, -1, "responder" if value >= mine else "policy"), counts))
-        else:
-            rows.append((_sampled_score(fast, rules, responder, default, learner, samples, streams[4 + learner])
-                         + ("responder",), counts))
-    (v0, h0, e0, c0), (v1, h1, e1, c1) = rows[0][0], rows[1][0]
-    spent = [c for _, c in rows]
+        spent.append(counts)
+        scores.append(_exact_score(rules, responder, default, learner, own) if own is not None else
+                      _sampled_score(fast, rules, responder, default, learner, samples, streams[4 + learner]))
+    (v0, h0, e0, c0), (v1, h1, e1, c1) = scores
     return ApproxExploitability(
         exploitability=(v0 + v1) / 2, ci95=math.hypot(h0, h1) / 2, responder_values=(v0, v1),
         responder_ci95=(h0, h1), chosen=(c0, c1), method=method, evaluation=evaluation, budget=budget,
@@ -153,15 +148,23 @@ def approx_exploitability(game, policy, method: str = "es-br", budget: int = 100
         samples=samples if evaluation == "sampled" else 0, evaluation_nodes=(e0, e1))
 
 
-def _sampled_score(fast, rules, responder: CodePolicy, default, learner: int, samples: int,
-                   stream) -> tuple[float, float, int]:
-    """(mean, 95% half-width, nodes touched) of the learner's payoff over `samples` play-outs of `responder`."""
+def _exact_score(rules, responder: CodePolicy, default, learner: int, own: float) -> tuple:
+    """(value, 0, -1, kept) of the better of `responder` and the policy (player 0's value `own`) for the learner,
+    by a walk of the whole game."""
+    value = exact_walk(rules, responder, default)["value"]
+    value, own = (value, own) if learner == 0 else (-value, -own)
+    return max(value, own), 0.0, -1, "responder" if value >= own else "policy"
+
+
+def _sampled_score(fast, rules, responder: CodePolicy, default, learner: int, samples: int, stream) -> tuple:
+    """(mean, 95% half-width, nodes touched, "responder") of the learner's payoff over `samples` play-outs of
+    `responder`."""
     values = np.empty(samples)
     scored, _ = _run(fast, rules, responder, responder, default, learner=-1, own_all=False, eps=1.0,
                      chance_all=False, samples=samples, budget=0, min_visits=0, chance_seed=stream,
                      rng=np.array([stream ^ np.uint64(0x5851F42D4C957F2D)], np.uint64), values=values)
     mine = values if learner == 0 else -values
-    return float(mine.mean()), _half_width(mine), scored["nodes"]
+    return float(mine.mean()), _half_width(mine), scored["nodes"], "responder"
 
 
 def check_approx_options(**options) -> dict:
