@@ -68,7 +68,8 @@ def timed(call):
 
 
 def part_exact() -> None:
-    print("| game | policy | exact | method | budget / player | lower bound (mean, seeds 0-2) | range | gap | s / seed |")
+    print("| game | policy | exact | method | budget / player | lower bound (mean, seeds 0-2) | range | gap | "
+          "s / seed |")
     print("|---|---|---|---|---|---|---|---|---|")
     for name, game in compiled_games().items():
         for label, policy in policies(game).items():
@@ -145,7 +146,8 @@ def part_matches() -> None:
         exact = versus(game, a, b)
         for chance in ("sample", "enumerate"):
             got, s = timed(lambda: rcfr.match_policies(game, a, b, 100_000, 0, chance=chance))
-            print(f"| leduc | {a_name} | {b_name} | {exact:.4f} | {chance} | 100,000 | {got.value:.4f} ± {got.ci95:.4f} | "
+            print(f"| leduc | {a_name} | {b_name} | {exact:.4f} | {chance} | 100,000 | "
+                  f"{got.value:.4f} ± {got.ci95:.4f} | "
                   f"{got.seat_values[0]:.4f} / {got.seat_values[1]:.4f} | {s:.1f} |")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -155,7 +157,8 @@ def part_matches() -> None:
     trained = solver.average_policy()
     uniform = empty_policy(goof)
     got, s = timed(lambda: rcfr.match_policies(goof, trained, uniform, 100_000, 0, default="uniform"))
-    print(f"| Goofspiel(13) | OS-MCCFR, 100,000 iterations ({trained.num_infosets:,} sets, {train:.0f} s) | uniform | - "
+    print(f"| Goofspiel(13) | OS-MCCFR, 100,000 iterations ({trained.num_infosets:,} sets, {train:.0f} s) "
+          f"| uniform | - "
           f"| sample | 100,000 | {got.value:.4f} ± {got.ci95:.4f} | {got.seat_values[0]:.4f} / "
           f"{got.seat_values[1]:.4f} | {s:.1f} |")
     print()
