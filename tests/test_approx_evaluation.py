@@ -217,3 +217,11 @@ def test_kit_refuses_bad_approx_options(change, words):
 
     with pytest.raises(ConfigError, match=words):
         validate(kit_config(**change))
+
+
+def test_a_game_without_a_fast_path_is_unsupported():
+    g = rcfr.load_game("dieroll", faces=2, skew=0.5)  # compiled through its rule methods only
+    with pytest.raises(ValueError, match="unsupported for .*has no fast path"):
+        rcfr.approx_exploitability(g, Policy.uniform(g))
+    with pytest.raises(ValueError, match="has no fast path"):
+        rcfr.match_policies(g, Policy.uniform(g), Policy.uniform(g))
