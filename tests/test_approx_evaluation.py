@@ -127,6 +127,25 @@ def test_match_is_unbiased(name, chance):
     assert abs(mean - exact) <= half, (mean, exact, half)
 
 
+def pure(g, seed):
+    """A deterministic policy: one random action per information set."""
+    rows = np.random.default_rng(seed).random(g.num_sequences)
+    best = np.zeros(g.num_sequences)
+    for i in range(g.num_infosets):
+        lo = g.infoset_first_seq[i]
+        best[lo + int(np.argmax(rows[lo:lo + g.infoset_num_actions[i]]))] = 1.0
+    return Policy(g, best)
+
+
+@pytest.mark.parametrize("name", ["kuhn", "leduc"])
+def test_pure_policies_with_chance_enumerated_give_the_exact_value(name):
+    """With both players deterministic and every chance outcome walked, each play-out is the exact value."""
+    g = game(name)
+    a, b = pure(g, 1), pure(g, 2)
+    got = rcfr.match_policies(g, a, b, 3, 0, chance="enumerate")
+    assert abs(got.value - versus(g, a, b)) < 1e-12 and got.ci95 < 1e-12
+
+
 def test_enumerating_chance_narrows_the_interval():
     g = game("leduc")
     a, b = cfr_average(g), Policy.uniform(g)
