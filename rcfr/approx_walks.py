@@ -14,8 +14,9 @@ At a terminal the walk adds its weight times player 0's payoff to the play-out's
 a learner, the learner's payoff to its *last own sequence*: the sequence-form terminal values, as
 `rcfr.rules.evaluation` sums them exactly. Either way the sums are unbiased estimates (times the number
 of traversals) of the exact ones. The learner's sets are numbered as first met (a set is met after the set
-above it), so one bottom-up pass in reverse order takes each set's best action: a pure best response to
-the sampled opponent and chance, which an independent evaluation then scores.
+above it), so one bottom-up pass in reverse order takes each set's best action (where its samples suffice,
+else the seat's row): a best response to the sampled opponent and chance, which an independent evaluation
+then scores.
 """
 
 from __future__ import annotations
