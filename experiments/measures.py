@@ -4,6 +4,11 @@
 * ``full_regret``: (R_1^{T,+} + R_2^{T,+}) / T in the full game over the profiles σ^1..σ^T the solver
   *played* (Lanctot 2013, Fig 5.4; `rcfr.regrets.FullRegret`). It needs every iteration's current
   policy, so the runner steps one iteration at a time and shows the measure σ^t before iteration t.
+* ``approx_exploitability``: `rcfr.approx_exploitability` of the average policy, a sampled lower bound on
+  its exploitability (responders trained within a budget of nodes touched), with options from ``run.approx``
+  (``method``, ``budget``, ``seed``, ``samples``, ``evaluation``, ``eps``); metrics.csv also gets its 95%
+  half-width (``approx_exploitability_ci95``) and the nodes its responders touched
+  (``approx_nodes_touched``). On a compiled game, beside the exact column, it shows how tight the bound is.
 
 A measure's running sums go into the checkpoint (`state_dict`), so a resumed run measures exactly what
 an uninterrupted one does. Its value is the ``<name>`` column of metrics.csv (exploitability has its
@@ -14,10 +19,11 @@ from __future__ import annotations
 
 import numpy as np
 
-MEASURES = ("exploitability", "full_regret")
+MEASURES = ("exploitability", "full_regret", "approx_exploitability")
 #: axis label of each measure, in chips (the convergence plot shows exploitability in mbb/g)
 LABELS = {"exploitability": "exploitability (chips)",
-          "full_regret": "(R1+ + R2+)/T of the played profiles, full game (chips)"}
+          "full_regret": "(R1+ + R2+)/T of the played profiles, full game (chips)",
+          "approx_exploitability": "approximate exploitability, a sampled lower bound (chips)"}
 
 
 class Exploitability:
@@ -33,6 +39,9 @@ class Exploitability:
 
     def value(self, result) -> float:
         return result.exploitability
+
+    def columns(self, result) -> dict:
+        return {}
 
     def state_dict(self) -> dict[str, np.ndarray]:
         return {}
@@ -58,6 +67,9 @@ class FullRegretMeasure:
     def value(self, result) -> float:
         return self.tracker.positive_sum()
 
+    def columns(self, result) -> dict:
+        return {self.name: self.value(result)}
+
     def state_dict(self) -> dict[str, np.ndarray]:
         t = self.tracker
         return {"t": np.array(t.t), "value": np.array(t.value), "plan0": t.plans[0], "plan1": t.plans[1]}
@@ -74,9 +86,40 @@ class FullRegretMeasure:
             t.plans[p][:] = state[f"plan{p}"]
 
 
-_KINDS = {"exploitability": Exploitability, "full_regret": FullRegretMeasure}
+class ApproxMeasure:
+    """`rcfr.approx_exploitability` of the average policy at each evaluation; nothing per iteration (each
+    evaluation trains its responders afresh, with the same seed)."""
+
+    name, steps = "approx_exploitability", False
+
+    def __init__(self, setup, options: dict | None = None):
+        self.setup, self.options = setup, dict(options or {})
+
+    def observe(self, setup) -> None:
+        pass
+
+    def value(self, result) -> float:
+        return self.columns(result)[self.name]
+
+    def columns(self, result) -> dict:
+        from rcfr import approx_exploitability
+
+        bound = approx_exploitability(self.setup.game, self.setup.policy(), **self.options)
+        return {self.name: bound.exploitability, f"{self.name}_ci95": bound.ci95,
+                "approx_nodes_touched": sum(bound.nodes_touched)}
+
+    def state_dict(self) -> dict[str, np.ndarray]:
+        return {}
+
+    def load_state_dict(self, state: dict[str, np.ndarray], iteration: int) -> None:
+        pass
 
 
-def make_measure(name: str, setup):
-    """The measure `name` (one of `MEASURES`) of a run's `build.Setup`."""
-    return _KINDS[name](setup)
+_KINDS = {"exploitability": Exploitability, "full_regret": FullRegretMeasure,
+          "approx_exploitability": ApproxMeasure}
+
+
+def make_measure(name: str, setup, approx: dict | None = None):
+    """The measure `name` (one of `MEASURES`) of a run's `build.Setup`; `approx` holds the options of
+    ``approx_exploitability`` (``run.approx``)."""
+    return ApproxMeasure(setup, approx) if name == "approx_exploitability" else _KINDS[name](setup)

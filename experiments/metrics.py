@@ -43,4 +43,4 @@ def metrics_row(setup, it: int, progress: Progress, nodes, measure) -> dict:
             "wall_seconds": progress.wall(), "exploitability": result.exploitability,
             "exploitability_mbb": result.exploitability_mbb, "value": result.value, "representation_size": size,
             "representation_pct": None if size is None else 100.0 * size / game.num_sequences, "nodes_touched": nodes,
-            **({} if measure.name == "exploitability" else {measure.name: measure.value(result)})}
+            **measure.columns(result)}

@@ -71,6 +71,8 @@ def identity(spec: ExperimentConfig) -> str:
     data.pop("label")
     for key in _RESUMABLE_CHANGES:
         data["run"].pop(key)
+    if not data["run"]["approx"]:  # runs from before run.approx keep their identity
+        data["run"].pop("approx")
     return json.dumps(data, sort_keys=True, default=str)
 
 
@@ -117,7 +119,7 @@ def _warm_up(spec: ExperimentConfig, setup: build.Setup) -> float:
     numba compilation (or loading its cache) and first-use costs, kept out of the solve seconds."""
     spare = setup.spare()
     started = time.perf_counter()
-    measure = make_measure(spec.run.measure, spare)
+    measure = make_measure(spec.run.measure, spare, spec.run.approx)
     measure.observe(spare)
     spare.solver.run(1)
     measure.value(evaluate(spare.game, spare.policy()))
@@ -195,11 +197,11 @@ def _run_locked(spec: ExperimentConfig, game, setup: build.Setup, run_dir: Path,
     check_owner(run_dir, key)
     label = spec.label or default_label(spec)
     checkpoints = Checkpoints(run_dir, key, spec.run)
-    measure = make_measure(spec.run.measure, setup)
+    measure = make_measure(spec.run.measure, setup, spec.run.approx)
     meta = checkpoints.load(setup.solver, measure) if spec.run.resume else None
     if meta is None and setup.solver.iteration:  # a checkpoint that failed half-way through loading
         setup = setup.spare()
-        measure = make_measure(spec.run.measure, setup)
+        measure = make_measure(spec.run.measure, setup, spec.run.approx)
     solver = setup.solver
     if solver.iteration > spec.run.iterations:
         raise ConfigError(f"run.iterations={spec.run.iterations} is below the {solver.iteration} iterations already "

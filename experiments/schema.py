@@ -62,7 +62,10 @@ class RunConfig:
     resume: bool = True  # continue from checkpoint.npz in the run directory when its config matches
     progress: Optional[bool] = None  # None: a bar on a terminal, nothing in logs
     policy_format: str = "auto"  # json | npz | auto (npz above JSON_POLICY_LIMIT information sets)
-    measure: str = "exploitability"  # exploitability | full_regret (experiments.measures), per evaluation
+    measure: str = "exploitability"  # exploitability | full_regret | approx_exploitability (experiments.measures)
+    # options of run.measure=approx_exploitability (rcfr.approx_exploitability): method, budget, seed, samples,
+    # evaluation, eps
+    approx: Dict[str, Any] = field(default_factory=dict)
 
 
 POLICY_FORMATS = ("auto", "json", "npz")
@@ -196,6 +199,23 @@ def to_spec(cfg: DictConfig | ExperimentConfig | dict) -> ExperimentConfig:
     return OmegaConf.to_object(merged)
 
 
+def _check_approx(run: RunConfig) -> None:
+    """``run.approx``: options of ``approx_exploitability`` only, and only for that measure."""
+    from rcfr.approx_evaluation import APPROX_OPTIONS, check_approx_options
+
+    if run.approx and run.measure != "approx_exploitability":
+        raise ConfigError(f"run.approx sets options of run.measure=approx_exploitability, but run.measure is "
+                          f"{run.measure!r}")
+    unknown = sorted(set(run.approx) - set(APPROX_OPTIONS))
+    if unknown:
+        raise ConfigError(f"unknown run.approx key(s) {', '.join(map(repr, unknown))}; allowed: "
+                          f"{', '.join(APPROX_OPTIONS)}")
+    try:
+        check_approx_options(**run.approx)
+    except ValueError as err:
+        raise ConfigError(f"run.approx: {err}") from None
+
+
 def validate(cfg) -> ExperimentConfig:
     """Check names, options and ranges without compiling a game or building anything heavy."""
     if not isinstance(cfg, ExperimentConfig):
@@ -212,6 +232,7 @@ def validate(cfg) -> ExperimentConfig:
         raise ConfigError(f"run.policy_format must be one of {', '.join(POLICY_FORMATS)}, got {run.policy_format!r}")
     if run.measure not in MEASURES:
         raise ConfigError(f"run.measure must be one of {', '.join(MEASURES)}, got {run.measure!r}")
+    _check_approx(run)
     try:
         check_float("run.checkpoint_seconds", run.checkpoint_seconds, 0.0)
     except ValueError:

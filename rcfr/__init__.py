@@ -15,6 +15,7 @@ from .errors import RulesPathWarning, TooLarge
 
 # public name -> the submodule that defines it
 _HOMES = {
+    "approx_evaluation": ("ApproxExploitability", "HeadToHead", "approx_exploitability", "match_policies"),
     "evaluation": ("Evaluation", "best_response", "evaluate", "expected_value", "exploitability", "nash_conv"),
     "games": ("GAMES", "GameRules", "make_rules", "register_game"),
     "policy": ("Policy", "PolicyError"),

@@ -92,7 +92,7 @@ def test_abstract_averaging_of_full_width_cfr_is_the_library_average(tmp_path):
 
 
 @pytest.mark.parametrize("change,message", [
-    ({"run": {"measure": "regret"}}, "run.measure must be one of exploitability, full_regret, got 'regret'"),
+    ({"run": {"measure": "regret"}}, "run.measure must be one of exploitability, full_regret, approx_exploitability, got 'regret'"),
     ({"solver": {"name": "cfr", "options": {"average_space": "sideways"}}},
      "unknown solver.options.average_space 'sideways'; allowed: full, abstract"),
     ({"solver": {"name": "cfr", "options": {"average_space": "abstract"}}, "abstraction": {"name": "none"}},
