@@ -25,12 +25,27 @@ from rcfr.regressors import make_regressor
 from rcfr.policy import Policy
 from rcfr.registry import keyword_names
 from rcfr.solvers import CFRSolver
+from rcfr.rules.game import RulesGame
 from rcfr.tree import Game
 
-from .schema import ConfigError, ExperimentConfig, resolve_shares
+from .schema import ConfigError, ExperimentConfig, check_rules_path, resolve_shares
 
-def make_game(spec: ExperimentConfig) -> Game:
-    return load_game(spec.game.name, **spec.game.params)
+def make_game(spec: ExperimentConfig) -> Game | RulesGame:
+    """The compiled game, or the game walked by its rules (``game.compiled``; `rcfr.load_game`)."""
+    game = load_game(spec.game.name, compiled=spec.game.compiled, **spec.game.params)
+    if is_walked(game):
+        check_rules_path(spec)
+    return game
+
+
+def is_walked(game) -> bool:
+    """Whether `game` is walked by its rules (`rcfr.rules.RulesGame`): no sequence counts, `CodePolicy`s."""
+    return isinstance(game, RulesGame)
+
+
+def num_sequences(game) -> int | None:
+    """The compiled game's sequences; None on the rules path, which does not count them."""
+    return None if is_walked(game) else game.num_sequences
 
 
 def make_component(kind: str, name: str, params: dict, game: Game):
@@ -80,12 +95,12 @@ def make_setup(spec: ExperimentConfig, game: Game) -> Setup:
     try:
         if abstraction.name == "action":
             abstract_game = abstractions.action_abstraction(game, **abstraction.params)
-            new_solver = _factory(spec, abstract_game, game.num_sequences,
+            new_solver = _factory(spec, abstract_game, num_sequences(game),
                                   lambda options: make_solver(name, abstract_game, **options))
             return Setup(game, new_solver(), lambda policy: abstractions.translate(game, abstract_game, policy),
                          new_solver=new_solver)
         if abstraction.name == "none":
-            new_solver = _factory(spec, game, game.num_sequences, lambda options: make_solver(name, game, **options))
+            new_solver = _factory(spec, game, num_sequences(game), lambda options: make_solver(name, game, **options))
             return Setup(game, new_solver(), new_solver=new_solver)
         takers = abstractions.card_abstraction_solvers()
         if name not in takers:
@@ -95,14 +110,14 @@ def make_setup(spec: ExperimentConfig, game: Game) -> Setup:
         kind = params.pop("partition") if abstraction.name == "card" else abstraction.name
         space = spec.solver.options.get("average_space", "full")
         built = abstractions.make_abstraction(game, kind, **params)
-        new_solver = _factory(spec, game, game.num_sequences,
+        new_solver = _factory(spec, game, num_sequences(game),
                               lambda options: abstractions.abstract_solver(name, game, built, **options))
         return Setup(game, new_solver(), average_space=space, new_solver=new_solver)
     except (ValueError, TypeError) as err:  # a value only a constructor can check
         raise ConfigError(f"solver {name!r} with abstraction {abstraction.name!r}: {err}") from None
 
 
-def _factory(spec: ExperimentConfig, game: Game, sequences: int, construct) -> Callable[[], CFRSolver]:
+def _factory(spec: ExperimentConfig, game: Game, sequences: int | None, construct) -> Callable[[], CFRSolver]:
     """A function making a new solver with `construct(options)`: the options and the feature matrix
     are resolved once, the regressor (which a solver fits in place) is made anew for each solver."""
     options = _options(spec, game, sequences)
@@ -115,7 +130,7 @@ def _factory(spec: ExperimentConfig, game: Game, sequences: int, construct) -> C
     return new_solver
 
 
-def _options(spec: ExperimentConfig, game: Game, sequences: int) -> dict:
+def _options(spec: ExperimentConfig, game: Game, sequences: int | None) -> dict:
     """The solver's keywords; counts given as shares ("1%") are of the full game's `sequences`. The
     regressor comes as (name, params), to be built per solver."""
     accepted = keyword_names(SOLVERS[spec.solver.name])

@@ -8,9 +8,11 @@ import logging
 from pathlib import Path
 
 from rcfr import evaluate
+from rcfr.evaluation import Evaluation
 from rcfr.files import atomic_write
 
 from . import memory
+from .build import is_walked, num_sequences
 from .checkpoints import Progress
 
 log = logging.getLogger("experiments")
@@ -28,13 +30,23 @@ def write_metrics(path: Path, rows: list[dict]) -> None:
     atomic_write(path, lambda f: f.write(text.getvalue().encode()))
 
 
+def evaluate_policy(game, policy) -> Evaluation:
+    """Exact evaluation on the run's state source: the compiled tree (`rcfr.evaluate`), or the rules
+    (`rcfr.rules.evaluation`; Bluff on its public bid tree), where sets the solver never met play uniformly."""
+    if not is_walked(game):
+        return evaluate(game, policy)
+    from rcfr.rules import bluff_evaluation, evaluation
+    module = bluff_evaluation if bluff_evaluation.walks(game.rules) else evaluation
+    return module.evaluate(game.rules, policy, default="uniform")
+
+
 def metrics_row(setup, it: int, progress: Progress, nodes, measure) -> dict:
     """Evaluate the average policy at iteration `it` into one metrics.csv row (the evaluation's memory
     is counted in the run's peak, not in the solve's)."""
     game = setup.game
     progress.note_memory(True)
     size = setup.size()
-    result = evaluate(game, setup.policy())
+    result = evaluate_policy(game, setup.policy())
     progress.note_memory(False)
     memory.reset_peak()
     log.info("iteration %d: exploitability %.6g chips (%.4g mbb/g), %.3g s",
@@ -42,5 +54,5 @@ def metrics_row(setup, it: int, progress: Progress, nodes, measure) -> dict:
     return {"iteration": it, "seconds": progress.solve_seconds, "cpu_seconds": progress.cpu_seconds,
             "wall_seconds": progress.wall(), "exploitability": result.exploitability,
             "exploitability_mbb": result.exploitability_mbb, "value": result.value, "representation_size": size,
-            "representation_pct": None if size is None else 100.0 * size / game.num_sequences, "nodes_touched": nodes,
-            **measure.columns(result)}
+            "representation_pct": None if size is None or is_walked(game) else 100.0 * size / num_sequences(game),
+            "nodes_touched": nodes, **measure.columns(result)}

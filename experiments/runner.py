@@ -40,13 +40,12 @@ from typing import Callable
 from omegaconf import OmegaConf
 from tqdm.auto import tqdm
 
-from rcfr import evaluate
 from rcfr.files import atomic_write, write_json
 
 from . import build, memory
 from .checkpoints import Checkpoints, Progress
 from .measures import make_measure
-from .metrics import METRICS, metrics_row, write_metrics
+from .metrics import METRICS, evaluate_policy, metrics_row, write_metrics
 from .schedule import FIRST_NODE_MARK, Schedule, eval_schedule, node_schedule  # noqa: F401  (old names)
 from .schema import JSON_POLICY_LIMIT, ConfigError, ExperimentConfig, to_spec, validate
 
@@ -73,6 +72,8 @@ def identity(spec: ExperimentConfig) -> str:
         data["run"].pop(key)
     if not data["run"]["approx"]:  # runs from before run.approx keep their identity
         data["run"].pop("approx")
+    if data["game"]["compiled"] is None:  # the default: identities from before the option are unchanged
+        data["game"].pop("compiled")
     return json.dumps(data, sort_keys=True, default=str)
 
 
@@ -122,7 +123,7 @@ def _warm_up(spec: ExperimentConfig, setup: build.Setup) -> float:
     measure = make_measure(spec.run.measure, spare, spec.run.approx)
     measure.observe(spare)
     spare.solver.run(1)
-    measure.value(evaluate(spare.game, spare.policy()))
+    measure.value(evaluate_policy(spare.game, spare.policy()))
     return time.perf_counter() - started
 
 
@@ -269,7 +270,7 @@ def policy_file_name(spec: ExperimentConfig, game) -> str:
     """``policy.json``, or ``policy.npz`` when asked for or when JSON would be too large to be useful."""
     fmt = spec.run.policy_format
     if fmt == "auto":
-        fmt = "npz" if game.num_infosets > JSON_POLICY_LIMIT else "json"
+        fmt = "npz" if build.is_walked(game) or game.num_infosets > JSON_POLICY_LIMIT else "json"
     return f"policy.{fmt}"
 
 
@@ -293,7 +294,7 @@ def _write_summary(run_dir: Path, spec: ExperimentConfig, label: str, game, rows
         "solver_options": spec.solver.options, "regressor": spec.regressor.name,
         "regressor_params": spec.regressor.params, "features": spec.features.name,
         "abstraction": spec.abstraction.name, "abstraction_params": spec.abstraction.params,
-        "game_sequences": game.num_sequences, "game_infosets": game.num_infosets,
+        "game_sequences": build.num_sequences(game), "game_infosets": None if build.is_walked(game) else game.num_infosets,
         **{k: final.get(k) for k in METRICS if k != "iteration"}, "compile_seconds": compile_seconds,
         "measure": spec.run.measure, "measure_value": final.get(spec.run.measure),
         **peaks, "config_hash": hashlib.sha1(seedless_identity(spec).encode()).hexdigest()[:12],

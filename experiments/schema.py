@@ -27,10 +27,12 @@ from .measures import MEASURES
 
 @dataclass
 class GameConfig:
-    """`rcfr.load_game(name, **params)`."""
+    """`rcfr.load_game(name, compiled=compiled, **params)`: ``compiled`` null compiles a game within the
+    compile limit and walks a larger one by its rules; true compiles or refuses; false walks the rules."""
 
     name: str = "leduc"
     params: Dict[str, Any] = field(default_factory=dict)
+    compiled: Optional[bool] = None
 
 
 @dataclass
@@ -243,6 +245,8 @@ def validate(cfg) -> ExperimentConfig:
     except ValueError as err:
         raise ConfigError(f"game: {err}") from None
 
+    if spec.game.compiled is False:
+        check_rules_path(spec)
     solvers = SOLVERS
     check = _choice("solver.name", solvers)
     check(spec.solver.name)
@@ -277,6 +281,26 @@ def validate(cfg) -> ExperimentConfig:
         if spec.abstraction.name == kind and key not in spec.abstraction.params:
             raise ConfigError(f"abstraction {kind!r} needs abstraction.params.{key}")
     return spec
+
+
+def check_rules_path(spec: ExperimentConfig) -> None:
+    """What a game walked by its rules (``game.compiled=false``, or a game above the compile limit) cannot do:
+    abstractions and the full-regret measure need the compiled tree, and a share ("1%") needs the game's
+    sequence count, which the rules path never takes."""
+    if spec.abstraction.name != "none":
+        raise ConfigError(f"abstraction {spec.abstraction.name!r} needs the compiled game, and this game is walked by "
+                          f"its rules; set abstraction=none, or game.compiled=true for a game within the compile limit")
+    if spec.run.measure == "full_regret":
+        raise ConfigError(f"run.measure={spec.run.measure!r} needs the compiled game, and this game is walked by its "
+                          f"rules; use run.measure=exploitability or approx_exploitability")
+    if spec.run.policy_format == "json":
+        raise ConfigError("run.policy_format='json' is for compiled games; a game walked by its rules writes its policy "
+                          "by information-set code: use run.policy_format=npz (or auto)")
+    for field_name, params in (("regressor.params", spec.regressor.params), ("solver.options", spec.solver.options)):
+        for key, value in params.items():
+            if parse_share(f"{field_name}.{key}", value) is not None:
+                raise ConfigError(f"{field_name}.{key}={value!r} is a share of the game's sequences, which a game "
+                                  f"walked by its rules does not count; give a number")
 
 
 def _check_average_space(spec: ExperimentConfig, kit_options: list[str]) -> None:

@@ -36,8 +36,13 @@ _ERRORS = {
 }
 
 
+def walks(rules) -> bool:
+    """Whether this walk evaluates `rules`: the built-in Liar's Dice rules, no method overridden."""
+    return isinstance(rules, Bluff) and not _overrides(rules)
+
+
 def _check_bluff(rules) -> Bluff:
-    if not isinstance(rules, Bluff) or _overrides(rules):
+    if not walks(rules):
         raise TypeError(f"rules must be the built-in Liar's Dice rules (rcfr.make_rules('liars_dice', ...)), "
                         f"got {type(rules).__name__}")
     return rules

@@ -1,0 +1,88 @@
+"""The kit on a game walked by its rules (``game.compiled=false``, or a game above the compile limit): the
+same numbers as on the compiled tree, and what the rules path cannot do refused before any work."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+import rcfr
+from experiments.build import make_game
+from experiments.runner import identity, run_experiment
+from experiments.schema import ConfigError, validate
+from rcfr.rules import bluff_evaluation
+from rcfr.rules.game import RulesGame
+from rcfr.rules.policy import CodePolicy
+
+
+def config(game="kuhn", params=None, compiled=False, solver="es-mccfr", **changes):
+    cfg = {"game": {"name": game, "params": params or {}, "compiled": compiled},
+           "solver": {"name": solver, "options": {}},
+           "run": {"iterations": 300, "eval_points": 4, "checkpoint_seconds": 1e9}, "label": solver}
+    for key, value in changes.items():  # "run.measure" -> cfg["run"]["measure"]
+        group, name = key.split("__")
+        cfg[group][name] = value
+    return cfg
+
+
+def rows(run_dir):
+    with (run_dir / "metrics.csv").open() as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.mark.slow  # compiles the driver for the rules' state source (about a minute from a cold cache)
+@pytest.mark.parametrize("game, params", [("kuhn", {}), ("liars_dice", {"dice1": 1, "dice2": 1})])
+def test_a_run_on_the_rules_scores_what_the_compiled_run_scores(tmp_path, game, params):
+    walked = run_experiment(config(game, params, compiled=False), tmp_path / "rules")
+    compiled = run_experiment(config(game, params, compiled=None), tmp_path / "tree")
+    ours, theirs = rows(tmp_path / "rules"), rows(tmp_path / "tree")
+    assert [r["iteration"] for r in ours] == [r["iteration"] for r in theirs]
+    for a, b in zip(ours, theirs):
+        assert a["nodes_touched"] == b["nodes_touched"]
+        assert float(a["exploitability"]) == pytest.approx(float(b["exploitability"]), abs=1e-12)
+        assert a["representation_pct"] == ""  # the rules path does not count the game's sequences
+    assert walked["game_sequences"] is None and compiled["game_sequences"] > 0
+    policy = CodePolicy.load(rcfr.make_rules(game, **params), tmp_path / "rules" / "policy.npz")
+    assert policy.num_infosets > 0
+    summary = json.loads((tmp_path / "rules" / "summary.json").read_text())
+    assert summary["exploitability"] == pytest.approx(compiled["exploitability"], abs=1e-12)
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"abstraction": {"name": "ranks", "params": {}}}, "abstraction"),
+    ({"run__measure": "full_regret"}, "run.measure"),
+    ({"run__policy_format": "json"}, "run.policy_format"),
+    ({"solver": {"name": "sampled-rcfr", "options": {"capacity": "1%"}}}, "solver.options.capacity"),
+])
+def test_what_needs_the_tree_is_refused_before_any_work(change, field, no_enumeration):
+    cfg = config()
+    for key, value in change.items():
+        if "__" in key:
+            group, name = key.split("__")
+            cfg[group][name] = value
+        else:
+            cfg[key] = value
+    if cfg["solver"]["name"] == "sampled-rcfr":
+        cfg.update(regressor={"name": "table", "params": {}}, features={"name": "identity", "params": {}})
+    with pytest.raises(ConfigError, match=field.replace(".", r"\.")):
+        validate(cfg)
+
+
+def test_compiled_must_be_a_boolean_or_null():
+    with pytest.raises(ConfigError, match="compiled"):
+        validate(config(compiled="sometimes"))
+
+
+def test_the_default_leaves_run_identities_as_they_were():
+    assert '"compiled"' not in identity(validate(config(compiled=None)))
+    assert '"compiled": false' in identity(validate(config(compiled=False)))
+
+
+def test_the_large_presets_walk_the_rules_and_bluff_is_scored_on_its_public_tree():
+    spec = validate(config("liars_dice", {"dice1": 2, "dice2": 2}, compiled=False))
+    game = make_game(spec)
+    assert isinstance(game, RulesGame)
+    assert bluff_evaluation.walks(game.rules)
+    assert not bluff_evaluation.walks(rcfr.make_rules("kuhn"))
