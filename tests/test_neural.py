@@ -95,6 +95,34 @@ def test_value_rollouts_are_unbiased_under_exploration(kuhn):
     assert np.abs(mean - exact[seen]).max() > 0.3
 
 
+@pytest.mark.parametrize("kind", ["random", "exact"])
+def test_corrected_value_targets_are_unbiased_for_any_fixed_baseline(kuhn, kind):
+    """Control-variate targets (``value_targets="corrected"``): unbiased with an arbitrary fixed baseline,
+    exact (no variance at all) with the exact values as baseline; negative control: without the
+    importance weights the same baseline leaves them biased."""
+    policy = Policy.random(kuhn, 5)
+    exact = history_values(kuhn, policy.probs)
+    baseline = exact.copy() if kind == "exact" else np.random.default_rng(0).uniform(-2, 2, kuhn.num_histories)
+
+    def batch_means(correct):
+        walker = Walker(kuhn, 1)
+        batches = [walker.rollouts(policy.probs, 2_000, epsilon=0.5, correct=correct, baseline=baseline)
+                   for _ in range(20)]
+        assert all((counts > 0).all() for _, counts in batches)
+        means = np.array([sums / counts for sums, counts in batches])
+        return means.mean(axis=0), means.std(axis=0, ddof=1) / np.sqrt(len(means))
+
+    mean, stderr = batch_means(True)
+    if kind == "exact":
+        np.testing.assert_allclose(mean, exact, atol=1e-12)
+        assert stderr.max() < 1e-12
+    else:
+        assert _z_ok(mean, stderr, exact)
+        assert stderr.max() > 1e-3  # a random baseline leaves variance
+        mean, stderr = batch_means(False)
+        assert not _z_ok(mean, stderr, exact)
+
+
 def test_dream_regrets_with_learned_baselines_stay_unbiased(kuhn):
     """Any baseline that does not depend on the sample keeps outcome sampling unbiased: here the value
     regressor's predictions after one rollout batch (a poor fit on purpose)."""
@@ -152,7 +180,7 @@ def test_exact_terminals_take_the_utilities_and_stay_out_of_the_value_fit(kuhn):
 
 # ---- checkpoints and seeds -----------------------------------------------------------------------------
 @pytest.mark.parametrize("name,regressor,extra", [("deep-cfr", TREES, {}), ("sd-cfr", TINY_MLP, {}),
-                                                  ("dream", TREES, {"value_capacity": 500}),
+                                                  ("dream", TREES, {"value_capacity": 500, "value_targets": "corrected"}),
                                                   ("escher", TINY_MLP, {})])
 def test_resume_is_bit_identical(kuhn, name, regressor, extra):
     options = {"traversals": 20, **({"value_traversals": 30} if name in ("dream", "escher") else {}), **extra}
@@ -257,6 +285,7 @@ def test_history_features_tell_every_kuhn_history_apart(kuhn):
     ("deep-cfr", {"value_capacity": 100}, "value_capacity"),
     ("escher", {"value_capacity": 0}, "value_capacity"),
     ("dream", {"exact_terminals": "yes"}, "exact_terminals"),
+    ("escher", {"value_targets": "bootstrap"}, "value_targets"),
 ])
 def test_bad_options_fail_before_any_work(kuhn, name, options, match):
     with pytest.raises(ValueError, match=match):

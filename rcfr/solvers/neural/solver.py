@@ -47,6 +47,7 @@ from ...tree import Game
 from .walks import Walker
 
 SAMPLERS = ("external", "outcome", "baseline", "fixed")
+VALUE_TARGETS = ("returns", "corrected")
 AVERAGES = ("network", "mixture")
 #: a small network for Kuhn and Leduc: two hidden layers of 64, Adam, trained from scratch each iteration
 NETWORK = {"name": "mlp", "hidden": [64, 64], "epochs": 100, "learning_rate": 3e-3, "batch_size": 512}
@@ -96,7 +97,7 @@ class NeuralCFR(IterativeSolver):
                  value_traversals: int | None = None, capacity: int = 1_000_000,
                  buffer_weighting: str | float = "linear", averaging: str | float = "linear", epsilon: float = 0.6,
                  value_exploration: float = 0.2, value_capacity: int | None = None, exact_terminals: bool = True,
-                 keep_networks: bool = False, seed: int = 0):
+                 value_targets: str = "returns", keep_networks: bool = False, seed: int = 0):
         from features import make_features
         from ...regressors import make_regressor
         self.sampler_name = check_choice("sampler", sampler, SAMPLERS)
@@ -111,6 +112,7 @@ class NeuralCFR(IterativeSolver):
             raise ValueError(f"value_regressor applies to samplers 'baseline' and 'fixed' only, not {sampler!r}")
         if value_traversals is not None and not learns_values:
             raise ValueError(f"value_traversals applies to samplers 'baseline' and 'fixed' only, not {sampler!r}")
+        self.value_targets = check_choice("value_targets", value_targets, VALUE_TARGETS)
         if value_capacity is not None and not learns_values:
             raise ValueError(f"value_capacity applies to samplers 'baseline' and 'fixed' only, not {sampler!r}")
         for name, flag in (("keep_networks", keep_networks), ("exact_terminals", exact_terminals)):
@@ -157,7 +159,8 @@ class NeuralCFR(IterativeSolver):
         self.plan_sums = [np.zeros(v.num_sequences) for v in self.views]
         self.networks: list[list] = [[], []]  # (t, fitted advantage regressor) with keep_networks
         self.latest = [None, None]  # each player's latest advantage regressor
-        self.values = np.zeros(game.num_histories)  # the latest history-value predictions
+        self.values = np.where(terminal, game.utility, 0.0) if exact_terminals else np.zeros(game.num_histories)
+        # (the latest history-value predictions)
         self._average_cache = None
         self.iteration = 0
 
@@ -238,7 +241,8 @@ class NeuralCFR(IterativeSolver):
         """Rollouts at sigma, a value regressor fit on their mean returns (this batch's, or the value
         memory's weighted means per history), its predictions for every history; with `exact_terminals`
         the terminal histories take their utilities and are left out of the fit."""
-        sums, counts = self.walker.rollouts(sigma, self.value_traversals, self.value_exploration)
+        baseline = self.values if self.value_targets == "corrected" else None  # fitted before this batch
+        sums, counts = self.walker.rollouts(sigma, self.value_traversals, self.value_exploration, baseline=baseline)
         seen = np.flatnonzero(counts)
         if self.exact_terminals:
             seen = seen[self.game.player[seen] != -2]
@@ -401,19 +405,22 @@ class SingleDeepCFR(NeuralCFR):
 
 class DREAM(NeuralCFR):
     """DREAM (Steinberger et al. 2020): outcome sampling whose sampled values are corrected with learned
-    history baselines (a value regressor over history features, refit on on-policy rollouts before each
-    traversal batch), SD-CFR averaging."""
+    history baselines (a value regressor over history features, refit before each traversal batch on a
+    value memory of control-variate rollout targets, terminal values exact), SD-CFR averaging. The
+    memory and the corrected targets are defaults because they halve Leduc's exploitability at 4.5e6
+    nodes (docs/neural.md)."""
 
     def __init__(self, game: Game, *, regressor=None, features="auto", value_regressor=None, traversals: int = 1000,
                  value_traversals: int | None = None, capacity: int = 1_000_000,
                  buffer_weighting: str | float = "linear", averaging: str | float = "linear", epsilon: float = 0.6,
-                 value_exploration: float = 0.2, value_capacity: int | None = None, exact_terminals: bool = True,
-                 keep_networks: bool = False, seed: int = 0):
+                 value_exploration: float = 0.2, value_capacity: int | None = 1_000_000,
+                 exact_terminals: bool = True, value_targets: str = "corrected", keep_networks: bool = False, seed: int = 0):
         super().__init__(game, sampler="baseline", average="mixture", regressor=regressor, features=features,
                          value_regressor=value_regressor, traversals=traversals, value_traversals=value_traversals,
                          capacity=capacity, buffer_weighting=buffer_weighting, averaging=averaging, epsilon=epsilon,
                          value_exploration=value_exploration, value_capacity=value_capacity,
-                         exact_terminals=exact_terminals, keep_networks=keep_networks, seed=seed)
+                         exact_terminals=exact_terminals, value_targets=value_targets, keep_networks=keep_networks,
+                         seed=seed)
 
 
 class ESCHER(NeuralCFR):
@@ -426,9 +433,11 @@ class ESCHER(NeuralCFR):
                  average: str = "mixture", traversals: int = 500, value_traversals: int | None = None,
                  capacity: int = 1_000_000, buffer_weighting: str | float = "linear",
                  averaging: str | float = "linear", value_exploration: float = 0.2, value_capacity: int | None = None,
-                 exact_terminals: bool = True, keep_networks: bool = False, seed: int = 0):
+                 exact_terminals: bool = True, value_targets: str = "returns", keep_networks: bool = False,
+                 seed: int = 0):
         super().__init__(game, sampler="fixed", average=average, regressor=regressor, features=features,
                          value_regressor=value_regressor, policy_regressor=policy_regressor, traversals=traversals,
                          value_traversals=value_traversals, capacity=capacity, buffer_weighting=buffer_weighting,
                          averaging=averaging, value_exploration=value_exploration, value_capacity=value_capacity,
-                         exact_terminals=exact_terminals, keep_networks=keep_networks, seed=seed)
+                         exact_terminals=exact_terminals, value_targets=value_targets, keep_networks=keep_networks,
+                         seed=seed)
