@@ -1,14 +1,14 @@
 """DREAM's and ESCHER's value function on Leduc: how far the learned history values are from the exact
-ones at the profile they were learned at, and what that costs in exploitability (issue 22; docs/neural.md,
-"Why ESCHER ... falls short").
+ones at the profile they were learned at, and what that costs ESCHER's regrets and the exploitability
+(issue 22; docs/neural.md, "The value function: what helped DREAM, and why ESCHER still falls short").
 
 Runs one solver on the tuning seed for `iterations` iterations and, at iterations 2, 4, 8, ..., prints:
-the share of histories the value memory (or the last batch) has data for, the value RMSE against
-`history_values` over the non-terminal histories and over all histories (beside the spread of the exact
-values), the error of ESCHER's expected regret samples read off those values relative to the size of the
-exact ones (what the value error costs the regrets), nodes touched, CPU seconds and exact exploitability. ``--exact`` replaces the learned values
-by the exact ones (an oracle: what ESCHER or DREAM reach with a perfect value function; the rollouts
-still run and are counted).
+the share of all histories the value memory holds examples of (nan without a memory), the value RMSE
+against `history_values` over the non-terminal histories and over all histories (beside the spread of
+the exact values), the error of ESCHER's expected regret samples read off those values relative to the
+size of the exact ones (what the value error costs the regrets), nodes touched, CPU seconds and exact
+exploitability. ``--exact`` replaces the learned values by the exact ones (an oracle: what ESCHER or
+DREAM reach with a perfect value function; the rollouts still run and are counted).
 
     OMP_NUM_THREADS=1 python benchmarks/neural_value_diagnostic.py escher \\
         '{"traversals": 200, "value_traversals": 200, "regressor": {"name": "best_first", "max_leaves": 512}}' 32

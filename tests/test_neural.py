@@ -179,9 +179,9 @@ def test_exact_terminals_take_the_utilities_and_stay_out_of_the_value_fit(kuhn):
     assert not np.allclose(learned[terminal], kuhn.utility[terminal])  # the control: predictions there
 
 # ---- checkpoints and seeds -----------------------------------------------------------------------------
-@pytest.mark.parametrize("name,regressor,extra", [("deep-cfr", TREES, {}), ("sd-cfr", TINY_MLP, {}),
-                                                  ("dream", TREES, {"value_capacity": 500, "value_targets": "corrected"}),
-                                                  ("escher", TINY_MLP, {})])
+@pytest.mark.parametrize("name,regressor,extra", [
+    ("deep-cfr", TREES, {}), ("sd-cfr", TINY_MLP, {}), ("dream", TREES, {"value_capacity": 500}),
+    ("escher", TINY_MLP, {"value_capacity": 500, "value_targets": "corrected"})])
 def test_resume_is_bit_identical(kuhn, name, regressor, extra):
     options = {"traversals": 20, **({"value_traversals": 30} if name in ("dream", "escher") else {}), **extra}
     straight = make_solver(name, kuhn, regressor=regressor, seed=3, **options).run(4)

@@ -159,8 +159,8 @@ class NeuralCFR(IterativeSolver):
         self.plan_sums = [np.zeros(v.num_sequences) for v in self.views]
         self.networks: list[list] = [[], []]  # (t, fitted advantage regressor) with keep_networks
         self.latest = [None, None]  # each player's latest advantage regressor
+        # the latest history-value predictions (terminals exact from the start with exact_terminals)
         self.values = np.where(terminal, game.utility, 0.0) if exact_terminals else np.zeros(game.num_histories)
-        # (the latest history-value predictions)
         self._average_cache = None
         self.iteration = 0
 
@@ -246,7 +246,7 @@ class NeuralCFR(IterativeSolver):
         seen = np.flatnonzero(counts)
         if self.exact_terminals:
             seen = seen[self.game.player[seen] != -2]
-        targets = sums[seen] / np.maximum(counts[seen], 1)
+        targets = sums[seen] / counts[seen]
         if self.value_memory is not None:
             self.value_memory.add(np.repeat(seen, counts[seen]), np.repeat(targets, counts[seen]), t)
             seen, targets, weights = pooled_targets(self.value_memory, self.buffer_power, self.game.num_histories)
@@ -414,7 +414,8 @@ class DREAM(NeuralCFR):
                  value_traversals: int | None = None, capacity: int = 1_000_000,
                  buffer_weighting: str | float = "linear", averaging: str | float = "linear", epsilon: float = 0.6,
                  value_exploration: float = 0.2, value_capacity: int | None = 1_000_000,
-                 exact_terminals: bool = True, value_targets: str = "corrected", keep_networks: bool = False, seed: int = 0):
+                 exact_terminals: bool = True, value_targets: str = "corrected", keep_networks: bool = False,
+                 seed: int = 0):
         super().__init__(game, sampler="baseline", average="mixture", regressor=regressor, features=features,
                          value_regressor=value_regressor, traversals=traversals, value_traversals=value_traversals,
                          capacity=capacity, buffer_weighting=buffer_weighting, averaging=averaging, epsilon=epsilon,
