@@ -427,14 +427,16 @@ class DREAM(NeuralCFR):
 class ESCHER(NeuralCFR):
     """ESCHER (McAleer et al. 2023): the traverser samples from a fixed uniform policy, no importance
     weights; each visited history's regrets come from a learned history value function (refit on
-    on-policy rollouts before each traversal batch); SD-CFR averaging (``average="network"`` for a policy
-    network instead)."""
+    on-policy rollouts' control-variate targets before each traversal batch, terminal values exact);
+    SD-CFR averaging (``average="network"`` for a policy network instead). On Leduc it needs large
+    batches (thousands of value rollouts per fit): small ones leave the values too noisy for their
+    differences to carry regrets (docs/neural.md)."""
 
     def __init__(self, game: Game, *, regressor=None, features="auto", value_regressor=None, policy_regressor=None,
                  average: str = "mixture", traversals: int = 500, value_traversals: int | None = None,
                  capacity: int = 1_000_000, buffer_weighting: str | float = "linear",
                  averaging: str | float = "linear", value_exploration: float = 0.2, value_capacity: int | None = None,
-                 exact_terminals: bool = True, value_targets: str = "returns", keep_networks: bool = False,
+                 exact_terminals: bool = True, value_targets: str = "corrected", keep_networks: bool = False,
                  seed: int = 0):
         super().__init__(game, sampler="fixed", average=average, regressor=regressor, features=features,
                          value_regressor=value_regressor, policy_regressor=policy_regressor, traversals=traversals,
