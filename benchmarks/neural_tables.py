@@ -69,20 +69,26 @@ def main() -> None:
         import matplotlib.pyplot as plt
         for key, axis in (("nodes_touched", "nodes touched"), ("cpu_seconds", "solve CPU seconds (process)")):
             games = sorted({label.split(":")[0] for label in runs})
+            methods = sorted({label.split(": ", 1)[1] for label in runs})  # one colour per method in every panel
             fig, axes = plt.subplots(1, len(games), figsize=(6.5 * len(games), 4.8), squeeze=False)
             for ax, game in zip(axes[0], games):
-                for i, (label, curves) in enumerate(sorted(runs.items())):
+                for label, curves in sorted(runs.items()):
                     if not label.startswith(game + ":"):
                         continue
+                    method = label.split(": ", 1)[1]
+                    k = methods.index(method)
+                    colour = plt.cm.tab10(k) if len(methods) <= 10 else plt.cm.tab20(k % 20)
                     for j, c in enumerate(curves):
                         keep = c[key] > 0
-                        ax.plot(c[key][keep], c["exploitability_mbb"][keep], color=f"C{i}", alpha=0.8, lw=1.2,
-                                marker="o", ms=3, label=label.split(": ", 1)[1] if j == 0 else None)
-                ax.axhline(60, color="grey", ls=":", lw=1)
+                        ax.plot(c[key][keep], c["exploitability_mbb"][keep], color=colour, alpha=0.8, lw=1.2,
+                                marker="o", ms=3, label=method if j == 0 else None)
+                if game == "leduc":
+                    ax.axhline(60, color="grey", ls=":", lw=1)
                 ax.set(xscale="log", yscale="log", xlabel=axis, ylabel="exploitability (mbb/g)", title=game)
                 ax.grid(True, which="both", alpha=0.3)
                 ax.legend(fontsize=8)
-            fig.suptitle("one line per seed; dotted: 60 mbb/g (issue 22's goal on Leduc)", fontsize=9)
+            goal = "; dotted: 60 mbb/g (issue 22's goal on Leduc)" if "leduc" in games else ""
+            fig.suptitle(f"one line per seed{goal}", fontsize=9)
             fig.tight_layout()
             fig.savefig(f"{args.png}_{key}.png", dpi=110)
             plt.close(fig)

@@ -372,14 +372,16 @@ def plot_nodes(directory: Path, table: dict[tuple[str, str], list[tuple]], axis:
     fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 4 * rows), squeeze=False,
                              sharey="row" if named_panels else False)
     curves = sorted({split_label(label)[1] for _, label in table})
+    floors = {game: log_floor([p[1] for (g, _), points in table.items() if g == game for p in points])
+              for game, _ in places}
     for (game, panel), (row, col) in places.items():
         ax = axes[row][col]
         for label, points in ((lab, p) for (g, lab), p in table.items() if g == game and split_label(lab)[0] == panel):
             name = split_label(label)[1]
             x, y, half = (np.array([p[j] for p in points]) for j in range(3))
             y, half = y * mbb.get(game, 1.0), half * mbb.get(game, 1.0)
-            ax.errorbar(x, y, yerr=np.minimum(half, 0.999 * y), markersize=3, capsize=2, label=label_words(name),
-                        **_style(curves.index(name)))
+            ax.errorbar(x, y, yerr=log_errors(y, half, floors[game] * mbb.get(game, 1.0)), markersize=3, capsize=2,
+                        label=label_words(name), **_style(curves.index(name)))
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel(CURVE_AXES[axis])
@@ -394,6 +396,20 @@ def plot_nodes(directory: Path, table: dict[tuple[str, str], list[tuple]], axis:
     files = _save_figure(fig, directory, "exploitability_vs_nodes" if axis == "nodes_touched" else f"exploitability_vs_{axis}")
     plt.close(fig)
     return files
+
+
+def log_floor(means) -> float:
+    """Where a log axis cuts a 95% interval that reaches zero or below: half the lowest positive mean
+    (as the convergence plot's bands), so that a few seeds' wide intervals do not stretch the axis over
+    decades no mean comes near and flatten every curve."""
+    positive = [float(m) for m in means if m and m > 0]
+    return 0.5 * min(positive) if positive else 1e-12
+
+
+def log_errors(y, half, floor: float) -> np.ndarray:
+    """Asymmetric error bars (below, above) for a log axis: the interval's lower end cut at `floor`."""
+    y, half = np.asarray(y, float), np.asarray(half, float)
+    return np.vstack([y - np.maximum(y - half, np.minimum(floor, y)), half])
 
 
 def _save_figure(fig, directory: Path, name: str) -> list[Path]:
@@ -556,12 +572,14 @@ def _plot_sizes(directory: Path, games: list[str], done: list[dict], groups: lis
         for g in done:
             if g["game"] == game:
                 by_label[g["label"]].append(g)
+        floor = log_floor([g[column] for g in points_all])
         for ax, scale in zip(axes[row], ("linear", "log")):
             for i, (label, points) in enumerate(sorted(by_label.items())):
                 points.sort(key=lambda g: g["representation_pct"])
                 seeds = max(g["seeds"] for g in points)
                 ax.errorbar([g["representation_pct"] for g in points], [g[column] for g in points],
-                            yerr=[g[f"{column}_ci95"] or 0.0 for g in points], capsize=3, markersize=7,
+                            yerr=log_errors([g[column] for g in points], [g[f"{column}_ci95"] or 0.0 for g in points],
+                                            floor), capsize=3, markersize=7,
                             **_style(i),
                             label=label_words(label) if seeds == 1 else f"{label_words(label)} (n={seeds})")
             ax.set_xscale(scale)

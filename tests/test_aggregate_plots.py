@@ -86,3 +86,15 @@ def test_poker_is_plotted_in_mbb_and_other_games_in_chips():
     rows = [{"game": "ocp(cards=13)", "measure": "exploitability", "exploitability": 0.5, "exploitability_mbb": 500.0},
             {"game": "pam", "measure": "exploitability", "exploitability": 0.5, "exploitability_mbb": 500.0}]
     assert agg.mbb_factors(rows) == {"ocp(cards=13)": 1000.0}
+
+
+def test_error_bars_on_a_log_axis_stop_at_half_the_lowest_mean():
+    """Two seeds' t-intervals often reach below zero: the bar's lower end is cut at half the panel's lowest
+    mean (as the convergence bands), so the axis does not stretch over decades no mean comes near."""
+    y, half = np.array([100.0, 10.0, 4.0]), np.array([500.0, 2.0, 30.0])
+    floor = agg.log_floor(y)
+    assert floor == 2.0
+    below, above = agg.log_errors(y, half, floor)
+    np.testing.assert_allclose(y - below, [2.0, 8.0, 2.0])  # cut, kept (8 > floor), cut
+    np.testing.assert_allclose(above, half)  # the upper ends are the interval's
+    assert agg.log_floor([0.0, None]) == 1e-12  # nothing positive: no cut to speak of

@@ -95,6 +95,34 @@ def test_value_rollouts_are_unbiased_under_exploration(kuhn):
     assert np.abs(mean - exact[seen]).max() > 0.3
 
 
+@pytest.mark.parametrize("kind", ["random", "exact"])
+def test_corrected_value_targets_are_unbiased_for_any_fixed_baseline(kuhn, kind):
+    """Control-variate targets (``value_targets="corrected"``): unbiased with an arbitrary fixed baseline,
+    exact (no variance at all) with the exact values as baseline; negative control: without the
+    importance weights the same baseline leaves them biased."""
+    policy = Policy.random(kuhn, 5)
+    exact = history_values(kuhn, policy.probs)
+    baseline = exact.copy() if kind == "exact" else np.random.default_rng(0).uniform(-2, 2, kuhn.num_histories)
+
+    def batch_means(correct):
+        walker = Walker(kuhn, 1)
+        batches = [walker.rollouts(policy.probs, 2_000, epsilon=0.5, correct=correct, baseline=baseline)
+                   for _ in range(20)]
+        assert all((counts > 0).all() for _, counts in batches)
+        means = np.array([sums / counts for sums, counts in batches])
+        return means.mean(axis=0), means.std(axis=0, ddof=1) / np.sqrt(len(means))
+
+    mean, stderr = batch_means(True)
+    if kind == "exact":
+        np.testing.assert_allclose(mean, exact, atol=1e-12)
+        assert stderr.max() < 1e-12
+    else:
+        assert _z_ok(mean, stderr, exact)
+        assert stderr.max() > 1e-3  # a random baseline leaves variance
+        mean, stderr = batch_means(False)
+        assert not _z_ok(mean, stderr, exact)
+
+
 def test_dream_regrets_with_learned_baselines_stay_unbiased(kuhn):
     """Any baseline that does not depend on the sample keeps outcome sampling unbiased: here the value
     regressor's predictions after one rollout batch (a poor fit on purpose)."""
@@ -113,11 +141,49 @@ def test_dream_regrets_with_learned_baselines_stay_unbiased(kuhn):
         assert not _z_ok(batch.mean[own], batch.stderr[own], other)
 
 
+
+def test_value_memory_pools_unbiased_targets_at_a_fixed_profile(kuhn):
+    """The value memory's pooled per-history means are unbiased for the values of the profile its
+    rollouts followed; negative control: after rollouts at another profile, the pool is biased for the
+    latest (the memory trades this lag for variance)."""
+    from rcfr.solvers.neural.solver import pooled_targets
+    policy, other = Policy.random(kuhn, 5), Policy.random(kuhn, 6)
+    exact = history_values(kuhn, policy.probs)
+    inner = kuhn.player != -2
+
+    def pooled(policies):
+        solver = make_solver("escher", kuhn, regressor=TREES, traversals=5, value_traversals=5_000,
+                             value_capacity=10 ** 6, seed=1)
+        for t, sigma in enumerate(policies, 1):
+            solver._learn_values(sigma.probs, 0, t)
+        histories, targets, _ = pooled_targets(solver.value_memory, 0.0, kuhn.num_histories)
+        counts = np.bincount(solver.value_memory.examples()[0], minlength=kuhn.num_histories)[histories]
+        return histories, targets, counts
+
+    histories, targets, counts = pooled([policy] * 8)
+    assert np.array_equal(histories, np.flatnonzero(inner))  # every non-terminal history, no terminal one
+    bound = np.abs(kuhn.utility).max() * (1 / 0.8) ** 2  # as in the rollouts' test, epsilon 0.2
+    assert np.all(np.abs(targets - exact[histories]) <= 5 * bound / np.sqrt(counts))
+    histories, targets, counts = pooled([other] * 8 + [policy] * 8)
+    assert np.abs(targets - exact[histories]).max() > 0.2
+
+
+def test_exact_terminals_take_the_utilities_and_stay_out_of_the_value_fit(kuhn):
+    policy = Policy.random(kuhn, 5)
+    terminal = kuhn.player == -2
+    exact = make_solver("escher", kuhn, regressor=TREES, traversals=5, value_traversals=50, seed=1)
+    values = exact._learn_values(policy.probs, 0, 1)
+    np.testing.assert_array_equal(values[terminal], kuhn.utility[terminal])
+    learned = make_solver("escher", kuhn, regressor=TREES, traversals=5, value_traversals=50, exact_terminals=False,
+                          seed=1)._learn_values(policy.probs, 0, 1)
+    assert not np.allclose(learned[terminal], kuhn.utility[terminal])  # the control: predictions there
+
 # ---- checkpoints and seeds -----------------------------------------------------------------------------
-@pytest.mark.parametrize("name,regressor", [("deep-cfr", TREES), ("sd-cfr", TINY_MLP), ("dream", TREES),
-                                            ("escher", TINY_MLP)])
-def test_resume_is_bit_identical(kuhn, name, regressor):
-    options = {"traversals": 20, **({"value_traversals": 30} if name in ("dream", "escher") else {})}
+@pytest.mark.parametrize("name,regressor,extra", [
+    ("deep-cfr", TREES, {}), ("sd-cfr", TINY_MLP, {}), ("dream", TREES, {"value_capacity": 500}),
+    ("escher", TINY_MLP, {"value_capacity": 500, "value_targets": "corrected"})])
+def test_resume_is_bit_identical(kuhn, name, regressor, extra):
+    options = {"traversals": 20, **({"value_traversals": 30} if name in ("dream", "escher") else {}), **extra}
     straight = make_solver(name, kuhn, regressor=regressor, seed=3, **options).run(4)
     first = make_solver(name, kuhn, regressor=regressor, seed=3, **options).run(2)
     state = first.state_dict()
@@ -216,6 +282,10 @@ def test_history_features_tell_every_kuhn_history_apart(kuhn):
     ("dream", {"value_exploration": 1.0}, "value_exploration"),
     ("deep-cfr", {"regressor": "forest"}, "regressor"),
     ("sd-cfr", {"value_regressor": "mlp"}, "value_regressor"),
+    ("deep-cfr", {"value_capacity": 100}, "value_capacity"),
+    ("escher", {"value_capacity": 0}, "value_capacity"),
+    ("dream", {"exact_terminals": "yes"}, "exact_terminals"),
+    ("escher", {"value_targets": "bootstrap"}, "value_targets"),
 ])
 def test_bad_options_fail_before_any_work(kuhn, name, options, match):
     with pytest.raises(ValueError, match=match):

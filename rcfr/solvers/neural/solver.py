@@ -5,7 +5,10 @@ Each iteration t, for each player p in turn, at the current profile sigma_t:
 1. (``sampler="baseline"`` or ``"fixed"``) `value_traversals` rollouts (both players exploring with
    probability `value_exploration`, returns importance-weighted back to sigma) give Monte Carlo value
    targets per history; a value regressor over history features (`history_features`), trained from scratch, predicts
-   every history's value: DREAM's learned baselines or ESCHER's history value function;
+   every history's value: DREAM's learned baselines or ESCHER's history value function. The fit reads this
+   batch, or with `value_capacity` a value memory (a reservoir of (history, target, t) across iterations,
+   pooled like the advantage memory); with `exact_terminals` (default) terminal histories take their
+   utilities and stay out of the fit;
 2. `traversals` traversals for p give sampled regrets of p's visited sequences: external sampling (Deep CFR,
    SD-CFR), outcome sampling (SD-CFR's outcome-sampling form), outcome sampling with the learned baselines
    (DREAM; `rcfr.sampling`'s VR-MCCFR kernel with the baselines held fixed during the batch), or ESCHER's
@@ -44,6 +47,7 @@ from ...tree import Game
 from .walks import Walker
 
 SAMPLERS = ("external", "outcome", "baseline", "fixed")
+VALUE_TARGETS = ("returns", "corrected")
 AVERAGES = ("network", "mixture")
 #: a small network for Kuhn and Leduc: two hidden layers of 64, Adam, trained from scratch each iteration
 NETWORK = {"name": "mlp", "hidden": [64, 64], "epochs": 100, "learning_rate": 3e-3, "batch_size": 512}
@@ -92,7 +96,8 @@ class NeuralCFR(IterativeSolver):
                  features="auto", value_regressor=None, policy_regressor=None, traversals: int = 200,
                  value_traversals: int | None = None, capacity: int = 1_000_000,
                  buffer_weighting: str | float = "linear", averaging: str | float = "linear", epsilon: float = 0.6,
-                 value_exploration: float = 0.2, keep_networks: bool = False, seed: int = 0):
+                 value_exploration: float = 0.2, value_capacity: int | None = None, exact_terminals: bool = True,
+                 value_targets: str = "returns", keep_networks: bool = False, seed: int = 0):
         from features import make_features
         from ...regressors import make_regressor
         self.sampler_name = check_choice("sampler", sampler, SAMPLERS)
@@ -107,8 +112,12 @@ class NeuralCFR(IterativeSolver):
             raise ValueError(f"value_regressor applies to samplers 'baseline' and 'fixed' only, not {sampler!r}")
         if value_traversals is not None and not learns_values:
             raise ValueError(f"value_traversals applies to samplers 'baseline' and 'fixed' only, not {sampler!r}")
-        if not isinstance(keep_networks, bool):
-            raise ValueError(f"keep_networks must be True or False, got {keep_networks!r}")
+        self.value_targets = check_choice("value_targets", value_targets, VALUE_TARGETS)
+        if value_capacity is not None and not learns_values:
+            raise ValueError(f"value_capacity applies to samplers 'baseline' and 'fixed' only, not {sampler!r}")
+        for name, flag in (("keep_networks", keep_networks), ("exact_terminals", exact_terminals)):
+            if not isinstance(flag, bool):
+                raise ValueError(f"{name} must be True or False, got {flag!r}")
         if keep_networks and average != "mixture":
             raise ValueError("keep_networks applies to average='mixture' only")
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
@@ -124,7 +133,7 @@ class NeuralCFR(IterativeSolver):
                                  else self.traversals if learns_values else 0)
         self.capacity = _check_count("capacity", capacity, 1)
         self.buffer_power, self.power = averaging_power(buffer_weighting), averaging_power(averaging)
-        self.seed, self.keep_networks = int(seed), keep_networks
+        self.seed, self.keep_networks, self.exact_terminals = int(seed), keep_networks, exact_terminals
         self.specs = {ADVANTAGE: NETWORK if regressor is None else regressor,
                       VALUE: (NETWORK if regressor is None else regressor) if value_regressor is None else value_regressor,
                       POLICY: (NETWORK if regressor is None else regressor) if policy_regressor is None else policy_regressor}
@@ -142,11 +151,16 @@ class NeuralCFR(IterativeSolver):
         self.advantages = [Reservoir(self.capacity, self._seed(ADVANTAGE, p, 0)) for p in (0, 1)]
         self.strategy_memory = ([Reservoir(self.capacity, self._seed(POLICY, p, 0)) for p in (0, 1)]
                                 if average == "network" else None)
+        self.value_memory = (Reservoir(_check_count("value_capacity", value_capacity, 1), self._seed(VALUE, 2, 0))
+                             if value_capacity is not None else None)
+        terminal = game.player == -2
+        self.fitted_histories = np.flatnonzero(~terminal if exact_terminals else np.ones_like(terminal))
         self.strategies = [v.regret_matching(np.zeros(v.num_sequences)) for v in self.views]  # uniform
         self.plan_sums = [np.zeros(v.num_sequences) for v in self.views]
         self.networks: list[list] = [[], []]  # (t, fitted advantage regressor) with keep_networks
         self.latest = [None, None]  # each player's latest advantage regressor
-        self.values = np.zeros(game.num_histories)  # the latest history-value predictions
+        # the latest history-value predictions (terminals exact from the start with exact_terminals)
+        self.values = np.where(terminal, game.utility, 0.0) if exact_terminals else np.zeros(game.num_histories)
         self._average_cache = None
         self.iteration = 0
 
@@ -224,12 +238,27 @@ class NeuralCFR(IterativeSolver):
         return visits, np.divide(sums, visits, out=np.zeros_like(sums), where=visits > 0), opponent
 
     def _learn_values(self, sigma: np.ndarray, p: int, t: int) -> np.ndarray:
-        """Rollouts at sigma, a value regressor fit on their mean returns, its predictions for every history."""
-        sums, counts = self.walker.rollouts(sigma, self.value_traversals, self.value_exploration)
+        """Rollouts at sigma, a value regressor fit on their mean returns (this batch's, or the value
+        memory's weighted means per history), its predictions for every history; with `exact_terminals`
+        the terminal histories take their utilities and are left out of the fit."""
+        baseline = self.values if self.value_targets == "corrected" else None  # fitted before this batch
+        sums, counts = self.walker.rollouts(sigma, self.value_traversals, self.value_exploration, baseline=baseline)
         seen = np.flatnonzero(counts)
-        model = self._fit(VALUE, p, t, self.history_rows[seen], sums[seen] / counts[seen],
-                          counts[seen] * (len(seen) / counts[seen].sum()))
-        return _predict(model, self.history_rows)
+        if self.exact_terminals:
+            seen = seen[self.game.player[seen] != -2]
+        targets = sums[seen] / counts[seen]
+        if self.value_memory is not None:
+            self.value_memory.add(np.repeat(seen, counts[seen]), np.repeat(targets, counts[seen]), t)
+            seen, targets, weights = pooled_targets(self.value_memory, self.buffer_power, self.game.num_histories)
+        else:
+            weights = counts[seen] * (len(seen) / max(counts[seen].sum(), 1))
+        values = self.game.utility.astype(np.float64)  # exact at terminals; every fitted history predicted:
+        if len(seen):
+            model = self._fit(VALUE, p, t, self.history_rows[seen], targets, weights)
+            values[self.fitted_histories] = _predict(model, self.history_rows[self.fitted_histories])
+        else:
+            values[self.fitted_histories] = 0.0
+        return values
 
     @property
     def nodes_touched(self) -> int:
@@ -288,7 +317,7 @@ class NeuralCFR(IterativeSolver):
 
     def memory_size(self) -> int:
         """Examples held in the memories (the regressors are refit from them)."""
-        memories = self.advantages + (self.strategy_memory or [])
+        memories = self.advantages + (self.strategy_memory or []) + ([self.value_memory] if self.value_memory else [])
         return int(sum(m.size for m in memories))
 
     def _state(self) -> dict[str, np.ndarray]:
@@ -302,6 +331,8 @@ class NeuralCFR(IterativeSolver):
                 state.update(self.strategy_memory[p].state_dict(f"strategy_memory{p}."))
             state[f"strategy{p}"] = self.strategies[p].copy()
             state[f"plan_sum{p}"] = self.plan_sums[p].copy()
+        if self.value_memory is not None:
+            state.update(self.value_memory.state_dict("value_memory."))
         return state
 
     def _load_state(self, state: dict[str, np.ndarray]) -> None:
@@ -314,6 +345,8 @@ class NeuralCFR(IterativeSolver):
                 self.strategy_memory[p].load_state_dict(state, f"strategy_memory{p}.")
             self.strategies[p][:] = state[f"strategy{p}"]
             self.plan_sums[p][:] = state[f"plan_sum{p}"]
+        if self.value_memory is not None:
+            self.value_memory.load_state_dict(state, "value_memory.")
         self.values[:] = state["values"]
         self.iteration = int(state["iteration"])
         self.networks = [[], []]  # kept networks are for inspection, not part of a checkpoint
@@ -323,7 +356,8 @@ class NeuralCFR(IterativeSolver):
 def pooled_targets(memory: Reservoir, power: float, num_sequences: int):
     """(sequences, targets, weights) of a memory's examples (s, r, t) weighted t ** power: what
     `rcfr.solvers.targets.reservoir_targets` computes, by counting over the game's sequence ids instead
-    of sorting the buffer (a fit per player per iteration reads the whole memory)."""
+    of sorting the buffer (a fit per player per iteration reads the whole memory). The value memory's
+    items are histories: pass the number of histories as `num_sequences`."""
     sequence, value, iteration = memory.examples()
     w = iteration.astype(np.float64) ** power
     totals = np.bincount(sequence, w, minlength=num_sequences)
@@ -371,32 +405,42 @@ class SingleDeepCFR(NeuralCFR):
 
 class DREAM(NeuralCFR):
     """DREAM (Steinberger et al. 2020): outcome sampling whose sampled values are corrected with learned
-    history baselines (a value regressor over history features, refit on on-policy rollouts before each
-    traversal batch), SD-CFR averaging."""
+    history baselines (a value regressor over history features, refit before each traversal batch on a
+    value memory of control-variate rollout targets, terminal values exact), SD-CFR averaging. The
+    memory and the corrected targets are defaults because they halve Leduc's exploitability at 4.5e6
+    nodes (docs/neural.md)."""
 
     def __init__(self, game: Game, *, regressor=None, features="auto", value_regressor=None, traversals: int = 1000,
                  value_traversals: int | None = None, capacity: int = 1_000_000,
                  buffer_weighting: str | float = "linear", averaging: str | float = "linear", epsilon: float = 0.6,
-                 value_exploration: float = 0.2, keep_networks: bool = False, seed: int = 0):
+                 value_exploration: float = 0.2, value_capacity: int | None = 1_000_000,
+                 exact_terminals: bool = True, value_targets: str = "corrected", keep_networks: bool = False,
+                 seed: int = 0):
         super().__init__(game, sampler="baseline", average="mixture", regressor=regressor, features=features,
                          value_regressor=value_regressor, traversals=traversals, value_traversals=value_traversals,
                          capacity=capacity, buffer_weighting=buffer_weighting, averaging=averaging, epsilon=epsilon,
-                         value_exploration=value_exploration, keep_networks=keep_networks, seed=seed)
+                         value_exploration=value_exploration, value_capacity=value_capacity,
+                         exact_terminals=exact_terminals, value_targets=value_targets, keep_networks=keep_networks,
+                         seed=seed)
 
 
 class ESCHER(NeuralCFR):
     """ESCHER (McAleer et al. 2023): the traverser samples from a fixed uniform policy, no importance
     weights; each visited history's regrets come from a learned history value function (refit on
-    on-policy rollouts before each traversal batch); SD-CFR averaging (``average="network"`` for a policy
-    network instead)."""
+    on-policy rollouts' control-variate targets before each traversal batch, terminal values exact);
+    SD-CFR averaging (``average="network"`` for a policy network instead). On Leduc it needs large
+    batches (thousands of value rollouts per fit): small ones leave the values too noisy for their
+    differences to carry regrets (docs/neural.md)."""
 
     def __init__(self, game: Game, *, regressor=None, features="auto", value_regressor=None, policy_regressor=None,
                  average: str = "mixture", traversals: int = 500, value_traversals: int | None = None,
                  capacity: int = 1_000_000, buffer_weighting: str | float = "linear",
-                 averaging: str | float = "linear", value_exploration: float = 0.2, keep_networks: bool = False,
+                 averaging: str | float = "linear", value_exploration: float = 0.2, value_capacity: int | None = None,
+                 exact_terminals: bool = True, value_targets: str = "corrected", keep_networks: bool = False,
                  seed: int = 0):
         super().__init__(game, sampler="fixed", average=average, regressor=regressor, features=features,
                          value_regressor=value_regressor, policy_regressor=policy_regressor, traversals=traversals,
                          value_traversals=value_traversals, capacity=capacity, buffer_weighting=buffer_weighting,
-                         averaging=averaging, value_exploration=value_exploration, keep_networks=keep_networks,
+                         averaging=averaging, value_exploration=value_exploration, value_capacity=value_capacity,
+                         exact_terminals=exact_terminals, value_targets=value_targets, keep_networks=keep_networks,
                          seed=seed)

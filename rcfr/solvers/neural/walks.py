@@ -9,7 +9,8 @@
   which regret matching ignores).
 * `rollouts`: trajectories of both players, each exploring with probability epsilon, that add the terminal
   utility (player 0's), importance-weighted by sigma / q over the moves below, to every history on the
-  path: the Monte Carlo targets of a learned history-value function (ESCHER's value network, DREAM's
+  path (or, given a baseline per history, the control-variate estimate built from it bottom-up): the
+  Monte Carlo targets of a learned history-value function (ESCHER's value network, DREAM's
   baselines). Given a visit, the mean target of h is the value of h under sigma; exploration keeps the
   actions sigma has dropped in the data, so their values do not go stale.
 
@@ -78,11 +79,15 @@ def fixed_walk(player, first_child, num_children, chance_prob, infoset, first_se
 
 @njit(cache=True)
 def rollouts(player, first_child, num_children, chance_prob, infoset, first_seq, utility, sigma, epsilon, correct,
-             samples, value_sums, value_counts, rng, counters, path, ratio):
+             baseline, samples, value_sums, value_counts, rng, counters, path, ratio):
     """`samples` trajectories in which both players draw from the epsilon-exploring profile
-    ``epsilon / n + (1 - epsilon) sigma``; every history h on a path gets one count and the terminal
-    utility times the product of sigma / q over the moves below h (per-decision importance weights, left
-    out when `correct` is False: the negative control); counters[1] += histories on the paths."""
+    ``epsilon / n + (1 - epsilon) sigma``; every history h on a path gets one count and a target for its
+    value under sigma, built bottom-up with a fixed `baseline` b per history as control variate:
+    ``u(h) = sum_a p(h, a) b(h a) + w (u(h k) - b(h k))`` for the sampled move k, p the mover's sigma (or
+    chance's probabilities) and w = sigma / q (1 at chance; left out when `correct` is False: the
+    negative control). Unbiased for any b that does not depend on the sample; b = 0 gives the terminal
+    utility times the product of the importance weights below h, and b = the exact values gives them
+    exactly. counters[1] += histories on the paths."""
     for _ in range(samples):
         h = 0
         d = 0
@@ -105,11 +110,18 @@ def rollouts(player, first_child, num_children, chance_prob, infoset, first_seq,
         u = utility[h]
         value_sums[h] += u
         value_counts[h] += 1
-        weight = 1.0
+        below = h
         for j in range(d - 1, -1, -1):
-            weight *= ratio[j]
-            value_sums[path[j]] += u * weight
-            value_counts[path[j]] += 1
+            node = path[j]
+            c = first_child[node]
+            v = 0.0
+            for a in range(num_children[node]):
+                prob = chance_prob[c + a] if player[node] == CHANCE else sigma[first_seq[infoset[node]] + a]
+                v += prob * baseline[c + a]
+            u = v + ratio[j] * (u - baseline[below])
+            value_sums[node] += u
+            value_counts[node] += 1
+            below = node
         counters[1] += d + 1
 
 
@@ -163,13 +175,15 @@ class Walker:
                    int(traverser), int(samples), sums, squares, visits, opponent, self.rng, self.counters)
         return sums, squares, visits, opponent
 
-    def rollouts(self, sigma: np.ndarray, samples: int, epsilon: float = 0.0,
-                 correct: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        """(summed importance-weighted returns, visit counts) per history."""
+    def rollouts(self, sigma: np.ndarray, samples: int, epsilon: float = 0.0, correct: bool = True,
+                 baseline: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(summed value targets, visit counts) per history; `baseline` (per history, default zeros: plain
+        importance-weighted returns) is the control variate of `rollouts`."""
         g = self.game
         sums, counts = np.zeros(g.num_histories), np.zeros(g.num_histories, np.int64)
+        baseline = np.zeros(g.num_histories) if baseline is None else np.ascontiguousarray(baseline, np.float64)
         rollouts(*self.arrays, self.utility, np.ascontiguousarray(sigma, np.float64), float(epsilon), bool(correct),
-                 int(samples), sums, counts, self.rng, self.counters, self.path, self.ratio)
+                 baseline, int(samples), sums, counts, self.rng, self.counters, self.path, self.ratio)
         return sums, counts
 
     def state_dict(self) -> dict[str, np.ndarray]:
