@@ -116,7 +116,8 @@ def test_random_policies_bounded(seed, budget, method):
 
 
 # ---- matches -----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("name,chance", [("kuhn", "sample"), ("leduc", "sample"), ("leduc", "enumerate")])
+@pytest.mark.parametrize("name,chance", [("kuhn", "sample"), ("leduc", "sample"),
+                                         pytest.param("leduc", "enumerate", marks=pytest.mark.slow)])
 def test_match_is_unbiased(name, chance):
     g = game(name)
     a, b = cfr_average(g), Policy.random(g, seed=3)

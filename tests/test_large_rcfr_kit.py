@@ -105,7 +105,7 @@ def test_curves_split_by_size_and_plot_against_cpu_seconds(tmp_path):
     assert "peak MiB" in (tmp_path / "results.md").read_text()
 
 
-@pytest.mark.parametrize("preset", ["large_rcfr_quick", "large_rcfr"])
+@pytest.mark.parametrize("preset", ["large_rcfr_quick", pytest.param("large_rcfr", marks=pytest.mark.slow)])
 def test_the_presets_arms_compose_into_their_games(preset):
     GlobalHydra.instance().clear()
     try:
