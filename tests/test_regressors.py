@@ -306,3 +306,19 @@ def test_a_known_feature_matrix_skips_its_checks_but_not_new_parameters_or_targe
     with pytest.raises(ValueError, match="Negative values in data passed to .sample_weight"):
         model.fit(X, y, sample_weight=-np.ones(len(y)))
     assert np.array_equal(model.fit(X, y).predict(X), BestFirstTree(max_leaves=8).fit(X.copy(), y).predict(X))
+
+
+def test_lightgbm_tree_learner_failure_names_the_remedy(monkeypatch):
+    """LightGBM's 'left_count > 0' check failure (its issue #4739) carries a note on what to change; other
+    LightGBM errors pass through untouched."""
+    import lightgbm
+
+    X, y = np.arange(20.0).reshape(10, 2), np.arange(10.0)
+    for message, noted in (("Check failed: (best_split_info.left_count) > (0)", True), ("other failure", False)):
+        def fail(self, *args, message=message, **kwargs):
+            raise lightgbm.basic.LightGBMError(message)
+
+        monkeypatch.setattr(lightgbm.LGBMRegressor, "fit", fail)
+        with pytest.raises(lightgbm.basic.LightGBMError) as caught:
+            make_regressor("lightgbm").fit(X, y)
+        assert ("min_child_samples" in "".join(getattr(caught.value, "__notes__", []))) == noted

@@ -37,7 +37,13 @@ def _lightgbm_class():
             def fit(self, X, y, sample_weight=None, **kwargs):
                 if sample_weight is not None:
                     sample_weight = check_sample_weight(sample_weight, np.shape(X)[0])
-                return super().fit(X, y, sample_weight=sample_weight, **kwargs)
+                try:
+                    return super().fit(X, y, sample_weight=sample_weight, **kwargs)
+                except lightgbm.basic.LightGBMError as err:
+                    if "left_count" in str(err):  # seen on Leduc with min_child_samples=1 (docs/neural.md)
+                        err.add_note("A known LightGBM failure with leaves of very few rows (LightGBM issue #4739): "
+                                     "raise min_child_samples (5 avoided it on Leduc).")
+                    raise
 
         LightGBMRegressor.__module__ = __name__  # pickles as rcfr.regressors.library.LightGBMRegressor
         _LIGHTGBM = LightGBMRegressor
