@@ -29,17 +29,14 @@ from numba.typed import Dict
 from .compiler import _grow, _settled
 from .games.base import CHANCE, TERMINAL
 from .games.fast import DATA, FUNCTION_TYPES
+from .rules.evaluation import POLICY_ERRORS
 from .sampling.decisions import pick_at, uniform01
 
 _FN = FUNCTION_TYPES
 #: Fields of the walk's `counts` output.
 COUNT_FIELDS = ("traversals", "nodes", "error", "code", "a", "b", "sets")
 ERRORS = {
-    1: "an information set whose code {code} is not in the policy (pass default='uniform' to play uniformly "
-       "at sets the policy lacks)",
-    2: "the information set with code {code}: the policy has {a} actions, the rules {b}",
-    3: "the information set with code {code}, reached after different own sequences (imperfect recall: "
-       "a best responder needs perfect recall)",
+    **POLICY_ERRORS,
     5: "one external-sampling traversal touched over {a} nodes, the whole budget: raise the budget or use "
        "method='os-br' (one trajectory per traversal)",
 }

@@ -21,7 +21,7 @@ def config(game="kuhn", params=None, compiled=False, solver="es-mccfr", **change
     cfg = {"game": {"name": game, "params": params or {}, "compiled": compiled},
            "solver": {"name": solver, "options": {}},
            "run": {"iterations": 300, "eval_points": 4, "checkpoint_seconds": 1e9}, "label": solver}
-    for key, value in changes.items():  # "run.measure" -> cfg["run"]["measure"]
+    for key, value in changes.items():  # run__measure="x" -> cfg["run"]["measure"] = "x"
         group, name = key.split("__")
         cfg[group][name] = value
     return cfg
@@ -57,13 +57,8 @@ def test_a_run_on_the_rules_scores_what_the_compiled_run_scores(tmp_path, game, 
     ({"solver": {"name": "sampled-rcfr", "options": {"capacity": "1%"}}}, "solver.options.capacity"),
 ])
 def test_what_needs_the_tree_is_refused_before_any_work(change, field, no_enumeration):
-    cfg = config()
-    for key, value in change.items():
-        if "__" in key:
-            group, name = key.split("__")
-            cfg[group][name] = value
-        else:
-            cfg[key] = value
+    cfg = config(**{k: v for k, v in change.items() if "__" in k})
+    cfg.update({k: v for k, v in change.items() if "__" not in k})
     if cfg["solver"]["name"] == "sampled-rcfr":
         cfg.update(regressor={"name": "table", "params": {}}, features={"name": "identity", "params": {}})
     with pytest.raises(ConfigError, match=field.replace(".", r"\.")):

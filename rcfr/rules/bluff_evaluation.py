@@ -24,16 +24,12 @@ from numba import njit
 
 from ..evaluation import Evaluation
 from ..games.dice import FACE_NAMES, Bluff
-from .evaluation import evaluation_of, raise_walk_error
+from .evaluation import POLICY_ERRORS, evaluation_of, raise_walk_error
 from .policy import CodePolicy, check_default, rules_identity
 
 #: Fields of the walk's `out` array.
 OUT_FIELDS = ("value", "br0", "br1", "public_nodes", "infosets", "defaulted")
-_ERRORS = {
-    1: "an information set whose code {code} is not in the policy (pass default='uniform' to play uniformly "
-       "at sets the policy lacks)",
-    2: "the information set with code {code}: the policy has {a} actions, the rules {b}",
-}
+_ERRORS = {kind: POLICY_ERRORS[kind] for kind in (1, 2)}
 
 
 def walks(rules) -> bool:

@@ -32,12 +32,16 @@ from .policy import CodePolicy, check_default, fast_game
 _FN = FUNCTION_TYPES
 #: Fields of the walk's `out` array.
 OUT_FIELDS = ("value", "br0", "br1", "histories", "depth", "infosets", "extra_infosets")
-_ERRORS = {
+#: What a walk that reads a `CodePolicy` may find wrong with it (error kinds shared by every such walk).
+POLICY_ERRORS = {
     1: "an information set whose code {code} is not in the policy (pass default='uniform' to play uniformly "
        "at sets the policy lacks)",
     2: "the information set with code {code}: the policy has {a} actions, the rules {b}",
     3: "the information set with code {code}, reached after different own sequences (imperfect recall: "
        "a best response over the rules needs perfect recall)",
+}
+_ERRORS = {
+    **POLICY_ERRORS,
     4: "the information set with code {code}, where players {a} and {b} both act: infoset_code must tell "
        "the players' sets apart",
 }
