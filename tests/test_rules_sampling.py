@@ -134,13 +134,6 @@ def test_what_needs_the_tree_is_refused_on_the_rules(cls, kwargs, field):
         cls(rcfr.load_game("leduc", compiled=False), **kwargs)
 
 
-def test_an_abstraction_is_refused_on_the_rules():
-    game = rcfr.load_game("liars_dice")
-    abstraction = rcfr.abstraction.make_abstraction(game, "bluff_last_bids", r=1)
-    with pytest.raises(ValueError, match="abstraction"):
-        mccfr.ExternalSamplingMCCFR(rcfr.load_game("liars_dice", compiled=False), abstraction=abstraction)
-
-
 def test_load_game_picks_the_path():
     assert isinstance(rcfr.load_game("kuhn", compiled=False), RulesGame)
     assert not isinstance(rcfr.load_game("kuhn"), RulesGame)

@@ -20,7 +20,9 @@ from .action import ACTION_ABSTRACTIONS, NoLimitWagers, parse_wagers, read_wager
 from ..tree.abstraction import Abstraction, identity
 from ..games.hand_strength import HandStrength, hand_strength
 from ..regrets import FullRegret  # noqa: F401  (a measure, in the evaluation layer; the old name stays)
-from .recall import RECALL_ABSTRACTIONS, bluff_counters
+from .recall import CODE_ABSTRACTIONS, RECALL_ABSTRACTIONS, bluff_counters
+from ..rules.abstraction import CodeAbstraction
+from ..rules.game import RulesGame
 from .store import AbstractRegrets, abstract_solver, average_policy, card_abstraction_solvers, tie
 
 def _ehs2(game: Game, buckets=3, method: str = "kmeans", recall: str = "perfect", seed: int = 0) -> Abstraction:
@@ -34,10 +36,14 @@ INFOSET_ABSTRACTIONS = {"identity": identity, "ranks": card.ranks, "ehs": card.e
                         **RECALL_ABSTRACTIONS}
 
 
-def make_abstraction(game: Game, name: str, **options) -> Abstraction:
+def make_abstraction(game: Game | RulesGame, name: str, **options) -> Abstraction | CodeAbstraction:
     """Information-set abstraction `name` of `game`: one of `INFOSET_ABSTRACTIONS` ("ehs"/"ehs2" take buckets,
     method, recall, seed; "ehs" also metric; "drp_ir" and "bluff_last_bids" (r=) for the dice games; "goofspiel_last_turns" (r=, lead=) and
-    "latent_ttt_last_moves" (r=), "phantom_ttt_forget" (forget=)) or a rank partition such as "J.QK"."""
+    "latent_ttt_last_moves" (r=), "phantom_ttt_forget" (forget=)) or a rank partition such as "J.QK". For a game
+    walked by its rules, one of `CODE_ABSTRACTIONS`, as a `CodeAbstraction`."""
+    if isinstance(game, RulesGame) and name not in CODE_ABSTRACTIONS:
+        raise ValueError(f"abstraction {name!r} needs the compiled game; on {game.name} walked by its rules the "
+                         f"abstractions are: {', '.join(CODE_ABSTRACTIONS)}")
     if name in INFOSET_ABSTRACTIONS:
         return build("abstraction", INFOSET_ABSTRACTIONS, name, game, **options)
     ranks = getattr(getattr(game.rules, "deck", None), "rank_chars", None)
@@ -64,7 +70,7 @@ def solve_action_abstraction(game: Game, wagers: str, iterations: int, solver: s
     return translate(game, abstract, make_solver(solver, abstract).run(iterations).average_policy())
 
 
-__all__ = ["ACTION_ABSTRACTIONS", "AbstractRegrets", "Abstraction", "INFOSET_ABSTRACTIONS", "FullRegret", "HandStrength",
+__all__ = ["ACTION_ABSTRACTIONS", "AbstractRegrets", "Abstraction", "CODE_ABSTRACTIONS", "CodeAbstraction", "INFOSET_ABSTRACTIONS", "FullRegret", "HandStrength",
            "NoLimitWagers", "RECALL_ABSTRACTIONS", "abstract_solver", "action_abstraction", "average_policy",
            "bluff_counters",
            "card_abstraction_solvers", "hand_strength",

@@ -14,9 +14,12 @@ And recall abstractions of the other large games, for comparisons at equal size 
   last `r` known moves (r = 0: the board alone, without move order).
 * ``phantom_ttt_forget``: the thesis's Phantom Tic-Tac-Toe abstractions FOSF, FOI, FOS and FOE (§5.5).
 
-These three are computed in compiled code from the game's fast state at each information set's
-first history (`infoset_codes`), so they build in seconds on games of millions of information sets
-whose readable keys would take minutes; abstract keys are then integer codes (see each function).
+These four (and ``bluff_last_bids``) are computed in compiled code from the game's fast state, a function of
+signature `rcfr.games.fast.ABSTRACT_CODE`: on a compiled game at each information set's first history
+(`rcfr.rules.abstraction.abstract_codes`), so they build in seconds on games of millions of information
+sets whose readable keys would take minutes; on a game walked by its rules (`rcfr.rules.RulesGame`) they
+are a `CodeAbstraction` the walks call at every decision. Abstract keys are integer codes (see each
+function).
 
 `bluff_counters` counts the (information set, action) pairs of Bluff and of its last-r-bids
 abstractions in closed form, for games too large to compile (the thesis's Bluff(2,2), Table 5.1).
@@ -28,12 +31,9 @@ from math import comb
 
 import numpy as np
 from numba import njit
-from numba import types as nb
 
-from ..compiler import replay
 from ..games.dice import FACE_NAMES, Bluff, DieRollPoker
 from ..games.dice_fast import BIDS, LAST, MASK, NUM_BIDS, ROLL0
-from ..games.fast import DATA, FUNCTION_TYPES, STATE
 from ..games.goofspiel import Goofspiel
 from ..games.goofspiel_fast import BID0, CARDS, DIFF, HAND0, TURN
 from ..games.goofspiel_fast import HEADER as GOOF_HEADER
@@ -50,6 +50,8 @@ from ..regrets import FullRegret  # noqa: F401  (its old home; a measure, now in
 from ..options import check_choice, check_int
 from ..tree import Game
 from ..tree.abstraction import Abstraction
+from ..rules.abstraction import CodeAbstraction
+from ..rules.game import RulesGame
 
 
 def _rules(game: Game, kind: type, name: str):
@@ -68,43 +70,11 @@ def drp_ir(game: Game) -> Abstraction:
     return Abstraction.from_keys(game, "drp_ir", key)
 
 
-def _code_signature(action):
-    fn = FUNCTION_TYPES
-    return nb.void(fn["initial"], fn["player"], fn["num_children"], fn["child"], nb.FunctionType(CODE), DATA, DATA,
-                   nb.int64, nb.int32[::1], action[::1], nb.int64[::1], nb.int64[:, ::1])
-
-
-#: The signature of an abstraction's ``code(data, state, out)``: out[0] the abstract key, out[1] the signature
-#: of the legal actions (equal exactly when the actions are).
-CODE = nb.void(DATA, STATE, nb.int64[::1])
-
-
-@njit([_code_signature(nb.int16), _code_signature(nb.int32)], cache=True)
-def _codes(initial, player, num_children, child, code, game_data, code_data, width, parent, action, infoset_history,
-           out):
-    state = np.empty(width, np.int64)
-    tmp = np.empty(width, np.int64)
-    path = np.empty(64, np.int64)
-    for i in range(infoset_history.shape[0]):
-        path = replay(initial, player, num_children, child, game_data, parent, action, infoset_history[i], state, tmp,
-                      path)
-        code(code_data, state, out[i])
-
-
-def infoset_codes(game: Game, code, data) -> np.ndarray:
-    """(information sets, 2) int64: ``code(data, state, out)`` (a numba function of signature `CODE`) at the
-    state of each information set's first history (`Game.infoset_history`)."""
-    fast = game.rules.fast()
-    out = np.zeros((game.num_infosets, 2), np.int64)
-    _codes(fast.initial, fast.player, fast.num_children, fast.child, code, fast.data, data, fast.width,
-           np.ascontiguousarray(game.parent, np.int32), np.ascontiguousarray(game.action),
-           np.ascontiguousarray(game.infoset_history, np.int64), out)
-    return out
-
-
-def _from_codes(game: Game, name: str, code, data) -> Abstraction:
-    codes = infoset_codes(game, code, data)
-    return Abstraction.from_codes(game, name, codes[:, 0], codes[:, 1])
+def _from_codes(game: Game | RulesGame, name: str, code, data) -> Abstraction | CodeAbstraction:
+    """The abstraction given by `code` and its `data`: a `CodeAbstraction` for a game walked by its rules, its
+    map of the compiled information sets for a compiled game."""
+    abstraction = CodeAbstraction(name, game.rules, code, data)
+    return abstraction if isinstance(game, RulesGame) else abstraction.on(game)
 
 
 def _remembered(name: str, r, low: int, high: int, what: str) -> int:
@@ -263,6 +233,8 @@ def bluff_counters(dice1: int, dice2: int, r: int | None = None, forced: bool = 
     return total
 
 
+#: the abstractions given by a code function, which also work on a game walked by its rules
+CODE_ABSTRACTIONS = ("bluff_last_bids", "goofspiel_last_turns", "latent_ttt_last_moves", "phantom_ttt_forget")
 RECALL_ABSTRACTIONS = {"drp_ir": drp_ir, "bluff_last_bids": bluff_last_bids,
                        "goofspiel_last_turns": goofspiel_last_turns, "latent_ttt_last_moves": latent_ttt_last_moves,
                        "phantom_ttt_forget": phantom_ttt_forget}

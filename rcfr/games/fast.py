@@ -22,6 +22,9 @@ SIGNATURES = {
     "utility": nb.float64(DATA, STATE),
     "infoset_code": nb.int64(DATA, STATE),
 }
+#: The signature of an information-set abstraction's ``code(data, state, out)`` over a game's states: out[0] the
+#: abstract code (in [0, 2^62)), out[1] a signature of the legal actions (equal exactly when the actions are).
+ABSTRACT_CODE = nb.void(DATA, STATE, nb.int64[::1])
 
 
 def fast_function(role: str):

@@ -4,7 +4,8 @@
 with a `Rules` bundle where the compiled path has its `Tree`. Per-set arrays (the index, ``last``, the
 touched list, cached actions) hold `set_capacity` sets and per-slot arrays (regrets, averages, current
 strategy, sampled regrets) `seq_capacity` slots, each with room for one sink set past the end
-(`rcfr.rules.source`); both double between iterations once half used. Fresh pages of ``np.zeros`` cost no
+(`rcfr.rules.source`); both double between iterations once half used. Under a `CodeAbstraction` the sets
+met are abstract sets: regrets and averages are kept per abstract set. Fresh pages of ``np.zeros`` cost no
 memory until written, and sets are written in the order met, so resident memory follows the sets met.
 """
 
@@ -16,8 +17,10 @@ from ..compiler import _settle
 from ..sampling import bundles, driver
 from ..sampling.buffers import BASELINE_SAMPLERS, CACHING, PUBLIC, SAMPLERS, public_work, seed_state
 from ..sampling.public import empty_public_tree
+from ..games.fast import ABSTRACT_CODE
+from .abstraction import CodeAbstraction, no_abstraction
 from .game import RulesGame
-from .source import EMPTY, OVERFLOW, SEQS, SETS, FastFunction, Rules, reindex
+from .source import EMPTY, MISMATCH, NO_MISMATCH, OVERFLOW, SEQS, SETS, FastFunction, Rules, reindex
 
 ROLES = {"fn_player": "player", "fn_moves": "num_children", "fn_child": "child", "fn_utility": "utility",
          "fn_code": "infoset_code"}
@@ -32,19 +35,26 @@ class RulesBuffers:
     """Regret table, average sums, scratch and RNG of one sampler on a game walked by its rules; see the
     module docstring. `capacity` is the number of information sets the arrays start with."""
 
-    SIZED = ("regrets", "avg", "last", "codes", "num_actions")  # checkpoint fields as long as what was met
+    #: checkpoint fields as long as what was met
+    SIZED = ("regrets", "avg", "last", "codes", "num_actions", "signatures")
 
     def __init__(self, game: RulesGame, sampler: str, seed: int = 0, capacity: int = 1 << 12,
-                 chance_sampling: str = "single"):
+                 chance_sampling: str = "single", abstraction: CodeAbstraction | None = None):
         if sampler in UNSUPPORTED or sampler not in SAMPLERS:
             allowed = [s for s in SAMPLERS if s not in UNSUPPORTED]
             raise ValueError(f"sampler {sampler!r} cannot walk a game by its rules (it needs the compiled tree's "
                              f"history ids); allowed: {', '.join(allowed)}")
         if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)) or not 1 <= capacity <= 2**40:
             raise ValueError(f"capacity must be an integer in [1, 2**40], got {capacity!r}")
-        self.game, self.sampler = game, sampler
+        self.game, self.sampler, self.abstraction = game, sampler, abstraction
         fast = game.fast
         self.functions = {field: FastFunction(getattr(fast, role), role) for field, role in ROLES.items()}
+        if abstraction is not None:
+            abstraction.check_rules(game.rules, "RulesBuffers")
+        self.functions["fn_abstract"] = FastFunction(no_abstraction if abstraction is None else abstraction.code,
+                                                     ABSTRACT_CODE)
+        self.abstract_data = fast.data if abstraction is None else abstraction.data
+        self.abstract_out = np.zeros(0 if abstraction is None else 2, np.int64)
         D, widest = game.depth + 1, game.widest
         trajectory = sampler == "outcome"
         levels = 0 if trajectory else D + 1
@@ -53,7 +63,7 @@ class RulesBuffers:
         fast.initial(fast.data, self.rows[0])
         _settle(fast.player, fast.num_children, fast.child, fast.data, self.rows[0], np.empty(fast.width, np.int64))
         self.spare, self.probs = np.zeros(fast.width, np.int64), np.zeros(widest)
-        self.meta = np.zeros(5, np.int64)
+        self.meta = np.zeros(6, np.int64)
         self.rng, self.counters = seed_state(seed), np.zeros(2, np.int64)
         weights = sampler in ("average", "probing") or chance_sampling != "single"  # a scale per slot
         self.scratch_arrays = dict(
@@ -77,16 +87,18 @@ class RulesBuffers:
             return array
 
         N, S = set_capacity + 1, seq_capacity + widest  # the sink set and its slots past the end
-        index = {name: fresh(name, N, np.int64, sets) for name in ("codes", "first_seq", "num_actions", "average_first")}
+        index = {name: fresh(name, N, np.int64, sets)
+                 for name in ("codes", "first_seq", "num_actions", "average_first", "signatures")}
         index["first_seq"][set_capacity] = index["average_first"][set_capacity] = seq_capacity
         index["num_actions"][set_capacity] = widest
         entries = 1 << (2 * set_capacity - 1).bit_length()  # a power of two, at least twice the sets
         keys = np.full(entries, EMPTY, np.int64)
         ids = np.zeros(entries, np.int64)
         reindex(keys, ids, index["codes"], sets)
-        self.meta[:] = (sets, seqs, set_capacity, seq_capacity, 0)
+        self.meta[:] = (sets, seqs, set_capacity, seq_capacity, 0, NO_MISMATCH)
         self.index = index
-        self.tree = Rules(**self.functions, data=self.game.fast.data, states=self.rows, spare=self.spare,
+        self.tree = Rules(**self.functions, data=self.game.fast.data, abstract_data=self.abstract_data,
+                          abstract_out=self.abstract_out, states=self.rows, spare=self.spare,
                           probs=self.probs, keys=keys, ids=ids, **index, meta=self.meta,
                           abstract=np.zeros(0, np.int64), parent_seq=np.zeros(0, np.int64),
                           baseline_index=np.zeros(0, np.int64), baseline_stride=0,
@@ -115,6 +127,7 @@ class RulesBuffers:
         while done < iterations:
             saved = self._snapshot()
             ran = driver.run(self.tree, self.state, self.scratch, settings, t0 + done, iterations - done)
+            self._check_abstraction()
             if self.meta[OVERFLOW]:
                 self._restore(saved)
                 self.grow(4, both=True)
@@ -122,6 +135,17 @@ class RulesBuffers:
             done += ran
             if done < iterations:
                 self.grow()
+
+    def _check_abstraction(self) -> None:
+        """The error an abstraction's bad code left in ``meta[MISMATCH]`` (the walk filed it under the sink)."""
+        key = int(self.meta[MISMATCH])
+        if key == NO_MISMATCH:
+            return
+        name = self.abstraction.name
+        if key == -2:
+            raise ValueError(f"abstraction {name!r} of {self.game.name} gave an abstract code outside [0, 2^62)")
+        raise ValueError(f"abstraction {name!r} of {self.game.name} merges information sets with different legal "
+                         f"actions (abstract code {key >> 1}, player {key & 1}): merged sets must have the same actions")
 
     def _snapshot(self) -> dict[str, np.ndarray]:
         """What a driver call changes of the sets met before it (new sets are appended, so dropping them is
@@ -183,18 +207,20 @@ class RulesBuffers:
         out = {name: getattr(self.state, name)[:seqs].copy() for name in ("regrets", "avg")}
         out.update(last=self.state.last[:sets].copy(), counters=self.counters.copy(), rng=self.rng.copy(),
                    codes=self.index["codes"][:sets].copy(), num_actions=self.index["num_actions"][:sets].copy(),
-                   capacity=self.meta[2:4].copy())
+                   signatures=self.index["signatures"][:sets].copy(), capacity=self.meta[2:4].copy())
         return out
 
     def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
         codes, n = np.asarray(state["codes"], np.int64), np.asarray(state["num_actions"], np.int64)
+        signatures = np.asarray(state.get("signatures", np.zeros(len(codes), np.int64)), np.int64)
         sets, seqs = len(codes), int(n.sum())
         set_capacity, seq_capacity = (int(v) for v in state["capacity"])
-        if len(n) != sets or set_capacity < sets or seq_capacity < seqs or len(np.unique(codes)) != sets:
-            raise ValueError("checkpoint's information-set index is inconsistent (codes, num_actions, capacity)")
+        if (len(n) != sets or len(signatures) != sets or set_capacity < sets or seq_capacity < seqs
+                or len(np.unique(codes)) != sets):
+            raise ValueError("checkpoint's information-set index is inconsistent (codes, num_actions, signatures, capacity)")
         first = np.zeros(sets, np.int64)
         np.cumsum(n[:-1], out=first[1:])
-        old = dict(codes=codes, num_actions=n, first_seq=first, average_first=first,
+        old = dict(codes=codes, num_actions=n, first_seq=first, average_first=first, signatures=signatures,
                    regrets=state["regrets"], avg=state["avg"], sigma=np.zeros(seqs), last=state["last"])
         for name, length in (("regrets", seqs), ("avg", seqs), ("last", sets)):
             if np.shape(state[name]) != (length,):

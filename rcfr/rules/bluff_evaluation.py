@@ -12,7 +12,10 @@ count (O(rolls) per call instead of rolls^2).
 
 Memory: the policy, plus O(bids x rolls x bids) for the walk. A policy's row of set (roll, mask) is found
 by its position in a full policy (sorted codes: see `_index`), checked against `codes`, with a binary
-search when the policy is partial.
+search when the policy is partial. A policy of an abstraction (`CodePolicy.abstraction`, e.g. the last-r-bids
+recall of `rcfr.abstraction.bluff_last_bids`) is looked up by the abstract key its code function gives
+for the set's fast state (own roll, bids, mask, last bid; the opponent's roll left at 0, as a set does
+not know it); the best responder still tells every set apart.
 """
 
 from __future__ import annotations
@@ -21,9 +24,13 @@ from itertools import combinations_with_replacement
 
 import numpy as np
 from numba import njit
+from numba import types as nb
 
 from ..evaluation import Evaluation
 from ..games.dice import FACE_NAMES, Bluff
+from ..games.dice_fast import BIDS, LAST, MASK, ROLL0, ROLLED
+from ..games.fast import ABSTRACT_CODE, DATA
+from .abstraction import no_abstraction
 from .evaluation import POLICY_ERRORS, evaluation_of, raise_walk_error
 from .policy import CodePolicy, check_default, rules_identity
 
@@ -124,8 +131,16 @@ def _call(caller, bid, faces, qa, qb, ca, cb, pa, pb, ta, tb, buckets):
     return ev
 
 
-@njit(cache=True)
-def _walk(nb, faces, q0, q1, c0, c1, codes, first, probs, uniform, out, error):
+def _walk_signature(probs_dtype):
+    frozen = [nb.Array(t, 1, "C", readonly=True) for t in (nb.int64, nb.int64, probs_dtype)]
+    return nb.void(nb.int64, nb.int64, nb.float64[::1], nb.float64[::1], nb.int64[:, ::1], nb.int64[:, ::1],
+                   *frozen, nb.boolean, nb.FunctionType(ABSTRACT_CODE), DATA, nb.boolean, nb.float64[::1],
+                   nb.int64[::1])
+
+
+@njit([_walk_signature(nb.float64), _walk_signature(nb.float32)], cache=True)
+def _walk(nb, faces, q0, q1, c0, c1, codes, first, probs, uniform, abstract_code, abstract_data, abstracted, out,
+          error):
     """Depth first over bid sequences (depth = bids made), see the module docstring. Writes `OUT_FIELDS`
     into `out`; on a problem stops with ``error = (kind, code, a, b)`` (kinds: `_ERRORS`)."""
     nrolls = (q0.shape[0], q1.shape[0])
@@ -142,6 +157,9 @@ def _walk(nb, faces, q0, q1, c0, c1, codes, first, probs, uniform, out, error):
     sig = np.empty((depth, rmax, nb + 1))
     t = np.zeros((2, rmax))
     buckets = np.zeros(max(c0.max(), c1.max()) + 2)
+    state = np.zeros(7, np.int64)  # a set's fast state, for an abstraction's code function
+    key = np.zeros(2, np.int64)
+    state[ROLLED] = 2
     nodes = 0
     sets = 0
     defaulted = 0
@@ -158,9 +176,18 @@ def _walk(nb, faces, q0, q1, c0, c1, codes, first, probs, uniform, out, error):
             fresh = False
             nodes += 1
             m = mask[d]
+            state[LAST], state[MASK], state[BIDS] = L, m, d
             for r in range(nrolls[p]):
-                code = 2 * ((np.int64(r) << nb) + m) + p
-                i = _index(codes, code, r, m, rmin, half)
+                if abstracted:
+                    state[ROLL0 + p] = r
+                    abstract_code(abstract_data, state, key)
+                    code = 2 * key[0] + p
+                    i = np.searchsorted(codes, code)
+                    if i == codes.shape[0] or codes[i] != code:
+                        i = -1
+                else:
+                    code = 2 * ((np.int64(r) << nb) + m) + p
+                    i = _index(codes, code, r, m, rmin, half)
                 sets += 1
                 if i < 0:
                     if not uniform:
@@ -233,8 +260,10 @@ def walk(rules: Bluff, policy: CodePolicy, default: str | None = None) -> dict[s
     q0, q1, c0, c1 = roll_tables(rules)
     out = np.zeros(len(OUT_FIELDS))
     error = np.zeros(4, np.int64)
+    abstraction = policy.abstraction
     _walk(rules.num_bids, c0.shape[1], q0, q1, c0, c1, policy.codes, policy.first, policy.probs,
-          default == "uniform", out, error)
+          default == "uniform", no_abstraction if abstraction is None else abstraction.code,
+          rules.fast().data if abstraction is None else abstraction.data, abstraction is not None, out, error)
     raise_walk_error(rules, error, _ERRORS)
     return dict(zip(OUT_FIELDS, out.tolist()))
 

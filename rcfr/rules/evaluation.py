@@ -13,7 +13,10 @@ a set sums its histories before the choice. Memory: O(depth + sequences), 8 byte
 17 per set beside the policy itself, whatever the number of histories.
 
 Information sets are found by binary search of their code in the policy (a set with a code the policy
-lacks is an error, or, with ``default="uniform"``, uniform and numbered in a numba dictionary).
+lacks is an error, or, with ``default="uniform"``, uniform and numbered in a numba dictionary). A policy of an
+abstraction (`CodePolicy.abstraction`) has rows per abstract set: a decision's row is found by its abstract
+key (``2 * abstract code + player``), while its full information set, which the best response needs, is
+numbered in the dictionary by its own code: the best responder still remembers everything.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from numba.typed import Dict
 from ..compiler import _grow, _settled
 from ..evaluation import Evaluation
 from ..games.base import CHANCE, TERMINAL, GameRules
-from ..games.fast import DATA, FUNCTION_TYPES
+from ..games.fast import ABSTRACT_CODE, DATA, FUNCTION_TYPES
+from .abstraction import no_abstraction
 from .policy import CodePolicy, check_default, fast_game
 
 _FN = FUNCTION_TYPES
@@ -51,20 +55,22 @@ def _walk_signature(probs_dtype):
     """The policy's arrays are read-only (`CodePolicy` freezes them)."""
     frozen = [nb.Array(t, 1, "C", readonly=True) for t in (nb.int64, nb.int64, probs_dtype)]
     return nb.void(_FN["initial"], _FN["player"], _FN["num_children"], _FN["child"], _FN["utility"],
-                   _FN["infoset_code"], DATA, nb.int64, *frozen, nb.boolean, nb.float64[::1], nb.int64[::1])
+                   _FN["infoset_code"], DATA, nb.int64, *frozen, nb.boolean, nb.FunctionType(ABSTRACT_CODE), DATA,
+                   nb.boolean, nb.float64[::1], nb.int64[::1])
 
 
 @njit([_walk_signature(nb.float64), _walk_signature(nb.float32)], cache=True)
 def _walk(initial, player, num_children, child, utility, infoset_code, data, width, codes, first, probs,
-          uniform, out, error):
+          uniform, abstract_code, abstract_data, abstracted, out, error):
     """Everything in one depth-first walk, see the module docstring. Writes `OUT_FIELDS` into `out`; on a
     problem stops with ``error = (kind, code, a, b)`` (kinds: `_ERRORS`)."""
     n = codes.shape[0]
     nseq = probs.shape[0]
+    key = np.zeros(2, np.int64)
     # per information set: its owner's sequence above it (-1: the empty one; -2: not met yet), owner,
     # row start in `tv`; sets the policy lacks (default uniform) get ids n, n + 1, ... as met
-    cap_sets = n + (16 if uniform else 0)
-    cap_seq = nseq + (64 if uniform else 0)
+    cap_sets = n + (16 if uniform or abstracted else 0)
+    cap_seq = nseq + (64 if uniform or abstracted else 0)
     above = np.full(cap_sets, -2, np.int64)
     owner = np.zeros(cap_sets, np.int8)
     order = np.empty(cap_sets, np.int64)
@@ -123,17 +129,22 @@ def _walk(initial, player, num_children, child, utility, infoset_code, data, wid
             m = moves[d]
             if p >= 0:
                 code = infoset_code(data, s)
-                i = np.searchsorted(codes, code)
-                if i < n and codes[i] == code:
-                    if first[i + 1] - first[i] != m:
-                        error[0], error[1], error[2], error[3] = 2, code, first[i + 1] - first[i], m
-                        return
-                    row[d] = first[i]
+                look = code
+                if abstracted:
+                    abstract_code(abstract_data, s, key)
+                    look = 2 * key[0] + p
+                i = np.searchsorted(codes, look)
+                found = i < n and codes[i] == look
+                if found and first[i + 1] - first[i] != m:
+                    error[0], error[1], error[2], error[3] = 2, look, first[i + 1] - first[i], m
+                    return
+                if not found and not uniform:
+                    error[0], error[1] = 1, look
+                    return
+                row[d] = first[i] if found else -1
+                if found and not abstracted:
                     base[d] = first[i]
-                else:
-                    if not uniform:
-                        error[0], error[1] = 1, code
-                        return
+                else:  # the full set, numbered as met
                     if code in extra:
                         i = extra[code]
                         if extra_first[i - n + 1] - extra_first[i - n] != m:
@@ -158,7 +169,6 @@ def _walk(initial, player, num_children, child, utility, infoset_code, data, wid
                             cap_seq = 2 * (nseq + extra_seq)
                             tv = _grow(tv, cap_seq)
                             tv[old:] = 0.0
-                    row[d] = -1
                     base[d] = nseq + extra_first[i - n]
                 mine = seq0[d] if p == 0 else seq1[d]
                 if above[i] == -2:
@@ -236,8 +246,11 @@ def walk(rules: GameRules, policy: CodePolicy, default: str | None = None) -> di
     fast = fast_game(rules)
     out = np.zeros(len(OUT_FIELDS))
     error = np.zeros(4, np.int64)
+    abstraction = policy.abstraction
     _walk(fast.initial, fast.player, fast.num_children, fast.child, fast.utility, fast.infoset_code, fast.data,
-          fast.width, policy.codes, policy.first, policy.probs, default == "uniform", out, error)
+          fast.width, policy.codes, policy.first, policy.probs, default == "uniform",
+          no_abstraction if abstraction is None else abstraction.code,
+          fast.data if abstraction is None else abstraction.data, abstraction is not None, out, error)
     raise_walk_error(rules, error, _ERRORS)
     return dict(zip(OUT_FIELDS, out.tolist()))
 

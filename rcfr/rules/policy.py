@@ -9,9 +9,14 @@ rules' action order. Numba looks a set up by binary search over ``codes``: no Py
 ``probs`` is float64, or float32 to halve the memory of a large game (the evaluation still sums in
 float64; docs/large_games.md measures what float32 costs on an exploitability).
 
+A policy computed on an information-set abstraction (`rcfr.rules.abstraction.CodeAbstraction`) has one row
+per abstract set, keyed ``2 * abstract code + player``; ``abstraction`` is then that abstraction, which
+finds every decision's row (evaluations, `to_policy`).
+
 The binary file (``.npz``, written atomically) holds the fields ``format``, ``version``, ``game`` (the
-rules' description), ``fingerprint`` (`rules_identity`), ``codes``, ``first`` and ``probs``; loading
-checks the fingerprint against the rules it is given.
+rules' description), ``fingerprint`` (`rules_identity`), ``abstraction`` (its name and identity, or empty),
+``codes``, ``first`` and ``probs``; loading checks the fingerprint against the rules it is given and the
+abstraction against the one it is given.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from ..tree.fingerprint import rules_fingerprint
 FORMAT = "rcfr.code_policy"
 VERSION = 1
 NPZ_FIELDS = ("format", "version", "game", "fingerprint", "codes", "first", "probs")
+ABSTRACTION_FIELD = "abstraction"  # "name identity"; absent or empty: no abstraction
 #: dtypes `probs` may have.
 PROB_DTYPES = (np.float64, np.float32)
 #: What `to_policy` and the evaluation do at a code the policy lacks.
@@ -71,18 +77,29 @@ class CodePolicy:
     """Action probabilities per information-set code of one game's rules (see the module docstring).
     The arrays are read-only once checked."""
 
-    def __init__(self, rules: GameRules, codes, first, probs):
+    abstraction = None  # or the `CodeAbstraction` whose abstract sets the rows are
+
+    def __init__(self, rules: GameRules, codes, first, probs, abstraction=None):
         self.fingerprint = rules_identity(rules)  # checks that `rules` are rules
         self.description = rules.description()
+        if abstraction is not None:
+            abstraction.check_rules(rules, "code policy")
+        self.abstraction = abstraction
         self.codes, self.first, self.probs = _checked(codes, first, probs, self.description)
 
     @classmethod
-    def _trusted(cls, description: str, fingerprint: str, codes, first, probs) -> "CodePolicy":
+    def _trusted(cls, description: str, fingerprint: str, codes, first, probs, abstraction=None) -> "CodePolicy":
         """A policy read from a file whose identity has been checked against the rules."""
         policy = cls.__new__(cls)
-        policy.description, policy.fingerprint = description, fingerprint
+        policy.description, policy.fingerprint, policy.abstraction = description, fingerprint, abstraction
         policy.codes, policy.first, policy.probs = _checked(codes, first, probs, description)
         return policy
+
+    @property
+    def abstraction_label(self) -> str:
+        """``"name identity"`` of the abstraction, or "" without one (as the file stores it)."""
+        a = self.abstraction
+        return "" if a is None else f"{a.name} {a.identity}"
 
     # ---- identity -------------------------------------------------------------------------------
     def check_rules(self, rules: GameRules, what: str = "code policy") -> None:
@@ -103,7 +120,8 @@ class CodePolicy:
         return self.codes.nbytes + self.first.nbytes + self.probs.nbytes
 
     def __repr__(self) -> str:
-        return f"CodePolicy({self.description}, {self.num_infosets} information sets, {self.probs.dtype})"
+        on = "" if self.abstraction is None else f" of abstraction {self.abstraction.name}"
+        return f"CodePolicy({self.description}{on}, {self.num_infosets} information sets, {self.probs.dtype})"
 
     def row(self, code: int) -> np.ndarray:
         """The probabilities at the set with this code (a KeyError if it has none)."""
@@ -115,7 +133,7 @@ class CodePolicy:
     def astype(self, dtype) -> "CodePolicy":
         """The same policy with `probs` in float32 or float64."""
         return CodePolicy._trusted(self.description, self.fingerprint, self.codes, self.first,
-                                   np.asarray(self.probs, dtype=_prob_dtype(dtype)))
+                                   np.asarray(self.probs, dtype=_prob_dtype(dtype)), self.abstraction)
 
     # ---- conversions for compilable games ----------------------------------------------------
     @classmethod
@@ -143,7 +161,7 @@ class CodePolicy:
             raise TypeError(f"game must be a compiled rcfr.Game, got {type(game).__name__}")
         self.check_rules(game.rules)
         default = check_default(default)
-        code_of = infoset_codes(game)
+        code_of = infoset_codes(game) if self.abstraction is None else self.abstraction.keys(game)
         at = np.searchsorted(self.codes, code_of)
         inside = at < len(self.codes)
         found = inside.copy()
@@ -176,13 +194,14 @@ class CodePolicy:
         """Write the ``.npz`` form atomically (a reader never sees half a file)."""
         _npz_suffix(path)
         arrays = {"format": np.array(FORMAT), "version": np.array(VERSION), "game": np.array(self.description),
-                  "fingerprint": np.array(self.fingerprint), "codes": self.codes, "first": self.first,
-                  "probs": self.probs}
+                  "fingerprint": np.array(self.fingerprint), ABSTRACTION_FIELD: np.array(self.abstraction_label),
+                  "codes": self.codes, "first": self.first, "probs": self.probs}
         atomic_write(path, lambda f: np.savez(f, **arrays))
 
     @classmethod
-    def load(cls, rules: GameRules, path: str | os.PathLike) -> "CodePolicy":
-        """Read a file written by `save`; it must belong to `rules` (the error names both games)."""
+    def load(cls, rules: GameRules, path: str | os.PathLike, abstraction=None) -> "CodePolicy":
+        """Read a file written by `save`; it must belong to `rules` (the error names both games) and to
+        `abstraction` (the `CodeAbstraction` it was computed on, or None)."""
         _npz_suffix(path)
         try:
             data = np.load(path, allow_pickle=False)
@@ -192,9 +211,20 @@ class CodePolicy:
                 arrays = {k: data[k] for k in data.files}
         except (ValueError, EOFError, KeyError, zipfile.BadZipFile) as err:
             raise PolicyError(f"{path}: not a readable .npz code policy ({str(err)[:80]})") from None
-        texts = npz_texts(path, arrays, "a code policy", NPZ_FIELDS, FORMAT, VERSION)
+        fields = NPZ_FIELDS + ((ABSTRACTION_FIELD,) if ABSTRACTION_FIELD in arrays else ())  # optional
+        texts = npz_texts(path, arrays, "a code policy", fields, FORMAT, VERSION)
+        stored = arrays.get(ABSTRACTION_FIELD, np.array(""))
+        if stored.dtype.kind != "U" or stored.shape != ():
+            raise PolicyError(f"{path}: field {ABSTRACTION_FIELD!r} must be a string")
+        stored = str(stored)
+        given = "" if abstraction is None else f"{abstraction.name} {abstraction.identity}"
+        if stored != given:
+            raise PolicyError(f"code policy file {path} was computed on abstraction "
+                              f"{stored.rsplit(' ', 1)[0] if stored else 'none'!r}; it was loaded with "
+                              f"{abstraction.name if abstraction is not None else 'none'!r}: pass the same "
+                              f"abstraction= (rcfr.abstraction.make_abstraction on the rules game)")
         policy = cls._trusted(texts["game"][:300], texts["fingerprint"][:300], arrays["codes"], arrays["first"],
-                              arrays["probs"])
+                              arrays["probs"], abstraction)
         try:
             policy.check_rules(rules, f"code policy file {path}")
         except ValueError as err:

@@ -5,13 +5,16 @@ writes the child's state into the slot's row with the game's `FastGame.child` an
 as the compiler does, so a walk meets the same nodes in the same order on both sources. Row 0 holds the
 root and is never a child's slot.
 
-Information sets are numbered as first met. `infoset` looks the set's code (`FastGame.infoset_code`) up in
+Information sets are numbered as first met. `infoset` looks the set's code (`FastGame.infoset_code`; under a
+`rcfr.rules.abstraction.CodeAbstraction`, ``2 * abstract code + player``, so merged sets share one id) up in
 an open-addressing table (``keys``/``ids``, at most half full) and, the first time, gives the new set the
 next ``num_actions`` slots of the regret layout (``first_seq``), so memory grows with the sets met, not with
 the histories. The arrays cannot grow inside a compiled walk: `room` tells the driver to return before an
 iteration once the sets or slots are half used, and `RulesBuffers.grow` doubles them between iterations. A
 walk that still runs out (one iteration meeting more new sets than all before it) files the rest under a
-*sink* set past the end, marks ``meta[OVERFLOW]`` and the solver raises: no write lands out of bounds.
+*sink* set past the end, marks ``meta[OVERFLOW]`` and the solver raises: no write lands out of bounds. An
+abstraction that merges sets with different legal actions (or gives a code outside [0, 2^62)) files the
+decision under the sink too and records the key in ``meta[MISMATCH]``: the solver raises, naming it.
 """
 
 from __future__ import annotations
@@ -27,21 +30,24 @@ from ..games.base import TERMINAL
 from ..games.fast import SIGNATURES
 from ..sampling import states
 
-SETS, SEQS, SET_CAPACITY, SEQ_CAPACITY, OVERFLOW = range(5)  # entries of Rules.meta
+SETS, SEQS, SET_CAPACITY, SEQ_CAPACITY, OVERFLOW, MISMATCH = range(6)  # entries of Rules.meta
+NO_MISMATCH = -1  # meta[MISMATCH] until an abstraction's code goes wrong (then: the key, or -2 out of range)
 EMPTY = -1  # a free entry of Rules.keys
 
 Rules = namedtuple("Rules", [
     # the game: its FastGame functions (function pointers, one compiled driver for every game) and data
     "fn_player", "fn_moves", "fn_child", "fn_utility", "fn_code", "data",
+    # an information-set abstraction's code function, its data and out[2] (empty `abstract_out`: none)
+    "fn_abstract", "abstract_data", "abstract_out",
     # the walk's states (one row per slot), a spare row, chance probabilities of one node
     "states", "spare", "probs",
     # the information-set index: code -> id table, each id's code, its layout, counts and capacities
-    "keys", "ids", "codes", "first_seq", "num_actions", "average_first", "meta",
+    "keys", "ids", "codes", "first_seq", "num_actions", "average_first", "signatures", "meta",
     # what the walks read from a compiled tree and the rules path does not have (empty)
     "abstract", "parent_seq", "baseline_index", "baseline_stride", "chance_key", "public"])
 Rules.__doc__ = """The rules as a state source (see the module docstring). Fields the walks read from
 `rcfr.sampling.bundles.Tree` keep their names and meaning: ``first_seq[I]``, ``num_actions[I]``,
-``average_first[I]`` (= ``first_seq[I]``: averages are per full set), and empty ``abstract``, ``parent_seq``,
+``average_first[I]`` (= ``first_seq[I]``: averages are per set met, full or abstract), and empty ``abstract``, ``parent_seq``,
 ``baseline_index``, ``chance_key`` and ``public`` (no abstraction, lazy averaging, history baselines, common
 chance-sampling or public tree on this path)."""
 
@@ -50,8 +56,8 @@ class FastFunction(WrapperAddressProtocol):
     """A `FastGame` function as a first-class function pointer of its role's signature, so that `Rules` has
     one numba type for every game (one compiled driver, cached on disk) instead of one per game."""
 
-    def __init__(self, function, role: str):
-        self._signature = SIGNATURES[role]
+    def __init__(self, function, signature):
+        self._signature = SIGNATURES.get(signature, signature)  # a role's name, or a signature
         self._address = _get_wrapper_address(function, self._signature)
         self._function = function  # keeps the compiled code alive
 
@@ -88,9 +94,9 @@ def probe(keys, code):
 
 
 @njit(cache=True, inline="always")
-def _add_set(source, i, code, n):
-    """Number the set of `code` (free table entry i, n actions) as the next id, or file it under the sink
-    (id = set capacity, marking the overflow) when the arrays are full."""
+def _add_set(source, i, code, n, signature):
+    """Number the set of `code` (free table entry i, n actions, legal-action `signature`) as the next id, or
+    file it under the sink (id = set capacity, marking the overflow) when the arrays are full."""
     meta = source.meta
     I, f = meta[SETS], meta[SEQS]
     if I >= meta[SET_CAPACITY] or f + n > meta[SEQ_CAPACITY]:
@@ -102,9 +108,19 @@ def _add_set(source, i, code, n):
     source.first_seq[I] = f
     source.num_actions[I] = n
     source.average_first[I] = f
+    source.signatures[I] = signature
     meta[SETS] = I + 1
     meta[SEQS] = f + n
     return I
+
+
+@njit(cache=True, inline="always")
+def _mismatch(source, key):
+    """File a decision whose abstract key went wrong under the sink set, recording the first such key."""
+    meta = source.meta
+    if meta[MISMATCH] == NO_MISMATCH:
+        meta[MISMATCH] = key
+    return meta[SET_CAPACITY]
 
 
 @overload(states.mover, inline="never")
@@ -145,12 +161,23 @@ def _rules_outcome_probs(source, h):
 def _rules_infoset(source, h):
     if is_rules(source):
         def infoset(source, h):
-            data, s = source.data, source.states[h]
-            code = source.fn_code(data, s)
+            data, s, out = source.data, source.states[h], source.abstract_out
+            signature = 0
+            if out.shape[0] == 0:
+                code = source.fn_code(data, s)
+            else:
+                source.fn_abstract(source.abstract_data, s, out)
+                if out[0] < 0 or out[0] >= 1 << 62:
+                    return _mismatch(source, -2)
+                code, signature = 2 * out[0] + source.fn_player(data, s), out[1]
             i = probe(source.keys, code)
-            if source.keys[i] == code:
-                return source.ids[i]
-            return _add_set(source, i, code, source.fn_moves(data, s))
+            if source.keys[i] != code:
+                return _add_set(source, i, code, source.fn_moves(data, s), signature)
+            I = source.ids[i]
+            if out.shape[0] > 0 and (source.signatures[I] != signature or
+                                     source.num_actions[I] != source.fn_moves(data, s)):
+                return _mismatch(source, code)
+            return I
         return infoset
 
 

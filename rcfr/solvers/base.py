@@ -37,6 +37,8 @@ def abstraction_identity(abstraction) -> str:
     """An information-set abstraction by name and a digest of its map ("none" without one)."""
     if abstraction is None:
         return "none"
+    if not hasattr(abstraction, "infoset_map"):  # a CodeAbstraction of a game walked by its rules
+        return f"{abstraction.name} {abstraction.identity}"
     return f"{abstraction.name} {describe(np.asarray(abstraction.infoset_map))}"
 
 

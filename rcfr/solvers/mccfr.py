@@ -5,6 +5,8 @@ same object the full-width solvers take through `rcfr.abstraction.abstract_solve
 information sets share one regret vector, into which the kernels sum their sampled regrets (imperfect
 recall, Lanctot 2013 ch. 5), with the average strategy kept per full information set
 (``average_space="full"``) or per abstract set (``"abstract"``: the merged sets' updates combined).
+On a game walked by its rules the abstraction is a `rcfr.rules.abstraction.CodeAbstraction` (its sets are
+keyed by abstract code as met, so averages are per abstract set: ``average_space="abstract"``).
 
 They share `CFRSolver`'s surface (iterate, run, current_policy, average_policy, state_dict,
 load_state_dict, iteration) so the experiment kit drives them the same way, and add
@@ -23,6 +25,7 @@ from ..budget import max_histories
 from ..errors import RulesPathWarning
 from ..options import BASELINES, PUBLIC_CHANCE, MCCFROptions, check_choice, check_float
 from ..policy import Policy
+from ..rules.abstraction import CodeAbstraction
 from ..rules.arrays import RulesBuffers
 from ..rules.game import RulesGame
 from ..rules.policy import CodePolicy, normalized
@@ -55,10 +58,13 @@ class MCCFRSolver(IterativeSolver):
         self.average_mode, self.average_space, self.seed = o.average_mode, o.average_space, o.seed
         self.updates, self.epsilon, self.baseline_decay = o.updates, o.epsilon, o.baseline_decay
         self.tau, self.beta, self.chance_sampling = o.tau, o.beta, o.chance_sampling
+        if isinstance(abstraction, CodeAbstraction) and not self.on_rules:
+            abstraction = abstraction.on(game)  # the same function, as a map of the compiled sets
         if abstraction is not None:
-            if not isinstance(abstraction, Abstraction):
-                raise TypeError(f"abstraction must be an rcfr.abstraction.Abstraction, "
-                                f"got {type(abstraction).__name__}")
+            kind = CodeAbstraction if self.on_rules else Abstraction
+            if not isinstance(abstraction, kind):
+                raise TypeError(f"abstraction must be an rcfr.abstraction.{kind.__name__} (make_abstraction(game, "
+                                f"...) builds the right one for {game.name}), got {type(abstraction).__name__}")
         elif o.average_space == "abstract":
             raise ValueError("average_space='abstract' needs an abstraction")
         self.abstraction = abstraction
@@ -66,14 +72,15 @@ class MCCFRSolver(IterativeSolver):
         if self.on_rules:
             self._check_rules_path(abstraction, o)
             sets = max(game.initial_sets, game.fast.max_infosets if self.sampler == "chance" else 0)
-            self.buffers = RulesBuffers(game, self.sampler, o.seed, sets, o.chance_sampling)
+            self.buffers = RulesBuffers(game, self.sampler, o.seed, sets, o.chance_sampling, abstraction)
             return
         self.buffers = SamplerBuffers(game, self.sampler, o.seed, abstraction, o.average_space, o.chance_sampling)
         self.views = game.views
 
     def _check_rules_path(self, abstraction, o: MCCFROptions) -> None:
         """Refuse what a walk of the rules cannot do: it has no history ids, parent sequences or public tree."""
-        refused = {"abstraction": abstraction is not None and "an information-set abstraction",
+        refused = {"average_space": abstraction is not None and o.average_space == "full" and
+                   "'full' under an abstraction (the sets met are the abstract ones: pass average_space='abstract')",
                    "average_mode": o.average_mode == "lazy" and "lazy averaging (it needs parent sequences)",
                    "chance_sampling": o.chance_sampling == "common" and "common (it needs event keys per history)"}
         for field, what in refused.items():
@@ -137,7 +144,7 @@ class MCCFRSolver(IterativeSolver):
 
     def _code_policy(self, values: np.ndarray, positive: bool) -> CodePolicy:
         codes, first, values = self.buffers.table(values)
-        return CodePolicy(self.game.rules, codes, first, normalized(values, first, positive))
+        return CodePolicy(self.game.rules, codes, first, normalized(values, first, positive), self.abstraction)
 
     def current_policy(self) -> Policy | CodePolicy:
         """Regret matching on the cumulative regrets (of each set's abstract set under an abstraction); a

@@ -1,0 +1,102 @@
+"""External sampling on Bluff(2,2) walked by its rules: the full game against its last-r-bids recall
+abstractions, at equal CPU time, scored exactly in the full game (issue 23, docs/large_rcfr.md).
+
+    python benchmarks/bluff22_recall.py                          # every arm, seed 0, 15/60/240 CPU seconds
+    python benchmarks/bluff22_recall.py --arms r2 r4 --seeds 1 2 --budgets 15 60
+
+Each (arm, seed) runs in a process of its own (so that its peak resident memory is its own): ES with
+``average_space="abstract"`` (the rules path keeps averages per set met), run in chunks of doubling size
+until each cumulative budget of CPU seconds is passed, then the average policy's exact exploitability in
+the full game by the public-tree walk (`rcfr.rules.bluff_evaluation`; sets never met play uniformly).
+Columns: iterations, nodes touched, CPU seconds of solving (the evaluation apart), sets met, bytes of the
+solver's arrays (their capacity, `RulesBuffers.nbytes`), the process's peak resident MiB, the evaluation's
+seconds and the exploitability in chips.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+ARMS = ["r1", "r2", "r3", "r4", "r6", "r8", "full"]
+
+
+def run_arm(arm: str, seed: int, budgets: list[float]) -> None:
+    """One arm in this process: a JSON line per budget."""
+    import rcfr
+    from rcfr.abstraction import bluff_counters, make_abstraction
+    from rcfr.errors import RulesPathWarning
+    from rcfr.rules.bluff_evaluation import evaluate
+    from rcfr.solvers.mccfr import ExternalSamplingMCCFR
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RulesPathWarning)
+        game = rcfr.load_game("liars_dice", dice1=2, dice2=2)
+    options = {"seed": seed}
+    if arm != "full":
+        options.update(abstraction=make_abstraction(game, "bluff_last_bids", r=int(arm[1:])), average_space="abstract")
+    pairs = bluff_counters(2, 2, None if arm == "full" else int(arm[1:]), forced=False)
+    solver = ExternalSamplingMCCFR(game, **options)
+    solver.run(1)  # compiled (cached on disk) before the clock starts
+    cpu, chunk = 0.0, 64
+    for budget in budgets:
+        while cpu < budget:
+            start = time.process_time()
+            solver.run(chunk)
+            cpu += time.process_time() - start
+            chunk *= 2
+        start = time.process_time()
+        result = evaluate(game.rules, solver.average_policy(), default="uniform")
+        seconds = time.process_time() - start
+        print(json.dumps({"arm": arm, "seed": seed, "pairs": pairs, "iterations": solver.iteration,
+                          "nodes": solver.nodes_touched, "cpu_s": round(cpu, 1), "sets_met": solver.buffers.num_sets,
+                          "array_mib": round(solver.buffers.nbytes() / 2**20, 1),
+                          "peak_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+                          "eval_s": round(seconds, 1), "exploitability": result.exploitability}), flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--arms", nargs="+", default=ARMS, choices=ARMS)
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0])
+    parser.add_argument("--budgets", nargs="+", type=float, default=[15, 60, 240])
+    parser.add_argument("--out", default=None, help="also append the JSON lines to this file")
+    parser.add_argument("--one", nargs=2, metavar=("ARM", "SEED"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        run_arm(args.one[0], int(args.one[1]), args.budgets)
+        return
+    rows = []
+    for seed in args.seeds:
+        for arm in args.arms:
+            command = [sys.executable, __file__, "--one", arm, str(seed), "--budgets", *map(str, args.budgets)]
+            done = subprocess.run(command, capture_output=True, text=True, check=True)
+            for line in done.stdout.splitlines():
+                rows.append(json.loads(line))
+                if args.out:
+                    with open(args.out, "a") as f:
+                        f.write(line + "\n")
+                print(line, flush=True)
+    print("| arm | (I, a) pairs | seed | iterations | M nodes | CPU s | sets met | array MiB | peak MiB | eval s | "
+          "exploitability |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['arm']} | {r['pairs']:,} | {r['seed']} | {r['iterations']:,} | {r['nodes'] / 1e6:.1f} | "
+              f"{r['cpu_s']} | {r['sets_met']:,} | {r['array_mib']} | {r['peak_mib']:,} | {r['eval_s']} | "
+              f"{r['exploitability']:.4f} |")
+
+
+if __name__ == "__main__":
+    main()
