@@ -285,11 +285,14 @@ def validate(cfg) -> ExperimentConfig:
 
 def check_rules_path(spec: ExperimentConfig) -> None:
     """What a game walked by its rules (``game.compiled=false``, or a game above the compile limit) cannot do:
-    abstractions and the full-regret measure need the compiled tree, and a share ("1%") needs the game's
-    sequence count, which the rules path never takes."""
-    if spec.abstraction.name != "none":
+    abstractions other than the code-keyed recall ones (`rcfr.abstraction.CODE_ABSTRACTIONS`) and the
+    full-regret measure need the compiled tree, and a share ("1%") needs the game's sequence count, which
+    the rules path never takes."""
+    from rcfr.abstraction import CODE_ABSTRACTIONS
+    if spec.abstraction.name not in ("none", *CODE_ABSTRACTIONS):
         raise ConfigError(f"abstraction {spec.abstraction.name!r} needs the compiled game, and this game is walked by "
-                          f"its rules; set abstraction=none, or game.compiled=true for a game within the compile limit")
+                          f"its rules; set abstraction to none or one of {', '.join(CODE_ABSTRACTIONS)}, or "
+                          f"game.compiled=true for a game within the compile limit")
     if spec.run.measure == "full_regret":
         raise ConfigError(f"run.measure={spec.run.measure!r} needs the compiled game, and this game is walked by its "
                           f"rules; use run.measure=exploitability or approx_exploitability")

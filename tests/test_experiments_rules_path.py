@@ -81,3 +81,25 @@ def test_the_large_presets_walk_the_rules_and_bluff_is_scored_on_its_public_tree
     assert isinstance(game, RulesGame)
     assert bluff_evaluation.walks(game.rules)
     assert not bluff_evaluation.walks(rcfr.make_rules("kuhn"))
+
+
+@pytest.mark.slow
+def test_a_recall_abstraction_runs_on_the_rules_as_on_the_tree(tmp_path):
+    """Chance-sampled CFR on Bluff(1,1) remembering the last 2 bids: the same numbers on both paths."""
+    changes = dict(abstraction={"name": "bluff_last_bids", "params": {"r": 2}}, run__iterations=300)
+    scores = []
+    for compiled in (False, None):
+        cfg = config("liars_dice", {"dice1": 1, "dice2": 1}, compiled=compiled, solver="cscfr",
+                     **{k: v for k, v in changes.items() if "__" in k})
+        cfg["abstraction"] = changes["abstraction"]
+        cfg["solver"]["options"] = {"average_space": "abstract"}
+        run_experiment(cfg, tmp_path / str(compiled))
+        scores.append([float(r["exploitability"]) for r in rows(tmp_path / str(compiled))])
+    assert scores[0] == pytest.approx(scores[1], abs=1e-12)
+    assert scores[0][-1] < 0.5 * scores[0][0]  # it learned (from uniform's 0.78)
+
+
+def test_a_recall_abstraction_is_accepted_on_the_rules():
+    cfg = config("liars_dice", {"dice1": 2, "dice2": 2})
+    cfg["abstraction"] = {"name": "bluff_last_bids", "params": {"r": 4}}
+    validate(cfg)  # no ConfigError: the rules path keys the abstraction by code
