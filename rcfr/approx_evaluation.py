@@ -43,6 +43,7 @@ import numpy as np
 from .approx_walks import COUNT_FIELDS, ERRORS, walk_samples
 from .options import check_choice, check_float, check_int, check_seed
 from .policy import Policy
+from .rules.abstraction import no_abstraction
 from .rules.evaluation import walk as exact_walk
 from .rules.game import RulesGame
 from .rules.policy import CodePolicy, check_default, fast_game
@@ -123,6 +124,10 @@ def approx_exploitability(game, policy, method: str = "es-br", budget: int = 100
         min_visits = MIN_VISITS[method]
     rules, fast = _source(game)
     frozen = _code_policy(game, rules, policy, "policy")
+    if frozen.abstraction is not None:  # the responder's rows are full sets, the policy's abstract ones
+        raise ValueError(f"approx_exploitability needs a policy of the full game; this one has rows per abstract set "
+                         f"of {frozen.abstraction.name!r}: score it exactly (rcfr.rules.evaluation, or "
+                         f"rcfr.rules.bluff_evaluation for Bluff) or against others with match_policies")
     if evaluation == "auto":
         evaluation = "exact" if isinstance(game, Game) else "sampled"
     streams = np.random.SeedSequence(seed).generate_state(6, np.uint64)
@@ -253,8 +258,11 @@ def _run(fast, rules, seat0: CodePolicy, seat1: CodePolicy, default, *, learner,
     rows = [(p.codes, p.first, np.asarray(p.probs, np.float64)) for p in (seat0, seat1)]
     for _, _, probs in rows:
         probs.setflags(write=False)
+    abstractions = [(no_abstraction, fast.data, False) if p.abstraction is None else
+                    (p.abstraction.code, p.abstraction.data, True) for p in (seat0, seat1)]
     sets = walk_samples(fast.initial, fast.player, fast.num_children, fast.child, fast.utility,
-                        fast.infoset_code, fast.data, fast.width, *rows[0], *rows[1], default == "uniform",
+                        fast.infoset_code, fast.data, fast.width, *rows[0], *rows[1], *abstractions[0],
+                        *abstractions[1], default == "uniform",
                         learner, own_all, float(eps), chance_all, int(samples), int(budget), int(min_visits),
                         np.uint64(chance_seed),
                         rng, np.zeros(0) if values is None else values, counts)

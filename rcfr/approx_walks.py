@@ -28,7 +28,7 @@ from numba.typed import Dict
 
 from .compiler import _grow, _settled
 from .games.base import CHANCE, TERMINAL
-from .games.fast import DATA, FUNCTION_TYPES
+from .games.fast import ABSTRACT_CODE, DATA, FUNCTION_TYPES
 from .rules.evaluation import POLICY_ERRORS
 from .sampling.decisions import pick_at, uniform01
 
@@ -42,9 +42,11 @@ ERRORS = {
 }
 _ROWS = nb.Array(nb.int64, 1, "C", readonly=True)
 _PROBS = nb.Array(nb.float64, 1, "C", readonly=True)
+_ABSTRACT = (nb.FunctionType(ABSTRACT_CODE), DATA, nb.boolean)  # a seat's abstraction: code function, data, on
 _SIGNATURE = nb.Tuple((nb.int64[::1], nb.int64[::1], nb.int64[::1]))(
     _FN["initial"], _FN["player"], _FN["num_children"], _FN["child"], _FN["utility"], _FN["infoset_code"], DATA,
-    nb.int64, _ROWS, _ROWS, _PROBS, _ROWS, _ROWS, _PROBS, nb.boolean, nb.int64, nb.boolean, nb.float64,
+    nb.int64, _ROWS, _ROWS, _PROBS, _ROWS, _ROWS, _PROBS, *_ABSTRACT, *_ABSTRACT, nb.boolean, nb.int64, nb.boolean,
+    nb.float64,
     nb.boolean, nb.int64, nb.int64, nb.int64, nb.uint64, nb.uint64[::1], nb.float64[::1], nb.int64[::1])
 _STREAM = np.uint64(0xD1B54A32D192ED03)
 
@@ -56,7 +58,8 @@ def _none():
 
 @njit(_SIGNATURE, cache=True)
 def walk_samples(initial, player, num_children, child, utility, infoset_code, data, width,
-                 codes0, first0, probs0, codes1, first1, probs1, uniform, learner, own_all, eps,
+                 codes0, first0, probs0, codes1, first1, probs1, abstract0, abstract_data0, abstracted0,
+                 abstract1, abstract_data1, abstracted1, uniform, learner, own_all, eps,
                  chance_all, samples, budget, min_visits, chance_seed, rng, values, counts):
     """Up to `samples` traversals (and, with ``budget > 0``, none begun past `budget` nodes touched); see the
     module docstring. ``values[j]`` receives traversal j's weighted sum of player 0's payoffs (while j is in
@@ -64,6 +67,7 @@ def walk_samples(initial, player, num_children, child, utility, infoset_code, da
     action), empty without a learner. A set plays its best action among those taken at least `min_visits`
     times, if that beats its seat's row by the estimates; else it keeps the row (best action -1) and passes
     the row's estimated value up: a best action read off a few samples is noise, and worse than the row."""
+    key = np.zeros(2, np.int64)
     cap_sets = 64
     set_code = np.empty(cap_sets, np.int64)
     set_first = np.zeros(cap_sets + 1, np.int64)
@@ -128,16 +132,23 @@ def walk_samples(initial, player, num_children, child, utility, infoset_code, da
                 else:
                     code = infoset_code(data, states[d])
                     codes, first = (codes0, first0) if p == 0 else (codes1, first1)
-                    i = np.searchsorted(codes, code)
-                    if i < codes.shape[0] and codes[i] == code:
+                    look = code  # the seat's row: by its abstract key under an abstraction
+                    if p == 0 and abstracted0:
+                        abstract0(abstract_data0, states[d], key)
+                        look = 2 * key[0]
+                    elif p == 1 and abstracted1:
+                        abstract1(abstract_data1, states[d], key)
+                        look = 2 * key[0] + 1
+                    i = np.searchsorted(codes, look)
+                    if i < codes.shape[0] and codes[i] == look:
                         if first[i + 1] - first[i] != m:
-                            counts[2], counts[3], counts[4], counts[5] = 2, code, first[i + 1] - first[i], m
+                            counts[2], counts[3], counts[4], counts[5] = 2, look, first[i + 1] - first[i], m
                             return _none(), _none(), _none()
                         row[d] = first[i]
                     elif uniform:
                         row[d] = -1
                     else:
-                        counts[2], counts[3] = 1, code
+                        counts[2], counts[3] = 1, look
                         return _none(), _none(), _none()
                     probs = probs0 if p == 0 else probs1
                     if p == learner:

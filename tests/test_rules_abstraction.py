@@ -176,3 +176,22 @@ def test_an_abstract_checkpoint_resumes_bit_identically():
     plain = mccfr.ExternalSamplingMCCFR(walked, seed=2)
     with pytest.raises(ValueError):
         plain.load_state_dict(first.state_dict())  # another abstraction's checkpoint
+
+
+def test_a_match_reads_an_abstract_policy_by_its_abstract_keys():
+    """An abstract policy plays exactly as its expansion into the full game: on the same seed, the same actions
+    are drawn in every play-out, so the match results are equal. The control: the same rows read as if
+    they had no abstraction play otherwise."""
+    compiled, walked, abstraction = games(*CASES[1])
+    policy = random_abstract_policy(compiled, abstraction, seed=4)
+    full = CodePolicy.from_policy(policy.to_policy(compiled))
+    opponent = CodePolicy.from_policy(rcfr.Policy.random(compiled, seed=9))
+
+    def match(a):
+        return rcfr.match_policies(walked, a, opponent, samples=500, seed=1, default="uniform").seat_values
+
+    assert match(policy) == match(full)
+    blind = CodePolicy(compiled.rules, policy.codes, policy.first, policy.probs)  # keys taken as full codes
+    assert match(blind) != match(full)
+    with pytest.raises(ValueError, match="abstract set"):
+        rcfr.approx_exploitability(walked, policy, budget=1000)
