@@ -103,3 +103,37 @@ def test_a_recall_abstraction_is_accepted_on_the_rules():
     cfg = config("liars_dice", {"dice1": 2, "dice2": 2})
     cfg["abstraction"] = {"name": "bluff_last_bids", "params": {"r": 4}}
     validate(cfg)  # no ConfigError: the rules path keys the abstraction by code
+
+
+def _preset_specs(preset):
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+
+    from experiments.callbacks import sweep_jobs
+    from experiments.run import CONFIG_DIR
+    GlobalHydra.instance().clear()
+    try:
+        with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
+            jobs = sweep_jobs(compose("config", overrides=[f"+experiment={preset}"], return_hydra_config=True))
+            return [validate(compose("config", overrides=job)) for job in jobs]
+    finally:
+        GlobalHydra.instance().clear()
+
+
+def test_the_equal_memory_presets_compose():
+    big = _preset_specs("rcfr_bluff22")
+    assert len(big) == 15 and {s.game.compiled for s in big} == {False}
+    assert {s.abstraction.params.get("r") for s in big} == {None, 2, 4, 6, 8}
+    assert all(s.solver.options.get("average_space") == "abstract" for s in big if s.abstraction.name != "none")
+    assert all(s.run.matches > 0 and s.run.max_nodes_touched == 10 ** 9 for s in big)
+    quick = _preset_specs("rcfr_bluff22_quick")
+    assert {(s.game.params["dice1"], s.game.params["dice2"]) for s in quick} == {(2, 1)}
+    assert {s.solver.name for s in quick} == {"es-mccfr", "sampled-rcfr+"}
+
+
+@pytest.mark.parametrize("preset, opening", [("lanctot_fig54_pttt_quick", [4, 0]), ("lanctot_fig54_pttt", [4])])
+def test_the_phantom_panel_presets_compose(preset, opening):
+    specs = _preset_specs(preset)
+    assert [list(s.game.params["opening"]) for s in specs] == [opening] * 5
+    assert {s.abstraction.params.get("forget") for s in specs} == {None, "fosf", "foi", "fos", "foe"}
+    assert {s.run.measure for s in specs} == {"full_regret"}
