@@ -698,10 +698,6 @@ def aggregate(directory: str | Path, *, plots: bool = True) -> Aggregate | None:
             by_cpu = node_curves(rows, curves, "cpu_seconds")
             if by_cpu:  # runs from before cpu_seconds was recorded have none
                 files += plot_nodes(directory, by_cpu, "cpu_seconds", ylabel, mbb=mbb_factors(rows), sequences=sizes)
-    from .matches import requested, write
-    samples = requested(directory)
-    if samples:  # the runs asked for a match table (run.matches)
-        files += write(directory, samples)
     return Aggregate(directory, rows, groups, curves, files, unfinished)
 
 

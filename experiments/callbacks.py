@@ -111,7 +111,10 @@ class Validate(Callback):
 class AggregateMultirun(Callback):
     def on_multirun_end(self, config: DictConfig, **kwargs) -> None:
         from .aggregate import aggregate, report
+        from .matches import write_requested
 
         result = aggregate(Path(config.hydra.sweep.dir))
         if result is not None:
             print(report(result))
+            for path in write_requested(Path(config.hydra.sweep.dir)):
+                print(f"matches: {path}")

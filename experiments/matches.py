@@ -4,7 +4,7 @@ affordable (or as a second view where one is): every pair of configurations on o
 
     python -m experiments.matches <sweep directory> --samples 10000
 
-A sweep whose runs set ``run.matches=N`` writes the table as part of its aggregate. ``matches.csv`` has one row
+A sweep whose runs set ``run.matches=N`` writes the table when it ends, after its aggregate. ``matches.csv`` has one row
 per ordered pair (a's payoff against b in chips, its 95% half-width over seeds, or the one match's own when
 there is one seed); ``matches.md`` a matrix per game, a row per configuration. Runs that did not finish, or
 left no policy file, are left out and listed.
@@ -134,6 +134,12 @@ def write(directory: str | Path, samples: int, seed: int = 0) -> list[Path]:
     atomic_write(directory / "matches.csv", lambda f: f.write(text.getvalue().encode()))
     atomic_write(directory / "matches.md", lambda f: f.write(markdown(rows, skipped).encode()))
     return [directory / "matches.csv", directory / "matches.md"]
+
+
+def write_requested(directory: str | Path) -> list[Path]:
+    """The table, if the runs under `directory` asked for one (``run.matches``)."""
+    samples = requested(directory)
+    return write(directory, samples) if samples else []
 
 
 def main(argv: list[str] | None = None) -> int:
