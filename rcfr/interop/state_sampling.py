@@ -38,7 +38,8 @@ CHANCE = -1  # pyspiel.PlayerId.CHANCE; players are >= 0, every other negative i
 MASK = (1 << 64) - 1
 POLICY_FORMAT = "rcfr.state_policy"
 POLICY_VERSION = 1
-POLICY_FIELDS = ("format", "version", "game", "open_spiel", "keys", "key_ends", "first", "actions", "probs")
+POLICY_FIELDS = ("format", "version", "game", "open_spiel", "players", "keys", "key_ends", "first", "actions",
+                 "probs")
 
 
 # ---- the random stream (rcfr.sampling.decisions, in Python) ----------------------------------------
@@ -94,19 +95,23 @@ def regret_matching(regrets) -> list[float]:
 
 # ---- information sets as first met --------------------------------------------------------------
 class InfosetTable:
-    """Information sets in the order first met: ``index[key]`` is a set's row; its actions occupy slots
+    """Information sets in the order first met: ``index[player][key]`` is a set's row (OpenSpiel's strings
+    do not name the player: Phantom Tic-Tac-Toe's first sets of both players read the same), ``players[row]``
+    its player; its actions occupy slots
     ``first[row]`` .. ``first[row + 1]`` of the flat ``actions`` (OpenSpiel ids), ``regrets`` and ``avg``
     arrays (stdlib arrays: 8 bytes a slot, growing in place, read as numpy without a copy). Forced moves
     (one legal action) are not stored: as in the compiled tree, they are no decisions."""
 
     def __init__(self):
-        self.index: dict[str, int] = {}
+        self.index: tuple[dict[str, int], dict[str, int]] = ({}, {})
+        self.players = array("b")
         self.first = array("q", [0])
         self.actions, self.regrets, self.avg = array("q"), array("d"), array("d")
 
-    def add(self, key: str, legal) -> int:
-        row = len(self.index)
-        self.index[key] = row
+    def add(self, player: int, key: str, legal) -> int:
+        row = len(self.players)
+        self.index[player][key] = row
+        self.players.append(player)
         self.actions.extend(legal)
         zeros = [0.0] * len(legal)
         self.regrets.extend(zeros)
@@ -116,22 +121,30 @@ class InfosetTable:
 
     @property
     def num_sets(self) -> int:
-        return len(self.index)
+        return len(self.players)
 
-    def keys(self) -> list[str]:
-        return list(self.index)  # rows in order
+    def keys(self) -> list[tuple[int, str]]:
+        """(player, information-state string) of each row, in row order."""
+        keys = [None] * self.num_sets
+        for player, index in enumerate(self.index):
+            for key, row in index.items():
+                keys[row] = (player, key)
+        return keys
 
     def nbytes(self) -> int:
         """Bytes held: the dict, its key strings and the arrays (what grows with the sets met)."""
         import sys
-        strings = sum(sys.getsizeof(k) for k in self.index)
-        ints = sum(sys.getsizeof(v) for v in self.index.values() if v > 256)
-        arrays = sum(a.buffer_info()[1] * a.itemsize for a in (self.first, self.actions, self.regrets, self.avg))
-        return sys.getsizeof(self.index) + strings + ints + arrays
+        strings = sum(sys.getsizeof(k) for index in self.index for k in index)
+        ints = sum(sys.getsizeof(v) for index in self.index for v in index.values() if v > 256)
+        arrays = sum(a.buffer_info()[1] * a.itemsize
+                     for a in (self.players, self.first, self.actions, self.regrets, self.avg))
+        return sum(sys.getsizeof(index) for index in self.index) + strings + ints + arrays
 
     def state_dict(self) -> dict[str, np.ndarray]:
-        blob, ends = pack_keys(self.keys())
-        return {"keys": blob, "key_ends": ends, "first": np.array(self.first, np.int64),
+        keys = self.keys()
+        blob, ends = pack_keys([k for _, k in keys])
+        return {"keys": blob, "key_ends": ends, "players": np.array(self.players, np.int8),
+                "first": np.array(self.first, np.int64),
                 "actions": np.array(self.actions, np.int64), "regrets": np.array(self.regrets, np.float64),
                 "avg": np.array(self.avg, np.float64)}
 
@@ -139,7 +152,12 @@ class InfosetTable:
     def from_state(cls, state: dict[str, np.ndarray]) -> "InfosetTable":
         table = cls()
         keys = unpack_keys(state["keys"], state["key_ends"])
-        table.index = {k: row for row, k in enumerate(keys)}
+        table.players = array("b", np.asarray(state["players"], np.int8).tolist())
+        if len(table.players) != len(keys) or not set(table.players) <= {0, 1}:
+            raise ValueError(f"checkpoint's information-set table has {len(keys)} keys and players "
+                             f"{sorted(set(table.players))[:4]} for {len(table.players)} rows")
+        for row, (player, key) in enumerate(zip(table.players, keys)):
+            table.index[player][key] = row
         table.first = array("q", np.asarray(state["first"], np.int64).tolist())
         table.actions = array("q", np.asarray(state["actions"], np.int64).tolist())
         table.regrets = array("d", np.asarray(state["regrets"], np.float64).tobytes())
@@ -214,12 +232,12 @@ class StateMCCFR:
         (-1, that one action) at a forced move."""
         table = self.table
         key = state.information_state_string(player)
-        row = table.index.get(key)
+        row = table.index[player].get(key)
         if row is None:
             legal = state.legal_actions()
             if len(legal) == 1:
                 return -1, legal
-            row = table.add(key, legal)
+            row = table.add(player, key, legal)
         first = table.first
         return row, table.actions[first[row]:first[row + 1]]
 
@@ -410,15 +428,18 @@ def solve_openspiel(game: str, *, sampler: str = "external", iterations: int = 1
 
 # ---- policies keyed by information-state string ------------------------------------------------
 class StatePolicy:
-    """A policy of an OpenSpiel game keyed by information-state string: sorted ``keys``, ``first`` offsets
-    (``len(keys) + 1``) into flat ``actions`` (OpenSpiel ids) and float64 ``probs``. Identity: the game's
-    canonical string and the OpenSpiel version (information-state strings may change between versions)."""
+    """A policy of an OpenSpiel game keyed by (player, information-state string): sorted ``keys``, ``first``
+    offsets (``len(keys) + 1``) into flat ``actions`` (OpenSpiel ids) and float64 ``probs``; ``policy[player,
+    string]`` is a row as {action id: probability}. Identity: the game's canonical string and the OpenSpiel
+    version (information-state strings may change between versions)."""
 
-    def __init__(self, game: str, version: str, keys: list[str], first, actions, probs):
+    def __init__(self, game: str, version: str, keys: list[tuple[int, str]], first, actions, probs):
         self.game_string, self.version, self.keys = game, version, keys
         self.first = np.asarray(first, np.int64)
         self.actions, self.probs = np.asarray(actions, np.int64), np.asarray(probs, np.float64)
-        self.row = {k: i for i, k in enumerate(keys)}
+        self.row = ({}, {})
+        for i, (player, key) in enumerate(keys):
+            self.row[player][key] = i
 
     @classmethod
     def from_rows(cls, game, version, keys, first, actions, probs) -> "StatePolicy":
@@ -433,21 +454,23 @@ class StatePolicy:
     def num_sets(self) -> int:
         return len(self.keys)
 
-    def __getitem__(self, key: str) -> dict[int, float]:
-        """Action id -> probability at the information set with this information-state string."""
-        i = self.row[key]
+    def __getitem__(self, item: tuple[int, str]) -> dict[int, float]:
+        """Action id -> probability at player `item[0]`'s information set of string `item[1]`."""
+        player, key = item
+        i = self.row[player][key]
         s, e = self.first[i], self.first[i + 1]
         return dict(zip(self.actions[s:e].tolist(), self.probs[s:e].tolist()))
 
-    def __contains__(self, key: str) -> bool:
-        return key in self.row
+    def __contains__(self, item: tuple[int, str]) -> bool:
+        return item[1] in self.row[item[0]]
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the ``.npz`` file atomically (a reader never sees half a file)."""
         _npz_suffix(path)
-        blob, ends = pack_keys(self.keys)
+        blob, ends = pack_keys([k for _, k in self.keys])
         arrays = {"format": np.array(POLICY_FORMAT), "version": np.array(POLICY_VERSION),
-                  "game": np.array(self.game_string), "open_spiel": np.array(self.version), "keys": blob,
+                  "game": np.array(self.game_string), "open_spiel": np.array(self.version),
+                  "players": np.array([p for p, _ in self.keys], np.int8), "keys": blob,
                   "key_ends": ends, "first": self.first, "actions": self.actions, "probs": self.probs}
         atomic_write(path, lambda f: np.savez(f, **arrays))
 
@@ -471,8 +494,12 @@ class StatePolicy:
         for field, value in want.items():
             if str(arrays[field]) != value:
                 raise PolicyError(f"{path}: field {field!r} is {str(arrays[field])[:200]!r}, expected {value!r}")
-        policy = cls(want["game"], want["open_spiel"], unpack_keys(arrays["keys"], arrays["key_ends"]),
-                     arrays["first"], arrays["actions"], arrays["probs"])
+        keys = unpack_keys(arrays["keys"], arrays["key_ends"])
+        players = arrays["players"].tolist()
+        if len(players) != len(keys) or not set(players) <= {0, 1}:
+            raise PolicyError(f"{path}: 'players' must hold 0 or 1 for each of the {len(keys)} keys")
+        policy = cls(want["game"], want["open_spiel"], list(zip(players, keys)), arrays["first"], arrays["actions"],
+                     arrays["probs"])
         _check_rows(path, policy)
         return policy
 
@@ -514,7 +541,7 @@ def openspiel_policy(policy: StatePolicy, game=None):
 
         def action_probabilities(self, state, player_id=None):
             player = state.current_player() if player_id is None else player_id
-            key = state.information_state_string(player)
+            key = (player, state.information_state_string(player))
             if key in self.table:
                 return self.table[key]
             self.unmet += 1
