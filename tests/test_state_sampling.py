@@ -34,11 +34,13 @@ def _table_arrays(solver) -> tuple[np.ndarray, np.ndarray]:
     return np.frombuffer(solver.table.regrets, np.float64), np.frombuffer(solver.table.avg, np.float64)
 
 
-@pytest.mark.parametrize("name, iterations", [("kuhn_poker", 500), ("leduc_poker", 200)])
+@pytest.mark.parametrize("name, iterations", [
+    ("kuhn_poker", 500), ("leduc_poker", 200),
+    ("goofspiel(imp_info=True,num_cards=4,points_order=descending)", 100)])  # simultaneous; forced last bids
 @pytest.mark.parametrize("sampler", ["external", "outcome"])
 def test_state_path_equals_the_compiled_walk_bit_for_bit(name, iterations, sampler):
-    """Same random stream, same order of draws, same float operations: every regret and average sum and
-    the nodes touched equal rcfr's compiled ES/OS on ``openspiel:<game>``."""
+    """Same random stream, same order of draws, same float operations, forced moves collapsed alike: every
+    regret and average sum and the nodes touched equal rcfr's compiled ES/OS on ``openspiel:<game>``."""
     from rcfr.solvers import mccfr
     compiled = rcfr.load_game(f"openspiel:{name}")
     theirs = getattr(mccfr, SOLVERS[sampler])(compiled, seed=5)

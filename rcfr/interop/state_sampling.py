@@ -245,62 +245,72 @@ class StateMCCFR:
         """One external-sampling traversal: every action of the traverser, one sampled action per
         opponent information set (drawn at its first visit, kept for the traversal) and per chance node;
         the traverser's sampled regrets are added once the walk is done (`tree_walk`'s order: children
-        last to first, so the random draws come in the compiled walk's order)."""
-        deltas: dict[int, list[float]] = {}
-        self._walk(self.game.new_initial_state(), traverser, 1.0 if traverser == 0 else -1.0, {}, {}, deltas)
-        regrets, first = self.table.regrets, self.table.first
+        last to first, so the random draws come in the compiled walk's order). Chance and opponent
+        nodes have one child walked, so the walk loops through them and recurses at the traverser's."""
+        table, uniform = self.table, self.stream.uniform
+        regrets, avg, first, actions_of, index = table.regrets, table.avg, table.first, table.actions, table.index
+        sign = 1.0 if traverser == 0 else -1.0
+        sigmas, chosen, deltas = {}, {}, {}
+        nodes = 0
+
+        def walk(state) -> float:
+            nonlocal nodes
+            while True:
+                player = state.current_player()
+                if player == CHANCE:
+                    outcomes = state.chance_outcomes()
+                    if len(outcomes) > 1:
+                        nodes += 1
+                        state = state.child(outcomes[pick([p for _, p in outcomes], uniform())][0])
+                    else:
+                        state.apply_action(outcomes[0][0])
+                    continue
+                if player < 0:
+                    nodes += 1
+                    return sign * state.returns()[0]
+                key = state.information_state_string(player)
+                row = index[player].get(key)
+                if row is None:
+                    legal = state.legal_actions()
+                    if len(legal) == 1:
+                        state.apply_action(legal[0])
+                        continue
+                    row = table.add(player, key, legal)  # the arrays grow in place
+                nodes += 1
+                f, e = first[row], first[row + 1]
+                if player == traverser:
+                    break
+                pair = chosen.get(row)
+                if pair is None:
+                    sigma = regret_matching(regrets[f:e])
+                    pair = chosen[row] = (pick(sigma, uniform()), sigma)
+                k, sigma = pair
+                for a in range(e - f):
+                    avg[f + a] += 1.0 * sigma[a]
+                state = state.child(actions_of[f + k])
+            n = e - f
+            sigma = sigmas.get(row)
+            if sigma is None:
+                sigma = sigmas[row] = regret_matching(regrets[f:e])
+            values = [0.0] * n
+            for a in range(n - 1, -1, -1):
+                values[a] = walk(state.child(actions_of[f + a]))
+            v = 0.0
+            for a in range(n):
+                v += sigma[a] * values[a]
+            delta = deltas.get(row)
+            if delta is None:
+                delta = deltas[row] = [0.0] * n
+            for a in range(n):
+                delta[a] += values[a] - v
+            return v
+
+        walk(self.game.new_initial_state())
+        self.nodes_touched += nodes
         for row, delta in deltas.items():
             f = first[row]
             for a, d in enumerate(delta):
-                regrets[f + a] += d
-
-    def _walk(self, state, traverser, sign, sigmas, chosen, deltas) -> float:
-        """The traverser's sampled value of `state` (owned by this call: forced moves are applied in place)."""
-        while True:
-            player = state.current_player()
-            if player == CHANCE:
-                outcomes = state.chance_outcomes()
-                if len(outcomes) == 1:
-                    state.apply_action(outcomes[0][0])
-                    continue
-                self.nodes_touched += 1
-                k = pick([p for _, p in outcomes], self.stream.uniform())
-                return self._walk(state.child(outcomes[k][0]), traverser, sign, sigmas, chosen, deltas)
-            if player < 0:
-                self.nodes_touched += 1
-                return sign * state.returns()[0]
-            row, actions = self._decision(state, player)
-            if row >= 0:
-                break
-            state.apply_action(actions[0])
-        self.nodes_touched += 1
-        table = self.table
-        f, n = table.first[row], len(actions)
-        if player != traverser:
-            pair = chosen.get(row)
-            if pair is None:
-                sigma = regret_matching(table.regrets[f:f + n])
-                pair = chosen[row] = (pick(sigma, self.stream.uniform()), sigma)
-            k, sigma = pair
-            avg = table.avg
-            for a in range(n):
-                avg[f + a] += 1.0 * sigma[a]
-            return self._walk(state.child(actions[k]), traverser, sign, sigmas, chosen, deltas)
-        sigma = sigmas.get(row)
-        if sigma is None:
-            sigma = sigmas[row] = regret_matching(table.regrets[f:f + n])
-        values = [0.0] * n
-        for a in range(n - 1, -1, -1):
-            values[a] = self._walk(state.child(actions[a]), traverser, sign, sigmas, chosen, deltas)
-        v = 0.0
-        for a in range(n):
-            v += sigma[a] * values[a]
-        delta = deltas.get(row)
-        if delta is None:
-            delta = deltas[row] = [0.0] * n
-        for a in range(n):
-            delta[a] += values[a] - v
-        return v
+                table.regrets[f + a] += d
 
     def _outcome(self, traverser: int) -> None:
         """One outcome-sampling trajectory (`outcome_walk`): epsilon-exploring at the traverser's
