@@ -227,20 +227,6 @@ class StateMCCFR:
         return len(self.table.regrets)
 
     # ---- the walks -------------------------------------------------------------------------------
-    def _decision(self, state, player: int):
-        """(row, legal action ids) of the information set `player` acts in at `state` (met now if new), or
-        (-1, that one action) at a forced move."""
-        table = self.table
-        key = state.information_state_string(player)
-        row = table.index[player].get(key)
-        if row is None:
-            legal = state.legal_actions()
-            if len(legal) == 1:
-                return -1, legal
-            row = table.add(player, key, legal)
-        first = table.first
-        return row, table.actions[first[row]:first[row + 1]]
-
     def _external(self, traverser: int) -> None:
         """One external-sampling traversal: every action of the traverser, one sampled action per
         opponent information set (drawn at its first visit, kept for the traversal) and per chance node;
@@ -316,8 +302,8 @@ class StateMCCFR:
         """One outcome-sampling trajectory (`outcome_walk`): epsilon-exploring at the traverser's
         decisions, crediting the opponent's average on the way, then the traverser's sampled regrets
         ``W * tail * (1 - sigma(a*))`` and ``-W * tail * sigma(a*)`` on the way back."""
-        table, stream, eps = self.table, self.stream, self.epsilon
-        regrets, avg, first = table.regrets, table.avg, table.first
+        table, uniform, eps = self.table, self.stream.uniform, self.epsilon
+        regrets, avg, first, actions_of, index = table.regrets, table.avg, table.first, table.actions, table.index
         state = self.game.new_initial_state()
         path = []  # (player, first slot, sigma or chance probability, action index, opponent reach, chance reach)
         r0 = r1 = rc = q = 1.0
@@ -328,7 +314,7 @@ class StateMCCFR:
                 if len(outcomes) == 1:
                     state.apply_action(outcomes[0][0])
                     continue
-                k = pick([p for _, p in outcomes], stream.uniform())
+                k = pick([p for _, p in outcomes], uniform())
                 xi = outcomes[k][1]
                 path.append((CHANCE, 0, xi, k, 0.0, 0.0))
                 rc *= xi
@@ -337,17 +323,22 @@ class StateMCCFR:
                 continue
             if player < 0:
                 break
-            row, actions = self._decision(state, player)
-            if row < 0:
-                state.apply_action(actions[0])
-                continue
-            f, n = first[row], len(actions)
-            sigma = regret_matching(regrets[f:f + n])
+            key = state.information_state_string(player)
+            row = index[player].get(key)
+            if row is None:
+                legal = state.legal_actions()
+                if len(legal) == 1:
+                    state.apply_action(legal[0])
+                    continue
+                row = table.add(player, key, legal)  # the arrays grow in place
+            f, e = first[row], first[row + 1]
+            n = e - f
+            sigma = regret_matching(regrets[f:e])
             if player == traverser:
-                k = pick_mixed(sigma, eps, stream.uniform())
+                k = pick_mixed(sigma, eps, uniform())
                 xi = eps / n + (1.0 - eps) * sigma[k]
             else:
-                k = pick(sigma, stream.uniform())
+                k = pick(sigma, uniform())
                 xi = sigma[k]
                 stochastic = 1.0 * (r0 if player == 0 else r1) * rc / q
                 for a in range(n):
@@ -358,7 +349,7 @@ class StateMCCFR:
             else:
                 r1 *= sigma[k]
             q *= xi
-            state.apply_action(actions[k])
+            state.apply_action(actions_of[f + k])
         self.nodes_touched += len(path) + 1
         u0 = state.returns()[0]
         tail = 1.0
