@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import zipfile
 from array import array
 from pathlib import Path
@@ -132,8 +133,7 @@ class InfosetTable:
         return keys
 
     def nbytes(self) -> int:
-        """Bytes held: the dict, its key strings and the arrays (what grows with the sets met)."""
-        import sys
+        """Bytes held: the dicts, their key strings and the arrays (what grows with the sets met)."""
         strings = sum(sys.getsizeof(k) for index in self.index for k in index)
         ints = sum(sys.getsizeof(v) for index in self.index for v in index.values() if v > 256)
         arrays = sum(a.buffer_info()[1] * a.itemsize
@@ -291,7 +291,10 @@ class StateMCCFR:
                 delta[a] += values[a] - v
             return v
 
-        walk(self.game.new_initial_state())
+        try:
+            walk(self.game.new_initial_state())
+        finally:
+            del walk  # the closure refers to itself: a cycle that would keep the traversal's dicts until a gc pass
         self.nodes_touched += nodes
         for row, delta in deltas.items():
             f = first[row]
@@ -445,11 +448,11 @@ class StatePolicy:
     @classmethod
     def from_rows(cls, game, version, keys, first, actions, probs) -> "StatePolicy":
         """A policy from rows in any order (sorted here by key)."""
-        order = sorted(range(len(keys)), key=keys.__getitem__)
+        order = np.array(sorted(range(len(keys)), key=keys.__getitem__), np.int64)
         n = np.diff(first)[order]
-        slots = np.concatenate([np.arange(first[i], first[i + 1]) for i in order]) if order else np.zeros(0, int)
-        return cls(game, version, [keys[i] for i in order], np.concatenate([[0], np.cumsum(n)]), actions[slots],
-                   probs[slots])
+        start = np.concatenate([[0], np.cumsum(n)]).astype(np.int64)
+        slots = np.arange(start[-1]) - np.repeat(start[:-1], n) + np.repeat(np.asarray(first)[order], n)
+        return cls(game, version, [keys[i] for i in order], start, actions[slots], probs[slots])
 
     @property
     def num_sets(self) -> int:
