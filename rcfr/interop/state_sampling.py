@@ -8,7 +8,7 @@ memory follows the sets met. The estimators, random stream, forced-move collapsi
 are those of rcfr's compiled walks (`rcfr.sampling.tree_walks.tree_walk`,
 `rcfr.sampling.outcome_walks.outcome_walk`): on a compilable game a seeded run here equals
 ``ExternalSamplingMCCFR`` / ``OutcomeSamplingMCCFR`` on ``load_game("openspiel:<game>")`` bit for bit.
-The walks are plain Python, 100-1000 times slower per node than the compiled ones (docs/large_games.md,
+The walks are plain Python, about 100 times slower per node than the compiled ones (docs/large_games.md,
 "Huge OpenSpiel games").
 
 Policies (`StatePolicy`) are keyed by information-state strings and OpenSpiel action ids, saved as
@@ -425,7 +425,7 @@ def solve_openspiel(game: str, *, sampler: str = "external", iterations: int = 1
                     seed: int = 0) -> StateMCCFR:
     """Solve OpenSpiel game string `game` of any size by sampling through OpenSpiel's state API (`StateMCCFR`);
     returns the solver after `iterations` iterations (``.average_policy()``, ``.state_dict()``, ``.run(more)``).
-    Games within the compile limit run 100-1000 times faster compiled: ``rcfr.load_game("openspiel:" + game)``."""
+    Games within the compile limit run about 100 times faster compiled: ``rcfr.load_game("openspiel:" + game)``."""
     check_int("iterations", iterations, 1)
     return StateMCCFR(game, sampler=sampler, epsilon=epsilon, seed=seed).run(iterations)
 
