@@ -9,8 +9,8 @@ seed: the state path touches the same nodes, checked in the last column); rcfr's
 ``phantom_ttt`` (``load_game("phantom_ttt", compiled=False)``; OpenSpiel's Phantom Tic-Tac-Toe is the same game up
 to the information-state encoding). Each row runs chunks of doubling size for ``--seconds`` CPU seconds. Bytes per
 set met: the state path's table (`InfosetTable.nbytes`: dict, key strings, arrays) and, where it met 1,000 sets or
-more, in a second run of as many iterations under tracemalloc, every Python allocation still alive after it; the rules path's arrays
-(`RulesBuffers.nbytes`, capacity).
+more, in a second run of as many iterations under tracemalloc, every Python allocation still alive after it; the
+rules path's arrays (`RulesBuffers.nbytes`, capacity).
 """
 
 from __future__ import annotations

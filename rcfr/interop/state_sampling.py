@@ -272,7 +272,7 @@ class StateMCCFR:
                     pair = chosen[row] = (pick(sigma, uniform()), sigma)
                 k, sigma = pair
                 for a in range(e - f):
-                    avg[f + a] += 1.0 * sigma[a]
+                    avg[f + a] += 1.0 * sigma[a]  # 1.0: the weight t ** 0, as compiled
                 state = state.child(actions_of[f + k])
             n = e - f
             sigma = sigmas.get(row)
@@ -293,13 +293,13 @@ class StateMCCFR:
 
         try:
             walk(self.game.new_initial_state())
-        finally:
-            del walk  # the closure refers to itself: a cycle that would keep the traversal's dicts until a gc pass
-        self.nodes_touched += nodes
-        for row, delta in deltas.items():
-            f = first[row]
-            for a, d in enumerate(delta):
-                table.regrets[f + a] += d
+            self.nodes_touched += nodes
+            for row, delta in deltas.items():
+                f = first[row]
+                for a, d in enumerate(delta):
+                    regrets[f + a] += d
+        finally:  # the closure refers to itself, a cycle that would keep the dicts until a gc pass
+            sigmas.clear(), chosen.clear(), deltas.clear()
 
     def _outcome(self, traverser: int) -> None:
         """One outcome-sampling trajectory (`outcome_walk`): epsilon-exploring at the traverser's
@@ -343,7 +343,7 @@ class StateMCCFR:
             else:
                 k = pick(sigma, uniform())
                 xi = sigma[k]
-                stochastic = 1.0 * (r0 if player == 0 else r1) * rc / q
+                stochastic = 1.0 * (r0 if player == 0 else r1) * rc / q  # 1.0: the weight t ** 0, as compiled
                 for a in range(n):
                     avg[f + a] += stochastic * sigma[a]
             path.append((player, f, sigma, k, r1 if player == 0 else r0, rc))
@@ -514,7 +514,8 @@ class StatePolicy:
 
 def _npz_suffix(path) -> None:
     if Path(path).suffix.lower() != ".npz":
-        raise ValueError(f"state policy file {str(path)!r}: the suffix must be .npz, got {Path(path).suffix or 'none'!r}")
+        raise ValueError(f"state policy file {str(path)!r}: the suffix must be .npz, "
+                         f"got {Path(path).suffix or 'none'!r}")
 
 
 def _check_rows(path, policy: StatePolicy) -> None:
