@@ -18,6 +18,7 @@ _HOMES = {
     "approx_evaluation": ("ApproxExploitability", "HeadToHead", "approx_exploitability", "match_policies"),
     "evaluation": ("Evaluation", "best_response", "evaluate", "expected_value", "exploitability", "nash_conv"),
     "games": ("GAMES", "GameRules", "make_rules", "register_game"),
+    "interop.state_sampling": ("StateMCCFR", "StatePolicy", "solve_openspiel"),
     "policy": ("Policy", "PolicyError"),
     "regrets": ("counterfactual_regrets", "realization_plan"),
     "solvers": ("CFR", "RCFR", "RRM", "SOLVERS", "CFRPlus", "CFRSolver", "ChanceSamplingCFR", "DiscountedCFR",

@@ -129,8 +129,10 @@ class OpenSpielRules(GameRules):
         estimate = estimated_histories(self.game, cap=100.0 * limit)
         if estimate > limit:
             raise ValueError(f"OpenSpiel game {self.game_string!r} has about {estimate:.3g} histories (median of "
-                             f"{SIZE_PROBES} random probes), more than the limit of {limit:,}; choose smaller game "
-                             "parameters (or raise the limit with RCFR_MAX_HISTORIES)")
+                             f"{SIZE_PROBES} random probes), more than the limit of {limit:,}; sample it through OpenSpiel's "
+                             f"state API instead (no compiling, slower per node): rcfr.solve_openspiel("
+                             f"{self.game_string!r}, sampler='external'|'outcome', iterations=...), or choose "
+                             "smaller game parameters (or raise the limit with RCFR_MAX_HISTORIES)")
 
     def params(self) -> dict:
         return {"name": self.game_string, "open_spiel": self.version}
