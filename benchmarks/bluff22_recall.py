@@ -56,7 +56,8 @@ def run_arm(arm: str, seed: int, budgets: list[float]) -> None:
             start = time.process_time()
             solver.run(chunk)
             cpu += time.process_time() - start
-            chunk *= 2
+            rate = solver.iteration / max(cpu, 1e-3)  # iterations per CPU second so far
+            chunk = int(min(2 * chunk, max(64, (budget - cpu) * rate)))  # land near the budget
         start = time.process_time()
         result = evaluate(game.rules, solver.average_policy(), default="uniform")
         seconds = time.process_time() - start
