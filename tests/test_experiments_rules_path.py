@@ -120,6 +120,7 @@ def _preset_specs(preset):
         GlobalHydra.instance().clear()
 
 
+@pytest.mark.slow  # validates 22 jobs: 8 s
 def test_the_equal_memory_presets_compose():
     big = _preset_specs("rcfr_bluff22")
     assert len(big) == 15 and {s.game.compiled for s in big} == {False}
