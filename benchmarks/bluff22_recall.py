@@ -3,6 +3,7 @@ abstractions, at equal CPU time, scored exactly in the full game (issue 23, docs
 
     python benchmarks/bluff22_recall.py                          # every arm, seed 0, 15/60/240 CPU seconds
     python benchmarks/bluff22_recall.py --arms r2 r4 --seeds 1 2 --budgets 15 60
+    python benchmarks/bluff22_recall.py --report rows.jsonl --plot bluff22.png   # table and plot of a saved run
 
 Each (arm, seed) runs in a process of its own (so that its peak resident memory is its own): ES with
 ``average_space="abstract"`` (the rules path keeps averages per set met), run in chunks of doubling size
@@ -24,6 +25,8 @@ import sys
 import time
 import warnings
 from pathlib import Path
+
+import numpy as np
 
 for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
@@ -74,29 +77,64 @@ def main() -> None:
     parser.add_argument("--seeds", nargs="+", type=int, default=[0])
     parser.add_argument("--budgets", nargs="+", type=float, default=[15, 60, 240])
     parser.add_argument("--out", default=None, help="also append the JSON lines to this file")
+    parser.add_argument("--report", metavar="JSONL", help="no runs: the table and plot of an earlier --out file")
+    parser.add_argument("--plot", metavar="PNG", help="also draw exploitability against nodes, CPU s and MiB")
     parser.add_argument("--one", nargs=2, metavar=("ARM", "SEED"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
         run_arm(args.one[0], int(args.one[1]), args.budgets)
         return
-    rows = []
-    for seed in args.seeds:
-        for arm in args.arms:
-            command = [sys.executable, __file__, "--one", arm, str(seed), "--budgets", *map(str, args.budgets)]
-            done = subprocess.run(command, capture_output=True, text=True, check=True)
-            for line in done.stdout.splitlines():
-                rows.append(json.loads(line))
-                if args.out:
-                    with open(args.out, "a") as f:
-                        f.write(line + "\n")
-                print(line, flush=True)
+    if args.report:
+        rows = [json.loads(line) for line in Path(args.report).read_text().splitlines() if line.strip()]
+    else:
+        rows = []
+        for seed in args.seeds:
+            for arm in args.arms:
+                command = [sys.executable, __file__, "--one", arm, str(seed), "--budgets", *map(str, args.budgets)]
+                done = subprocess.run(command, capture_output=True, text=True, check=True)
+                for line in done.stdout.splitlines():
+                    rows.append(json.loads(line))
+                    if args.out:
+                        with open(args.out, "a") as f:
+                            f.write(line + "\n")
+                    print(line, flush=True)
+    rows.sort(key=lambda r: (ARMS.index(r["arm"]), r["seed"], r["nodes"]))
     print("| arm | (I, a) pairs | seed | iterations | M nodes | CPU s | sets met | array MiB | peak MiB | eval s | "
           "exploitability |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['arm']} | {r['pairs']:,} | {r['seed']} | {r['iterations']:,} | {r['nodes'] / 1e6:.1f} | "
-              f"{r['cpu_s']} | {r['sets_met']:,} | {r['array_mib']} | {r['peak_mib']:,} | {r['eval_s']} | "
+        print(f"| {r['arm']} | {r['pairs']:,} | {r['seed']} | {r['iterations']:,} | {r['nodes'] / 1e6:,.0f} | "
+              f"{r['cpu_s']} | {r['sets_met']:,} | {r['array_mib']:,} | {r['peak_mib']:,} | {r['eval_s']} | "
               f"{r['exploitability']:.4f} |")
+    if args.plot:
+        plot(rows, args.plot)
+
+
+def plot(rows: list[dict], path: str) -> None:
+    """Exploitability against nodes touched, CPU seconds and the arrays' MiB: one line per (arm, seed)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    axes_of = [("nodes", "nodes touched"), ("cpu_s", "CPU seconds (solving)"), ("array_mib", "MiB of the arrays")]
+    from matplotlib.ticker import NullFormatter
+    fig, axes = plt.subplots(1, 3, figsize=(16, 4.8), sharey=True)
+    colors = plt.get_cmap("tab10")(np.arange(len(ARMS)))
+    for ax, (key, label) in zip(axes, axes_of):
+        for i, arm in enumerate(ARMS):
+            for seed in sorted({r["seed"] for r in rows if r["arm"] == arm}):
+                mine = [r for r in rows if r["arm"] == arm and r["seed"] == seed]
+                ax.plot([r[key] for r in mine], [r["exploitability"] for r in mine], "o-", color=colors[i],
+                        alpha=0.85, label=arm if seed == min(r["seed"] for r in rows if r["arm"] == arm) else None)
+        ax.set_xscale("log")
+        ax.xaxis.set_minor_formatter(NullFormatter())  # minor labels of a short log axis overlap
+        ax.set_xlabel(label)
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].set_ylabel("exploitability in the full game (chips)")
+    fig.legend(*axes[0].get_legend_handles_labels(), title="ES on", loc="center right")
+    fig.suptitle("Bluff(2,2): external sampling on the full game and on its last-r-bids abstractions "
+                 "(one line per seed)")
+    fig.tight_layout(rect=(0, 0, 0.93, 1))
+    fig.savefig(path, dpi=110)
 
 
 if __name__ == "__main__":
