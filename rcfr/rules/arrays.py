@@ -15,7 +15,7 @@ import numpy as np
 
 from ..compiler import _settle
 from ..sampling import bundles, driver
-from ..sampling.buffers import BASELINE_SAMPLERS, CACHING, PUBLIC, SAMPLERS, public_work, seed_state
+from ..sampling.buffers import CACHING, PUBLIC, SAMPLERS, public_work, seed_state
 from ..sampling.public import empty_public_tree
 from ..games.fast import ABSTRACT_CODE
 from .abstraction import CodeAbstraction, no_abstraction
@@ -24,10 +24,11 @@ from .source import EMPTY, MISMATCH, NO_MISMATCH, OVERFLOW, SEQS, SETS, FastFunc
 
 ROLES = {"fn_player": "player", "fn_moves": "num_children", "fn_child": "child", "fn_utility": "utility",
          "fn_code": "infoset_code"}
-#: samplers whose walks need history ids (baselines per history or per edge) or a public tree
-UNSUPPORTED = (*BASELINE_SAMPLERS, PUBLIC)
+#: samplers whose walks need history ids (VR-MCCFR's baselines per history) or a public tree
+UNSUPPORTED = ("baseline", PUBLIC)
 PER_SET = ("last", "touched", "touched_stamp")
 PER_SLOT = ("regrets", "avg", "sigma", "delta")
+BASELINES = ("baseline", "baseline_visits")  # MCCFRb's, a row per traverser
 SLOTS_PER_SET = 4  # slots the arrays start with per set of capacity (sets average 1.5-3 actions)
 
 
@@ -36,7 +37,7 @@ class RulesBuffers:
     module docstring. `capacity` is the number of information sets the arrays start with."""
 
     #: checkpoint fields as long as what was met
-    SIZED = ("regrets", "avg", "last", "codes", "num_actions", "signatures")
+    SIZED = ("regrets", "avg", "last", "codes", "num_actions", "signatures", *BASELINES)
 
     def __init__(self, game: RulesGame, sampler: str, seed: int = 0, capacity: int = 1 << 12,
                  chance_sampling: str = "single", abstraction: CodeAbstraction | None = None):
@@ -56,7 +57,8 @@ class RulesBuffers:
         self.abstract_data = fast.data if abstraction is None else abstraction.data
         self.abstract_out = np.zeros(0 if abstraction is None else 2, np.int64)
         D, widest = game.depth + 1, game.widest
-        trajectory = sampler == "outcome"
+        self.baselines = sampler == "infoset_baseline"  # MCCFRb: a row of baselines per traverser, per slot
+        trajectory = sampler in ("outcome", "infoset_baseline")
         levels = 0 if trajectory else D + 1
         rows = D + 2 if trajectory else (levels + 1) * widest
         self.rows = np.zeros((rows, fast.width), np.int64)
@@ -101,21 +103,30 @@ class RulesBuffers:
                           abstract_out=self.abstract_out, states=self.rows, spare=self.spare,
                           probs=self.probs, keys=keys, ids=ids, **index, meta=self.meta,
                           abstract=np.zeros(0, np.int64), parent_seq=np.zeros(0, np.int64),
-                          baseline_index=np.zeros(0, np.int64), baseline_stride=0,
+                          baseline_index=np.zeros(0, np.int64), baseline_stride=S if self.baselines else 0,
                           chance_key=np.zeros((2, 0), np.int32), public=empty_public_tree())
+        rows = 2 if self.baselines else 0
+
+        def per_traverser(name, dtype):  # (rows, S) flattened: row i at i * S, the first `seqs` slots kept
+            array = np.zeros(rows * S, dtype)
+            if rows and name in old:
+                before = old[name].reshape(rows, -1)
+                array.reshape(rows, S)[:, :seqs] = before[:, :seqs]
+            return array
+
         self.state = bundles.State(
             regrets=fresh("regrets", S, used=seqs), avg=fresh("avg", S, used=seqs),
             sigma=fresh("sigma", S, used=seqs), delta=np.zeros(S),
             touched=np.zeros(N, np.int64), num_touched=np.zeros(1, np.int64), touched_stamp=np.zeros(N, np.int64),
             last=fresh("last", N, used=sets), counters=self.counters, rng=self.rng,
-            baseline=np.zeros(0), baseline_visits=np.zeros(0, np.int64))
+            baseline=per_traverser("baseline", np.float64), baseline_visits=per_traverser("baseline_visits", np.int64))
         self.scratch = bundles.Scratch(
             cached=np.zeros((N if self.sampler in CACHING else 0, 2), np.int64), **self.scratch_arrays)
 
     def grow(self, factor: int = 2, both: bool = False) -> None:
         """Multiply by `factor` whichever capacity is half used, or `both` (numbering and values are kept)."""
         sets, seqs, set_capacity, seq_capacity = (int(v) for v in self.meta[:4])
-        old = {**self.index, **{name: getattr(self.state, name) for name in (*PER_SLOT, "last")}}
+        old = {**self.index, **{name: getattr(self.state, name) for name in (*PER_SLOT, *BASELINES, "last")}}
         self._allocate(set_capacity * (factor if both or 2 * sets > set_capacity else 1),
                        seq_capacity * (factor if both or 2 * seqs > seq_capacity else 1), old, sets, seqs)
 
@@ -153,7 +164,7 @@ class RulesBuffers:
         sets, seqs = self.num_sets, self.num_slots
         saved = {name: getattr(self.state, name)[:seqs].copy() for name in ("regrets", "avg")}
         saved.update(last=self.state.last[:sets].copy(), counters=self.counters.copy(), rng=self.rng.copy(),
-                     meta=self.meta.copy())
+                     meta=self.meta.copy(), **{name: getattr(self.state, name).copy() for name in BASELINES})
         return saved
 
     def _restore(self, saved: dict[str, np.ndarray]) -> None:
@@ -164,6 +175,8 @@ class RulesBuffers:
             target = getattr(state, name)
             target[:len(saved[name])] = saved[name]
             target[len(saved[name]):] = 0.0
+        for name in BASELINES:
+            getattr(state, name)[:] = saved[name]
         state.delta[:] = 0.0
         state.num_touched[0] = 0
         state.touched_stamp[:] = 0
@@ -208,6 +221,8 @@ class RulesBuffers:
         out.update(last=self.state.last[:sets].copy(), counters=self.counters.copy(), rng=self.rng.copy(),
                    codes=self.index["codes"][:sets].copy(), num_actions=self.index["num_actions"][:sets].copy(),
                    signatures=self.index["signatures"][:sets].copy(), capacity=self.meta[2:4].copy())
+        if self.baselines:  # each traverser's row, the slots met
+            out.update({name: getattr(self.state, name).reshape(2, -1)[:, :seqs].copy() for name in BASELINES})
         return out
 
     def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
@@ -225,5 +240,11 @@ class RulesBuffers:
         for name, length in (("regrets", seqs), ("avg", seqs), ("last", sets)):
             if np.shape(state[name]) != (length,):
                 raise ValueError(f"checkpoint field {name!r} has shape {np.shape(state[name])}, expected ({length},)")
+        if self.baselines:
+            for name in BASELINES:
+                if np.shape(state.get(name)) != (2, seqs):
+                    raise ValueError(f"checkpoint field {name!r} has shape {np.shape(state.get(name))}, expected "
+                                     f"(2, {seqs})")
+                old[name] = np.asarray(state[name]).ravel()
         self.counters[:], self.rng[:] = state["counters"], state["rng"]
         self._allocate(set_capacity, seq_capacity, old, sets, seqs)

@@ -187,6 +187,12 @@ def _rules_payoff(source, h):
         return lambda source, h: source.fn_utility(source.data, source.states[h])
 
 
+@overload(states.edge_slot, inline="never")
+def _rules_edge_slot(source, h, k, slot, J):
+    if is_rules(source):
+        return lambda source, h, k, slot, J: source.first_seq[J] + k if J >= 0 else -1
+
+
 @overload(states.room, inline="never")
 def _rules_room(source):
     if is_rules(source):

@@ -16,7 +16,7 @@ from numba import njit
 
 from .bundles import AVG_NONE, BOTH, C_NODES, C_TRAVERSAL, CHANCE, DA, TERMINAL
 from .decisions import chance_outcome, trajectory_action
-from .states import ROOT, child, infoset, mover, num_moves, outcome_probs, payoff, regret_set
+from .states import ROOT, child, edge_slot, infoset, mover, num_moves, outcome_probs, payoff, regret_set
 from .strategies import credit_average, regret_matching, touch
 
 
@@ -117,8 +117,8 @@ def _baseline_at(baseline, row, j):
 def baseline_outcome_walk(tree, state, path, traverser, eps, baseline_decay, baseline_update, t, weight,
                           average_mode, from_regrets):
     """Outcome sampling with action baselines b(h, a) (player 0's values; VR-MCCFR, Schmid et al. 2019;
-    MCCFRb, Kuchar 2020) at ``state.baseline[row + tree.baseline_index[child]]``: keyed by the child history
-    (VR-MCCFR) or by the information set and action (MCCFRb), one table per traverser or shared (see `Tree`).
+    MCCFRb, Kuchar 2020) at ``state.baseline[row + edge_slot(...)]``: keyed by the child history (VR-MCCFR)
+    or by the information set and action (MCCFRb), one table per traverser or shared (see `Tree`).
 
     Backwards along the sampled path, each history gets the control-variate estimate
     ``u(h, a) = b(h, a) + [a sampled] (u(h a) - b(h, a)) / xi(h, a)`` for every action (xi: the sampling
@@ -130,7 +130,7 @@ def baseline_outcome_walk(tree, state, path, traverser, eps, baseline_decay, bas
     history and, with perfect recall, each information set once, so no baseline is used after it was
     updated in the same traversal."""
     h, depth, q = _sample_trajectory(tree, state, path, traverser, eps, t, weight, average_mode, from_regrets)
-    first_seq, index = tree.first_seq, tree.baseline_index
+    first_seq = tree.first_seq
     sigma, delta, baseline, visits, touched, num_touched, touched_stamp, counters = (
         state.sigma, state.delta, state.baseline, state.baseline_visits, state.touched, state.num_touched,
         state.touched_stamp, state.counters)
@@ -142,25 +142,25 @@ def baseline_outcome_walk(tree, state, path, traverser, eps, baseline_decay, bas
         p = mover(tree, node)
         k = move.action
         n = num_moves(tree, node)
-        jk = index[child(tree, node, k, d + 1)]
-        corrected = _baseline_at(baseline, row, jk)
-        corrected += (below - corrected) / move.xi
         if p == CHANCE:
             probs, f = outcome_probs(tree, node)
             J = -1
         else:
             J = regret_set(tree, infoset(tree, node))
             probs, f = sigma, first_seq[J]
+        jk = edge_slot(tree, node, k, d + 1, J)
+        corrected = _baseline_at(baseline, row, jk)
+        corrected += (below - corrected) / move.xi
         value = 0.0
         for a in range(n):
-            u = corrected if a == k else _baseline_at(baseline, row, index[child(tree, node, a, d + 1)])
+            u = corrected if a == k else _baseline_at(baseline, row, edge_slot(tree, node, a, d + 1, J))
             value += probs[f + a] * u
         if p != CHANCE and (traverser == BOTH or p == traverser):
             opp = move.reach1 if p == 0 else move.reach0
             w = (1.0 if p == 0 else -1.0) * opp * move.chance / move.q
             touch(J, touched, num_touched, touched_stamp, counters)
             for a in range(n):
-                u = corrected if a == k else _baseline_at(baseline, row, index[child(tree, node, a, d + 1)])
+                u = corrected if a == k else _baseline_at(baseline, row, edge_slot(tree, node, a, d + 1, J))
                 delta[f + a] += w * (u - value)
         if jk >= 0:
             if baseline_update == DA:

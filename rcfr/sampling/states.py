@@ -55,6 +55,13 @@ def payoff(source, h):
     """Player 0's payoff at terminal h."""
 
 
+def edge_slot(source, h, k, slot, J):
+    """Where the baseline of edge (h, move k) lives in a traverser's row of ``State.baseline`` (-1: none). The
+    compiled tree reads its layout (`bundles.Tree.baseline_index` of the child: per child history for
+    VR-MCCFR, per (set, action) for MCCFRb); the rules give the (set, action) slot ``first_seq[J] + k`` of
+    decision h's set J (J < 0 at chance: none)."""
+
+
 def room(source):
     """Whether the source can take another iteration: a source that numbers information sets as it meets
     them (the rules, `rcfr.rules.source`) says no once its arrays are half used, and the driver returns so
@@ -95,6 +102,12 @@ def _tree_infoset(source, h):
 def _tree_payoff(source, h):
     if is_compiled_tree(source):
         return lambda source, h: source.utility[h]
+
+
+@overload(edge_slot, inline="always")
+def _tree_edge_slot(source, h, k, slot, J):
+    if is_compiled_tree(source):
+        return lambda source, h, k, slot, J: source.baseline_index[source.first_child[h] + k]
 
 
 @overload(room, inline="always")
