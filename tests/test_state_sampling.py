@@ -165,3 +165,16 @@ def test_policy_file_round_trip_and_identity(tmp_path):
     np.savez(tmp_path / "bad.npz", **arrays)
     with pytest.raises(PolicyError, match="sum to one"):
         StatePolicy.load(tmp_path / "bad.npz", "kuhn_poker")
+
+
+def test_a_game_whose_long_lines_are_rare_is_refused_by_the_mean(monkeypatch):
+    """Liar's Dice with two dice each: most random bids are called at once, so the probes' median is ~3e6
+    histories while the game has ~1e10; the mean of the unbiased estimates sees it (a compile would run out
+    of memory before reaching the limit). The control: Leduc, far below the limit, is accepted."""
+    from rcfr.games.openspiel import OpenSpielRules, estimated_histories, load_openspiel_game
+    monkeypatch.setenv("RCFR_MAX_HISTORIES", "100000000")
+    median, mean = estimated_histories(load_openspiel_game("liars_dice(numdice=2)"), cap=1e10)
+    assert median < 1e8 < mean  # the median alone would let it through
+    with pytest.raises(ValueError, match=r"median .*mean .*more than the limit"):
+        OpenSpielRules("liars_dice(numdice=2)")
+    assert OpenSpielRules("leduc_poker").game_string.startswith("leduc_poker")

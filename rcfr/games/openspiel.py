@@ -15,8 +15,10 @@ import numpy as np
 from .base import CHANCE, TERMINAL, GameRules
 
 INSTALL = "pip install 'rcfr[openspiel]'"
-#: Random probes used to estimate the tree size before compiling (Knuth's estimator).
-SIZE_PROBES = 32
+#: Random probes used to estimate the tree size before compiling (Knuth's estimator; 256 take milliseconds).
+SIZE_PROBES = 256
+#: A game is refused when the probes' mean (unbiased) passes this multiple of the limit, even if their median does not.
+MEAN_MARGIN = 1.0
 
 
 def pyspiel_module():
@@ -74,12 +76,14 @@ def canonical_name(game) -> str:
     return pyspiel_module().game_parameters_to_string(params)
 
 
-def estimated_histories(game, probes: int = SIZE_PROBES, cap: float = float("inf"), seed: int = 0) -> float:
-    """Median of Knuth's unbiased tree-size estimates from `probes` random root-to-leaf walks.
+def estimated_histories(game, probes: int = SIZE_PROBES, cap: float = float("inf"), seed: int = 0
+                        ) -> tuple[float, float]:
+    """(median, mean) of Knuth's unbiased tree-size estimates from `probes` random root-to-leaf walks.
 
-    The median of this right-skewed estimator rarely exceeds the true size, so refusing a game whose
-    median exceeds the limit refuses only games that are too large in all likelihood; a walk stops
-    early once its estimate passes `cap`."""
+    The estimator is right-skewed: its median rarely exceeds the true size, so a median above the limit
+    means a game too large in all likelihood; but in games whose long lines are rare (Liar's Dice with two
+    dice: most random bids are called at once) the median is far below the true size and only the mean
+    sees the long lines. A walk stops early once its estimate passes `cap`."""
     rng = np.random.default_rng(seed)
     estimates = []
     for _ in range(probes):
@@ -90,7 +94,7 @@ def estimated_histories(game, probes: int = SIZE_PROBES, cap: float = float("inf
             total += width
             state.apply_action(actions[rng.integers(len(actions))])
         estimates.append(total)
-    return float(np.median(estimates))
+    return float(np.median(estimates)), float(np.mean(estimates))
 
 
 def action_names(state, player: int, actions) -> list[str]:
@@ -126,10 +130,11 @@ class OpenSpielRules(GameRules):
         self.version = openspiel_version()
         self._names: dict[tuple, list[str]] = {}
         limit = max_histories()
-        estimate = estimated_histories(self.game, cap=100.0 * limit)
-        if estimate > limit:
-            raise ValueError(f"OpenSpiel game {self.game_string!r} has about {estimate:.3g} histories (median of "
-                             f"{SIZE_PROBES} random probes), more than the limit of {limit:,}; sample it through OpenSpiel's "
+        median, mean = estimated_histories(self.game, cap=100.0 * limit)
+        if median > limit or mean > MEAN_MARGIN * limit:
+            raise ValueError(f"OpenSpiel game {self.game_string!r} has about {max(median, mean):.3g} histories "
+                             f"({SIZE_PROBES} random probes: median {median:.3g}, mean {mean:.3g}), more than the "
+                             f"limit of {limit:,}; sample it through OpenSpiel's "
                              f"state API instead (no compiling, slower per node): rcfr.solve_openspiel("
                              f"{self.game_string!r}, sampler='external'|'outcome', iterations=...), or choose "
                              "smaller game parameters (or raise the limit with RCFR_MAX_HISTORIES)")
