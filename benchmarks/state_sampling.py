@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 import tracemalloc
 import warnings
 from pathlib import Path
@@ -29,19 +28,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 
 import rcfr  # noqa: E402
 from rcfr.interop.state_sampling import StateMCCFR  # noqa: E402
+from rules_sampling import timed_run  # noqa: E402  (the same chunked CPU-second runs)
 from rcfr.solvers import mccfr  # noqa: E402
 
 GAMES = ["kuhn_poker", "leduc_poker", "phantom_ttt", "liars_dice(numdice=2)", "dark_hex"]
 SAMPLERS = {"es": ("external", mccfr.ExternalSamplingMCCFR), "os": ("outcome", mccfr.OutcomeSamplingMCCFR)}
-
-
-def timed_run(solver, seconds: float) -> float:
-    """Run chunks of doubling size until `seconds` CPU seconds are spent; return them."""
-    start, chunk = time.process_time(), 1
-    while time.process_time() - start < seconds:
-        solver.run(chunk)
-        chunk *= 2
-    return time.process_time() - start
 
 
 def traced_bytes(game: str, sampler: str, iterations: int) -> int:

@@ -83,6 +83,9 @@ class CodePolicy:
         self.fingerprint = rules_identity(rules)  # checks that `rules` are rules
         self.description = rules.description()
         if abstraction is not None:
+            if not callable(getattr(abstraction, "check_rules", None)):
+                raise TypeError(f"abstraction must be a CodeAbstraction (rcfr.abstraction.make_abstraction on a game "
+                                f"walked by its rules) or None, got {type(abstraction).__name__}")
             abstraction.check_rules(rules, "code policy")
         self.abstraction = abstraction
         self.codes, self.first, self.probs = _checked(codes, first, probs, self.description)
