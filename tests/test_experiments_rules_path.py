@@ -120,11 +120,12 @@ def _preset_specs(preset):
         GlobalHydra.instance().clear()
 
 
-@pytest.mark.slow  # validates 22 jobs: 8 s
+@pytest.mark.slow  # validates 25 jobs: 8 s
 def test_the_equal_memory_presets_compose():
     big = _preset_specs("rcfr_bluff22")
-    assert len(big) == 15 and {s.game.compiled for s in big} == {False}
+    assert len(big) == 18 and {s.game.compiled for s in big} == {False}
     assert {s.abstraction.params.get("r") for s in big} == {None, 2, 4, 6, 8}
+    assert {s.solver.name for s in big} == {"es-mccfr", "sampled-rcfr+"}
     assert all(s.solver.options.get("average_space") == "abstract" for s in big if s.abstraction.name != "none")
     assert all(s.run.matches > 0 and s.run.max_nodes_touched == 10 ** 9 for s in big)
     quick = _preset_specs("rcfr_bluff22_quick")
@@ -138,3 +139,22 @@ def test_the_phantom_panel_presets_compose(preset, opening):
     assert [list(s.game.params["opening"]) for s in specs] == [opening] * 5
     assert {s.abstraction.params.get("forget") for s in specs} == {None, "fosf", "foi", "fos", "foe"}
     assert {s.run.measure for s in specs} == {"full_regret"}
+
+
+def test_lean_rcfr_plus_runs_on_the_rules_through_the_kit(tmp_path):
+    """Lean sampled RCFR+ walks the rules in the kit (the RCFR+ arm of rcfr_bluff22): its saved policy scores what
+    the run reported, and a run on the tree with the exact table and every target fit scores the same."""
+    params = {"dice1": 1, "dice2": 1}
+    options = {"features_on_demand": True, "traversals": 2, "refit_every": 1, "capacity": 10**6}
+    scores = []
+    for compiled in (False, None):
+        cfg = config("liars_dice", params, compiled=compiled, solver="sampled-rcfr+", run__iterations=12)
+        cfg["solver"]["options"] = options
+        cfg.update(regressor={"name": "table", "params": {}}, features={"name": "liars_dice", "params": {}})
+        run_experiment(cfg, tmp_path / str(compiled))
+        scores.append([float(r["exploitability"]) for r in rows(tmp_path / str(compiled))])
+    assert scores[0] == pytest.approx(scores[1], abs=1e-12)
+    rules = rcfr.make_rules("liars_dice", **params)
+    policy = CodePolicy.load(rules, tmp_path / "False" / "policy.npz")
+    saved = bluff_evaluation.evaluate(rules, policy, default="uniform").exploitability
+    assert saved == pytest.approx(scores[0][-1], abs=1e-12) and saved < 0.9  # it learned (uniform: above 0.9)

@@ -37,10 +37,11 @@ class RulesBuffers:
     module docstring. `capacity` is the number of information sets the arrays start with."""
 
     #: checkpoint fields as long as what was met
-    SIZED = ("regrets", "avg", "last", "codes", "num_actions", "signatures", *BASELINES)
+    SIZED = ("regrets", "avg", "last", "codes", "num_actions", "signatures", "set_states", *BASELINES)
 
     def __init__(self, game: RulesGame, sampler: str, seed: int = 0, capacity: int = 1 << 12,
-                 chance_sampling: str = "single", abstraction: CodeAbstraction | None = None):
+                 chance_sampling: str = "single", abstraction: CodeAbstraction | None = None,
+                 keep_states: bool = False):
         if sampler in UNSUPPORTED or sampler not in SAMPLERS:
             allowed = [s for s in SAMPLERS if s not in UNSUPPORTED]
             raise ValueError(f"sampler {sampler!r} cannot walk a game by its rules (it needs the compiled tree's "
@@ -48,6 +49,7 @@ class RulesBuffers:
         if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)) or not 1 <= capacity <= 2**40:
             raise ValueError(f"capacity must be an integer in [1, 2**40], got {capacity!r}")
         self.game, self.sampler, self.abstraction = game, sampler, abstraction
+        self.keep_states = bool(keep_states)  # a state and player per set met (on-demand features)
         fast = game.fast
         self.functions = {field: FastFunction(getattr(fast, role), role) for field, role in ROLES.items()}
         if abstraction is not None:
@@ -92,6 +94,8 @@ class RulesBuffers:
         index = {name: fresh(name, N, np.int64, sets)
                  for name in ("codes", "first_seq", "num_actions", "average_first", "signatures")}
         index["first_seq"][set_capacity] = index["average_first"][set_capacity] = seq_capacity
+        width = self.game.fast.width + 1
+        set_states = fresh("set_states", N if self.keep_states else 0, np.int64, sets, (width,))
         index["num_actions"][set_capacity] = widest
         entries = 1 << (2 * set_capacity - 1).bit_length()  # a power of two, at least twice the sets
         keys = np.full(entries, EMPTY, np.int64)
@@ -101,7 +105,7 @@ class RulesBuffers:
         self.index = index
         self.tree = Rules(**self.functions, data=self.game.fast.data, abstract_data=self.abstract_data,
                           abstract_out=self.abstract_out, states=self.rows, spare=self.spare,
-                          probs=self.probs, keys=keys, ids=ids, **index, meta=self.meta,
+                          probs=self.probs, keys=keys, ids=ids, **index, meta=self.meta, set_states=set_states,
                           abstract=np.zeros(0, np.int64), parent_seq=np.zeros(0, np.int64),
                           baseline_index=np.zeros(0, np.int64), baseline_stride=S if self.baselines else 0,
                           chance_key=np.zeros((2, 0), np.int32), public=empty_public_tree())
@@ -126,7 +130,8 @@ class RulesBuffers:
     def grow(self, factor: int = 2, both: bool = False) -> None:
         """Multiply by `factor` whichever capacity is half used, or `both` (numbering and values are kept)."""
         sets, seqs, set_capacity, seq_capacity = (int(v) for v in self.meta[:4])
-        old = {**self.index, **{name: getattr(self.state, name) for name in (*PER_SLOT, *BASELINES, "last")}}
+        old = {**self.index, "set_states": self.tree.set_states,
+               **{name: getattr(self.state, name) for name in (*PER_SLOT, *BASELINES, "last")}}
         self._allocate(set_capacity * (factor if both or 2 * sets > set_capacity else 1),
                        seq_capacity * (factor if both or 2 * seqs > seq_capacity else 1), old, sets, seqs)
 
@@ -194,12 +199,18 @@ class RulesBuffers:
         return int(self.meta[SEQS])
 
     @property
+    def has_room(self) -> bool:
+        """Whether both capacities are at most half used (the driver walks only then; else `grow`)."""
+        sets, seqs, set_capacity, seq_capacity = (int(v) for v in self.meta[:4])
+        return 2 * sets <= set_capacity and 2 * seqs <= seq_capacity
+
+    @property
     def nodes_touched(self) -> int:
         return int(self.counters[bundles.C_NODES])
 
     def nbytes(self) -> int:
         """Bytes of the arrays sized by the sets met (their capacity: a bound on what is resident)."""
-        arrays = [*self.index.values(), self.tree.keys, self.tree.ids, *self.state, *self.scratch]
+        arrays = [*self.index.values(), self.tree.keys, self.tree.ids, self.tree.set_states, *self.state, *self.scratch]
         return int(sum(a.nbytes for a in arrays if isinstance(a, np.ndarray)))
 
     def table(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -221,6 +232,8 @@ class RulesBuffers:
         out.update(last=self.state.last[:sets].copy(), counters=self.counters.copy(), rng=self.rng.copy(),
                    codes=self.index["codes"][:sets].copy(), num_actions=self.index["num_actions"][:sets].copy(),
                    signatures=self.index["signatures"][:sets].copy(), capacity=self.meta[2:4].copy())
+        if self.keep_states:
+            out["set_states"] = self.tree.set_states[:sets].copy()
         if self.baselines:  # each traverser's row, the slots met
             out.update({name: getattr(self.state, name).reshape(2, -1)[:, :seqs].copy() for name in BASELINES})
         return out
@@ -240,6 +253,12 @@ class RulesBuffers:
         for name, length in (("regrets", seqs), ("avg", seqs), ("last", sets)):
             if np.shape(state[name]) != (length,):
                 raise ValueError(f"checkpoint field {name!r} has shape {np.shape(state[name])}, expected ({length},)")
+        if self.keep_states:
+            expected = (sets, self.game.fast.width + 1)
+            if np.shape(state.get("set_states")) != expected:
+                raise ValueError(f"checkpoint field 'set_states' has shape {np.shape(state.get('set_states'))}, "
+                                 f"expected {expected}")
+            old["set_states"] = np.asarray(state["set_states"], np.int64)
         if self.baselines:
             for name in BASELINES:
                 if np.shape(state.get(name)) != (2, seqs):

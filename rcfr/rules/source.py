@@ -43,6 +43,8 @@ Rules = namedtuple("Rules", [
     "states", "spare", "probs",
     # the information-set index: code -> id table, each id's code, its layout, counts and capacities
     "keys", "ids", "codes", "first_seq", "num_actions", "average_first", "signatures", "meta",
+    # per set, the state of the first history met and its player (empty rows: not kept)
+    "set_states",
     # what the walks read from a compiled tree and the rules path does not have (empty)
     "abstract", "parent_seq", "baseline_index", "baseline_stride", "chance_key", "public"])
 Rules.__doc__ = """The rules as a state source (see the module docstring). Fields the walks read from
@@ -94,9 +96,10 @@ def probe(keys, code):
 
 
 @njit(cache=True, inline="always")
-def _add_set(source, i, code, n, signature):
-    """Number the set of `code` (free table entry i, n actions, legal-action `signature`) as the next id, or
-    file it under the sink (id = set capacity, marking the overflow) when the arrays are full."""
+def _add_set(source, i, code, n, signature, s):
+    """Number the set of `code` (free table entry i, n actions, legal-action `signature`, met at state s) as
+    the next id, or file it under the sink (id = set capacity, marking the overflow) when the arrays are full.
+    Where ``set_states`` has rows, the set's row gets s and its player (what on-demand features read)."""
     meta = source.meta
     I, f = meta[SETS], meta[SEQS]
     if I >= meta[SET_CAPACITY] or f + n > meta[SEQ_CAPACITY]:
@@ -109,6 +112,11 @@ def _add_set(source, i, code, n, signature):
     source.num_actions[I] = n
     source.average_first[I] = f
     source.signatures[I] = signature
+    if source.set_states.shape[0] > 0:
+        row = source.set_states[I]
+        for j in range(s.shape[0]):
+            row[j] = s[j]
+        row[s.shape[0]] = source.fn_player(source.data, s)
     meta[SETS] = I + 1
     meta[SEQS] = f + n
     return I
@@ -172,7 +180,7 @@ def _rules_infoset(source, h):
                 code, signature = 2 * out[0] + source.fn_player(data, s), out[1]
             i = probe(source.keys, code)
             if source.keys[i] != code:
-                return _add_set(source, i, code, source.fn_moves(data, s), signature)
+                return _add_set(source, i, code, source.fn_moves(data, s), signature, s)
             I = source.ids[i]
             if out.shape[0] > 0 and (source.signatures[I] != signature or
                                      source.num_actions[I] != source.fn_moves(data, s)):

@@ -106,26 +106,9 @@ class LeanSampledRCFR(SampledRCFRSolver):
         tau, beta = o.probing
         seed = o.seed
         self.encoder = make_encoder(game, name, **params)
-        self._strategy_rows = bound_rows(game, self.encoder)  # the rows of the sequences whose strategy is predicted
         self.regressors = [seeded(make_regressor(o.regressor), 2 * seed + p) for p in (0, 1)]
-        # the solver's own arrays
-        self.buffers = SamplerBuffers(game, self.sampler, seed)
         self.settings = make_settings(self.sampler, epsilon=o.epsilon, tau=float(tau), beta=float(beta))
-        self.first_seq = np.ascontiguousarray(game.infoset_first_seq, np.int64)
-        self.num_actions = np.ascontiguousarray(game.infoset_num_actions, np.int64)
-        players = np.asarray(game.infoset_player)
-        mine = [np.flatnonzero(players == p) for p in (0, 1)]
-        self.sets = [(self.first_seq[m], self.num_actions[m]) for m in mine]  # each player's (first, size)
-        self.offsets = [0, int(self.num_actions[mine[0]].sum())]  # player p's first global sequence
-        # each player's training data, seeded as the dense path's (ReservoirTargets; StoredSums draws from 2s+1+p)
-        if self.targets == "reservoir":
-            self.reservoirs = [Reservoir(self.capacity, 2 * seed + 1 + p) for p in (0, 1)]
-        else:
-            sizes = (self.offsets[1], game.num_sequences - self.offsets[1])
-            self.stored = [StoredSums(sizes[p], o.regret_matching, self.capacity, self.selection,
-                                      2 * seed + 1 + p) for p in (0, 1)]
-        # one iteration's summed regrets and the sets written (empty between iterations)
-        self._tally = make_tally(game.num_sequences, len(self.buffers.tree.num_actions), squares=False)
+        self._allocate(bound_rows)
         # the latest training set of each player (kept for resuming): sequences, targets, weights, [rows, t]
         self.fits = [{"sequence": np.zeros(self.capacity, np.int64), "value": np.zeros(self.capacity),
                       "weight": np.zeros(self.capacity), "count": np.zeros(2, np.int64)} for _ in (0, 1)]
@@ -136,6 +119,33 @@ class LeanSampledRCFR(SampledRCFRSolver):
         for p in (0, 1):
             self._refresh_all(p)
 
+    def _allocate(self, bound_rows) -> None:
+        """The arrays per set and sequence of the compiled game: sampler buffers, each player's (first, size)
+        of its sets, its training data (seeded as the dense path's: `ReservoirTargets`; `StoredSums` draws from
+        2s+1+p) and one iteration's tally."""
+        game, o, seed = self.game, self.options, self.options.seed
+        self._strategy_rows = bound_rows(game, self.encoder)  # the rows of the sequences whose strategy is predicted
+        self.buffers = SamplerBuffers(game, self.sampler, seed)
+        self.first_seq = np.ascontiguousarray(game.infoset_first_seq, np.int64)
+        self.num_actions = np.ascontiguousarray(game.infoset_num_actions, np.int64)
+        players = np.asarray(game.infoset_player)
+        mine = [np.flatnonzero(players == p) for p in (0, 1)]
+        self.sets = [(self.first_seq[m], self.num_actions[m]) for m in mine]  # each player's (first, size)
+        self.offsets = [0, int(self.num_actions[mine[0]].sum())]  # player p's first global sequence
+        if self.targets == "reservoir":
+            self.reservoirs = [Reservoir(self.capacity, 2 * seed + 1 + p) for p in (0, 1)]
+        else:
+            sizes = (self.offsets[1], game.num_sequences - self.offsets[1])
+            self.stored = [StoredSums(sizes[p], o.regret_matching, self.capacity, self.selection,
+                                      2 * seed + 1 + p) for p in (0, 1)]
+        # one iteration's summed regrets and the sets written (empty between iterations)
+        self._tally = make_tally(game.num_sequences, len(self.buffers.tree.num_actions), squares=False)
+
+    def _walk(self, player: int) -> tuple:
+        """The bundles a traversal of `player` walks (the rules path makes room first)."""
+        b = self.buffers
+        return b.tree, b.state, b.scratch, self.settings, player
+
     @property
     def on_demand(self) -> "LeanSampledRCFR":
         """Deprecated: the lean form was an object inside `SampledRCFR`; it is the solver itself now."""
@@ -143,19 +153,18 @@ class LeanSampledRCFR(SampledRCFRSolver):
 
     # ---- iterations ----------------------------------------------------------------------------
     def _advance(self, iterations: int) -> None:
-        b = self.buffers
         for _ in range(iterations):
             t = self.iteration = self.iteration + 1
             weight = float(t) ** self.power / self.traversals
             for p in (0, 1):
-                walk = (b.tree, b.state, b.scratch, self.settings, p)
                 if self.visited is None:
-                    driver.estimate(*walk, self.traversals, self._tally, 0, weight)
+                    driver.estimate(*self._walk(p), self.traversals, self._tally, 0, weight)
                 else:  # predict what each traversal reads first
                     for k in range(self.traversals):
-                        self.visited.prepare(p, b.state.rng)
-                        driver.estimate(*walk, 1, self._tally, k, weight)
-                sequences, values = _collect(b.tree.first_seq, b.tree.num_actions, self._tally, self.traversals)
+                        self.visited.prepare(p, self.buffers.state.rng)
+                        driver.estimate(*self._walk(p), 1, self._tally, k, weight)
+                tree = self.buffers.tree
+                sequences, values = _collect(tree.first_seq, tree.num_actions, self._tally, self.traversals)
                 self._data(p).add(sequences - self.offsets[p], values, t)
                 if t % self.refit_every == 0:
                     self._fit(p, t)
@@ -203,6 +212,8 @@ class LeanSampledRCFR(SampledRCFRSolver):
         """The player's checked predictions for these global sequence ids, and the t they are matched with."""
         from ..regressors import base as regressors
         model, t = self.regressors[player], int(self.fits[player]["count"][1])
+        if t == 0:  # nothing fit yet (a set the rules path meets first): estimates zero, strategy uniform
+            return np.zeros(len(sequences)), 0
         prediction = regressors.predict(model, self._strategy_rows(sequences))
         return checked_prediction(model, prediction, len(sequences), f"player {player} at iteration {t}"), t
 
@@ -264,11 +275,13 @@ class LeanSampledRCFR(SampledRCFRSolver):
         state["iteration"] = np.array(self.iteration)
         return state
 
-    def _load_state(self, state: dict[str, np.ndarray]) -> None:
-        from ..regressors import stateful
-        sampler = {k[8:]: v for k, v in state.items() if k.startswith("sampler.")}
+    def _load_buffers(self, sampler: dict[str, np.ndarray]) -> None:
         sampler["regrets"] = self.buffers.regrets  # unused by sampled RCFR (zero), not checkpointed
         self.buffers.load_state_dict(sampler)
+
+    def _load_state(self, state: dict[str, np.ndarray]) -> None:
+        from ..regressors import stateful
+        self._load_buffers({k[8:]: v for k, v in state.items() if k.startswith("sampler.")})
         for p in (0, 1):
             self._data(p).load_state_dict(state, f"player{p}.buffer.")
             for k, v in self.fits[p].items():

@@ -9,6 +9,8 @@ from __future__ import annotations
 from ..options import SampledRCFROptions, options_from, options_signature
 from ..tree import Game
 from .base import check_game
+from ..rules.game import RulesGame
+from .lean_rules import RulesLeanSampledRCFR
 from .on_demand import LeanSampledRCFR
 from .sampled_regression import DenseSampledRCFR, SampledRCFRSolver
 
@@ -17,8 +19,15 @@ def _factory(solver_name: str, fixed: dict, defaults: dict, doc: str):
     signature = options_signature(SampledRCFROptions, defaults, exclude=("regret_matching",))
 
     def make(game: Game, **options) -> SampledRCFRSolver:
-        check_game(game)
+        on_rules = isinstance(game, RulesGame)
+        if not on_rules:
+            check_game(game)
         o = options_from(SampledRCFROptions, signature, options, solver_name, fixed)
+        if on_rules:
+            if not o.features_on_demand:
+                raise ValueError(f"{solver_name} on {game.name} walked by its rules needs features_on_demand=True "
+                                 f"(a dense feature matrix needs the compiled game)")
+            return RulesLeanSampledRCFR(game, o, solver_name)
         return (LeanSampledRCFR if o.features_on_demand else DenseSampledRCFR)(game, o, solver_name)
 
     make.__signature__ = signature

@@ -70,11 +70,15 @@ class SampledRCFRSolver(IterativeSolver):
     on_demand = None
 
     def __init__(self, game: Game, options: SampledRCFROptions, solver_name: str = "sampled-rcfr"):
-        self.game = check_game(game)
+        self.game = self._check_game(game)
         if not isinstance(options, SampledRCFROptions):
             raise TypeError(f"options must be an rcfr.options.SampledRCFROptions, got {type(options).__name__}")
         self.options, self.solver_name = options, solver_name
         self.iteration = 0
+
+    @staticmethod
+    def _check_game(game):
+        return check_game(game)
 
     @property
     def regret_matching(self) -> str:

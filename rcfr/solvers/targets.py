@@ -150,6 +150,14 @@ class StoredSums:
         self.total[sequences] = np.maximum(total, 0.0) if self.regret_matching == "rm+" else total
         self.written[sequences] = t
 
+    def resize(self, size: int) -> None:
+        """Room for `size` sequences (a game walked by its rules numbers them as met); what is held stays."""
+        for name in ("total", "written"):
+            old = getattr(self, name)
+            new = np.zeros(size, old.dtype)
+            new[:min(size, len(old))] = old[:size]
+            setattr(self, name, new)
+
     def targets(self, t: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(sequences, targets, weights) of iteration t's fit: sorted sequences, sum / t, ones."""
         have = np.flatnonzero(self.written)

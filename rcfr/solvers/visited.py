@@ -35,6 +35,8 @@ from ..sampling.decisions import chance_outcome, set_action, trajectory_action
 from ..sampling.states import child, infoset, mover, num_moves, outcome_probs, regret_set
 from .predictions import match_predictions
 
+NEVER, UNFITTED = -2, -1  # `fresh` of a set not met yet (rules path); `updated` of a player not fit yet
+
 
 @njit(cache=True, inline="always")
 def _list(J, p, fresh, version, listed, counts):
@@ -49,41 +51,64 @@ def _list(J, p, fresh, version, listed, counts):
 
 
 @njit(cache=True, inline="always")
-def _list_certain(tree, traverser, stack, top, below, fresh, updated, version, listed, counts):
+def _stale(tree, sigma, h, J, p, fresh, updated, version, limit):
+    """Whether set J (at history h) of player p needs a prediction: older than p's latest refit, and a real
+    set (the rules path files what overflows its arrays under a sink set at `limit`; the solver grows them and
+    walks again). A player not fit yet (``updated[p] == UNFITTED``, the rules path's sets first met) plays uniformly:
+    the set gets it here, without a prediction."""
+    if J >= limit or fresh[J] >= updated[p]:
+        return False
+    if updated[p] == UNFITTED:
+        n = num_moves(tree, h)
+        f = tree.first_seq[J]
+        for a in range(n):
+            sigma[f + a] = 1.0 / n
+        fresh[J] = version
+        return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def _list_certain(tree, sigma, traverser, stack, top, below, fresh, updated, version, listed, counts, limit, width,
+                  region):
     """External sampling: list the stale sets of the histories the walk visits whatever the strategies, those
     pending on its stack and, below the traverser's, every history down to the next opponent or chance node
-    (`below`: a work stack). So one batch holds the sets of all siblings of a blocking set, not one."""
+    (`below`: a work stack of (history, depth) rows whose states take the slots from `region` on, apart from the
+    stack's). So one batch holds the sets of all siblings of a blocking set, not one."""
     for j in range(top + 1):
         under = 0
-        below[0] = stack[j]
+        below[0, 0], below[0, 1] = stack[j, 0], stack[j, 1]
         while under >= 0:
-            h = below[under]
+            h, d = below[under, 0], below[under, 1]
             under -= 1
             p = mover(tree, h)
             if p == TERMINAL or p == CHANCE:
                 continue
             J = regret_set(tree, infoset(tree, h))
-            if fresh[J] < updated[p]:
+            if _stale(tree, sigma, h, J, p, fresh, updated, version, limit):
                 _list(J, p, fresh, version, listed, counts)
             if p == traverser:
                 for a in range(num_moves(tree, h)):
                     under += 1
-                    below[under] = child(tree, h, a, -1)
+                    below[under, 0] = child(tree, h, a, region + (d + 1) * width + a)
+                    below[under, 1] = d + 1
 
 
 @njit(cache=True, _nrt=False)
 def _discover(tree, sigma, cached, sampler, eps, traverser, walk, rng, stack, below, fresh, updated, version,
-              listed, counts):
+              listed, counts, limit, width, region):
     """Resume the discovery walk of one traversal of `traverser`: ``walk = [top of stack, history, stamp]``
-    (external sampling's explicit stack of first visits; outcome sampling's current history; the walk's
-    stamp in external sampling's `cached`, negative so that it never equals a real traversal's). Lists the
-    stale sets met; returns True when the walk is complete, False when it stopped at a stale set whose
-    strategy decides the path (it resumes at that history once the set is predicted; with it, external
-    sampling lists every stale set it will certainly meet, see `_list_certain`).
+    (external sampling's explicit stack of first visits, (history, depth) rows; outcome sampling's current
+    history; the walk's stamp in external sampling's `cached`, negative so that it never equals a real
+    traversal's). Lists the stale sets met; returns True when the walk is complete, False when it stopped at a
+    stale set whose strategy decides the path (it resumes at that history once the set is predicted; with it,
+    external sampling lists every stale set it will certainly meet, see `_list_certain`).
 
     Every draw is the traversal's own decision helper (`rcfr.sampling.decisions`), called in the order the
     traversal calls it (`outcome_walks._sample_trajectory`; `tree_walks.tree_walk`'s first visits), so the
-    two consume the same random numbers for the same purposes. (It walks the compiled tree: ``slot`` -1.)"""
+    two consume the same random numbers for the same purposes. On the rules a history is a row of the
+    walk's states: a child at depth e, index k takes row ``e * width + k`` as in `tree_walk` (outcome
+    sampling alternates rows 1 and 2); the compiled tree ignores rows."""
     first_seq = tree.first_seq
     if sampler == OUTCOME:  # alternating: exploration at the traverser's sets
         h = walk[1]
@@ -94,45 +119,51 @@ def _discover(tree, sigma, cached, sampler, eps, traverser, walk, rng, stack, be
                 k = chance_outcome(probs, start, n, rng)
             else:
                 J = regret_set(tree, infoset(tree, h))
-                if fresh[J] < updated[p]:
+                if J >= limit:  # the rules path's arrays are full: the solver grows them and walks again
+                    return False
+                if _stale(tree, sigma, h, J, p, fresh, updated, version, limit):
                     _list(J, p, fresh, version, listed, counts)
                     walk[1] = h
                     return False
                 k, xi = trajectory_action(sigma, first_seq[J], n, p == traverser, eps, rng)
-            h = child(tree, h, k, -1)
+            h = child(tree, h, k, 2 if h == 1 else 1)
         walk[1] = h
         return True
     # external sampling: the first visits of `tree_walk`, in its order
     top, stamp = walk[0], walk[2]
     while top >= 0:
-        h = stack[top]
+        h, d = stack[top, 0], stack[top, 1]
         top -= 1
         p = mover(tree, h)
         if p == TERMINAL:
             continue
         n = num_moves(tree, h)
+        e = d + 1
         if p == CHANCE:
             probs, start = outcome_probs(tree, h)
             k = chance_outcome(probs, start, n, rng)
         else:
             I = infoset(tree, h)
             J = regret_set(tree, I)
-            if fresh[J] < updated[p]:
+            if J >= limit:  # as above
+                return False
+            if _stale(tree, sigma, h, J, p, fresh, updated, version, limit):
                 _list(J, p, fresh, version, listed, counts)
                 if p != traverser:  # its sampled action decides the path: predict it first
                     top += 1
-                    stack[top] = h
+                    stack[top, 0], stack[top, 1] = h, d
                     walk[0] = top
-                    _list_certain(tree, traverser, stack, top, below, fresh, updated, version, listed, counts)
+                    _list_certain(tree, sigma, traverser, stack, top, below, fresh, updated, version, listed, counts,
+                                  limit, width, region)
                     return False
             if p == traverser:
                 for a in range(n):
                     top += 1
-                    stack[top] = child(tree, h, a, -1)
+                    stack[top, 0], stack[top, 1] = child(tree, h, a, e * width + a), e
                 continue
             k = set_action(sigma, sigma, first_seq[J], n, False, cached, I, stamp, rng)
         top += 1
-        stack[top] = child(tree, h, k, -1)
+        stack[top, 0], stack[top, 1] = child(tree, h, k, e * width + k), e
     walk[0] = top
     return True
 
@@ -155,52 +186,89 @@ def _sequences(sets, first_seq, num_actions):
 class VisitedProfile:
     """Which information sets hold the current strategy, and the discovery walk that predicts the stale ones
     a traversal will read (see the module docstring). `predict(player, sequences)` is the solver's: the
-    player's predictions for these global sequence ids (finite, checked) and the t to match them with."""
+    player's predictions for these global sequence ids (finite, checked) and the t to match them with.
+
+    On a game walked by its rules (`rcfr.rules.arrays.RulesBuffers`) the sets are those met so far: a set met
+    for the first time is stale (``fresh`` `NEVER`), the per-set arrays follow the buffers' capacity (`sync`), and the
+    walk has rows of states of its own, twice the tree walk's (`_list_certain` walks apart from the stack)."""
 
     def __init__(self, buffers, sampler: str, epsilon: float, predict):
-        game = buffers.game
-        self.tree, self.sigma, self.cached = buffers.tree, buffers.sigma, buffers.scratch.cached
-        self.sampler, self.epsilon, self.predict = sampler, float(epsilon), predict
-        self.fresh = np.zeros(game.num_infosets, np.int64)  # the epoch at which each set was last predicted
+        self.buffers, self.sampler, self.epsilon, self.predict = buffers, sampler, float(epsilon), predict
+        self.on_rules = hasattr(buffers.tree, "states")
+        self.fresh = np.zeros(0, np.int64)  # the epoch at which each set was last predicted (-1: never)
+        self.listed = np.zeros(0, np.int64)
         self.updated = np.zeros(2, np.int64)  # each player's epoch of its latest refit (sets below it are stale)
         self.version = 0
-        self.listed = np.zeros(game.num_infosets, np.int64)
         self.counts = np.zeros(2, np.int64)
         self.walk = np.zeros(3, np.int64)
         self.rng = np.zeros(1, np.uint64)
-        self.stack = np.zeros(max(buffers.scratch.stack.shape[0], 1), np.int64)
+        rows = max(buffers.scratch.stack.shape[0], 1)
+        self.stack = np.zeros((rows, 2), np.int64)
         self.below = np.zeros_like(self.stack)
+        self.width = int(buffers.scratch.value.shape[1]) if buffers.scratch.value.ndim == 2 else 1
+        if self.on_rules:
+            tree_rows = buffers.rows.shape[0]
+            self.rows = np.zeros((2 * max(tree_rows, 3), buffers.rows.shape[1]), np.int64)
+            self.rows[0] = buffers.rows[0]  # the root
+            self.region = max(tree_rows, 3)
+        else:
+            self.region = 0
         self.stamp = 0
         self.rounds = self.predicted = 0  # batches and sets predicted (for benchmarks)
+        self.sync()
+
+    def sync(self) -> None:
+        """Size the per-set arrays to the buffers' (after they grew); sets not met yet are stale."""
+        tree = self.buffers.tree
+        size = tree.first_seq.shape[0] if self.on_rules else self.buffers.game.num_infosets
+        if self.fresh.shape[0] != size:
+            fresh = np.full(size, NEVER if self.on_rules else 0, np.int64)
+            kept = min(size, self.fresh.shape[0])
+            fresh[:kept] = self.fresh[:kept]
+            self.fresh, self.listed = fresh, np.zeros(size, np.int64)
+        self.tree = tree._replace(states=self.rows) if self.on_rules else tree
+        self.sigma, self.cached = self.buffers.state.sigma, self.buffers.scratch.cached
+        # the sets that may be listed: all of a compiled game's; on the rules, not the sink past the last
+        self.limit = size - 1 if self.on_rules else size
 
     def stale(self, player: int) -> None:
         """After a refit of `player`: every one of its sets is stale."""
         self.version += 1
         self.updated[player] = self.version
 
-    def all_fresh(self, player: int) -> None:
-        """After a refresh of every set of `player`."""
-        self.updated[player] = 0
+    def all_fresh(self, player: int, fitted: bool = True) -> None:
+        """After a refresh of every set of `player` (met so far, on the rules); a player not `fitted` yet plays
+        uniformly at the sets the walk meets first (`_stale`)."""
+        self.updated[player] = 0 if fitted else UNFITTED
 
     def prepare(self, traverser: int, rng: np.ndarray) -> None:
         """Predict every stale set the next traversal of `traverser` will read (`rng`: the solver's generator,
-        read, not advanced)."""
+        read, not advanced). On the rules the walk also numbers the sets the traversal will meet; when they
+        overflow the buffers' arrays, the arrays grow and the walk starts again (what it predicted stays)."""
         from ..sampling.buffers import SAMPLERS
-        self.stamp -= 1
-        self.walk[:] = (0, 0, self.stamp)
-        self.stack[0] = 0
-        self.rng[0] = rng[0]
+        from ..rules.source import OVERFLOW
         sampler, listed, counts = SAMPLERS[self.sampler], self.listed, self.counts
         while True:
-            done = _discover(self.tree, self.sigma, self.cached, sampler, self.epsilon, traverser, self.walk,
-                             self.rng, self.stack, self.below, self.fresh, self.updated, self.version, listed, counts)
-            for p in (0, 1):
-                if counts[p]:
-                    sets = listed[:counts[p]] if p == 0 else listed[len(listed) - counts[p]:]
-                    self._predict(p, sets)
-            counts[:] = 0
-            if done:
-                return
+            self.sync()
+            listed, meta = self.listed, self.buffers.meta if self.on_rules else None
+            self.stamp -= 1
+            self.walk[:] = (0, 0, self.stamp)
+            self.stack[0] = 0
+            self.rng[0] = rng[0]
+            while True:
+                done = _discover(self.tree, self.sigma, self.cached, sampler, self.epsilon, traverser, self.walk,
+                                 self.rng, self.stack, self.below, self.fresh, self.updated, self.version, listed,
+                                 counts, self.limit, self.width, self.region)
+                for p in (0, 1):
+                    if counts[p]:
+                        sets = listed[:counts[p]] if p == 0 else listed[len(listed) - counts[p]:]
+                        self._predict(p, sets)
+                counts[:] = 0
+                if meta is not None and meta[OVERFLOW]:
+                    break
+                if done:
+                    return
+            self.buffers.grow(4, both=True)
 
     def _predict(self, player: int, sets: np.ndarray) -> None:
         tree = self.tree

@@ -1,0 +1,181 @@
+"""Lean sampled RCFR(+) on a game walked by its rules: memory for the information sets met, no compiled tree.
+
+`RulesLeanSampledRCFR` is `LeanSampledRCFR` (same options, sampler walks, targets, fits and visited profile) on
+`rcfr.rules.arrays.RulesBuffers`. What differs is where the per-set facts come from:
+
+* sets and sequences are numbered as the walks meet them (sequence = the set's slot of the regret layout), so
+  the training data, the profile, the average sums and one iteration's tally grow with the sets met;
+* the feature rows of a sequence come from the state of the first history met in its set, which the buffers
+  keep per set with its player (``set_states``): the encoder reads that state directly, no replay;
+* the current strategy is always the visited profile (`rcfr.solvers.visited`): the discovery walk, which on
+  this path also numbers the sets a traversal will meet, predicts a set the first time it is met and after
+  each refit of its player, so the sampled traversal never reads a strategy that is not the model's;
+* policies are `rcfr.rules.policy.CodePolicy` objects keyed by information-set code.
+
+Refused here: ``profile="cache"`` (it refreshes every set of the game) and probing (the discovery walk does not
+mirror it), and information-set abstractions (the encoders describe full sets).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..rules.arrays import RulesBuffers
+from ..rules.game import RulesGame
+from ..rules.policy import CodePolicy, normalized
+from ..sampling.bundles import make_tally
+from ..sampling.reservoir import Reservoir
+from .on_demand import LeanSampledRCFR
+from .predictions import match_predictions
+from .targets import StoredSums
+
+PLAYER = -1  # the column of `set_states` that holds the set's player
+
+
+class RulesLeanSampledRCFR(LeanSampledRCFR):
+    """Lean sampled RCFR(+) on a `RulesGame` (see the module docstring); `SampledRCFR(rules_game,
+    features_on_demand=True, ...)` builds it."""
+
+    @staticmethod
+    def _check_game(game):
+        if not isinstance(game, RulesGame):
+            raise TypeError(f"RulesLeanSampledRCFR walks a game by its rules (a RulesGame), got {type(game).__name__}")
+        return game
+
+    def _allocate(self, bound_rows) -> None:
+        o = self.options
+        refused = {"profile": o.profile == "cache" and "'cache' (it refreshes every set of the game; use 'visited' "
+                                                      "or None)",
+                   "sampler": self.sampler == "probing" and "'probing' (use 'external' or 'outcome')"}
+        for field, why in refused.items():
+            if why:
+                raise ValueError(f"{self.solver_name} on {self.game.name} walked by its rules: {field} {why}")
+        self.profile = "visited"
+        self.buffers = RulesBuffers(self.game, self.sampler, o.seed, RulesGame.initial_sets, keep_states=True)
+        self._strategy_rows = self.rows
+        self.offsets = [0, 0]  # sequences are the buffers' slots, both players' in one numbering
+        if self.targets == "reservoir":
+            self.reservoirs = [Reservoir(self.capacity, 2 * o.seed + 1 + p) for p in (0, 1)]
+        else:
+            self.stored = [StoredSums(0, o.regret_matching, self.capacity, self.selection, 2 * o.seed + 1 + p)
+                           for p in (0, 1)]
+        self._tally = make_tally(0, 0, squares=False)
+        self._fit_sizes()
+
+    # ---- growing with the sets met ---------------------------------------------------------------
+    def _fit_sizes(self) -> None:
+        """Size the tally and the stored sums to the buffers' slots and sets (after they grew), keeping them."""
+        slots, sets = self.buffers.state.avg.shape[0], self.buffers.tree.first_seq.shape[0]
+        tally = self._tally
+        if tally.sums.shape[0] != slots or tally.listed.shape[0] != sets:
+            new = make_tally(slots, sets, squares=False)
+            for name in ("sums", "visits", "listed"):
+                old = getattr(tally, name)
+                getattr(new, name)[:len(old)] = old
+            new.count[:] = tally.count
+            self._tally = new
+        if self.targets == "stored" and self.stored[0].total.shape[0] != slots:
+            for data in self.stored:
+                data.resize(slots)
+
+    def _walk(self, player: int) -> tuple:
+        """Room for the traversal's sets first (the discovery walk numbered them; the driver returns without
+        walking when the arrays are half full)."""
+        b = self.buffers
+        if not b.has_room:
+            b.grow()
+        self._fit_sizes()
+        return super()._walk(player)
+
+    # ---- features, predictions and policies ------------------------------------------------------------
+    def _sets_of(self, sequences: np.ndarray) -> np.ndarray:
+        tree = self.buffers.tree
+        return np.searchsorted(tree.first_seq[:self.buffers.num_sets], sequences, side="right") - 1
+
+    def rows(self, sequences: np.ndarray) -> np.ndarray:
+        """Feature rows of these sequences (slots), from the state kept for each one's set."""
+        from features.encoders import encode_rows
+        sequences = np.ascontiguousarray(sequences, np.int64)
+        tree = self.buffers.tree
+        sets = self._sets_of(sequences)
+        return encode_rows(self.encoder, tree.set_states[sets, :PLAYER], sequences - tree.first_seq[sets])
+
+    def _player_sets(self, player: int) -> np.ndarray:
+        tree = self.buffers.tree
+        return np.flatnonzero(tree.set_states[:self.buffers.num_sets, PLAYER] == player)
+
+    def _refresh_all(self, player: int) -> None:
+        """Regret matching on t x the player's predictions into the profile, for every set met so far (uniform
+        before its first fit)."""
+        tree, sigma = self.buffers.tree, self.buffers.state.sigma
+        t = int(self.fits[player]["count"][1])
+        sets = self._player_sets(player)
+        step = max(self.chunk // self.game.widest, 1)  # sets per prediction: at most `chunk` sequences
+        for start in range(0, len(sets), step):
+            chunk = sets[start:start + step]
+            firsts, sizes = tree.first_seq[chunk], tree.num_actions[chunk]
+            at = np.cumsum(sizes) - sizes
+            if t == 0:
+                match_predictions(np.zeros(0), 0.0, firsts, sizes, firsts, sigma)
+            else:
+                sequences = np.repeat(firsts - at, sizes) + np.arange(int(sizes.sum()))
+                prediction, _ = self._predict(player, sequences)
+                match_predictions(prediction, float(t), firsts, sizes, at, sigma)
+        if self.visited is not None:
+            self.visited.sync()
+            self.visited.fresh[sets] = self.visited.version
+            self.visited.all_fresh(player, fitted=t > 0)
+
+    def _code_policy(self, values: np.ndarray, positive: bool) -> CodePolicy:
+        codes, first, values = self.buffers.table(values)
+        return CodePolicy(self.game.rules, codes, first, normalized(values, first, positive))
+
+    def current_policy(self) -> CodePolicy:
+        """The model's current strategy at every set met (refreshed), as a `CodePolicy`."""
+        for p in (0, 1):
+            self._refresh_all(p)
+        return self._code_policy(self.buffers.state.sigma, positive=False)
+
+    def average_policy(self) -> CodePolicy:
+        """The normalized average-strategy sums of the sets met (uniform where none yet), as a `CodePolicy`."""
+        return self._code_policy(self.buffers.state.avg, positive=False)
+
+    # ---- checkpoints -----------------------------------------------------------------------------
+    @property
+    def sized_fields(self) -> tuple[str, ...]:
+        """Checkpoint fields as long as what was met (the sets, their slots, the stored sums)."""
+        stored = [f"player{p}.buffer.{name}" for p in (0, 1) for name in ("total", "written")]
+        return (*(f"sampler.{k}" for k in RulesBuffers.SIZED), *(stored if self.targets == "stored" else ()))
+
+    def _state(self) -> dict[str, np.ndarray]:
+        state = super()._state()
+        if self.targets == "stored":  # only the slots met (their arrays are as long as the buffers' capacity)
+            for p in (0, 1):
+                for name in ("total", "written"):
+                    key = f"player{p}.buffer.{name}"
+                    state[key] = state[key][:self.buffers.num_slots].copy()
+        return state
+
+    def _load_buffers(self, sampler: dict[str, np.ndarray]) -> None:
+        """The buffers' sets met, values and RNG; every set is stale then (predicted again as met)."""
+        sampler["regrets"] = np.zeros(len(sampler["avg"]))  # unused by sampled RCFR, not checkpointed
+        self.buffers.load_state_dict(sampler)
+        self._fit_sizes()
+        self.visited.fresh = np.zeros(0, np.int64)  # every set never met, then as `_load_state` refits
+        self.visited.sync()
+
+    def _load_state(self, state: dict[str, np.ndarray]) -> None:
+        if self.targets == "stored":  # the checkpoint holds the slots met; the arrays are as long as the buffers'
+            sets = {k[8:]: v for k, v in state.items() if k.startswith("sampler.")}
+            slots = int(np.sum(sets["num_actions"]))
+            capacity = int(sets["capacity"][1]) + self.game.widest
+            state = dict(state)
+            for p in (0, 1):
+                for name in ("total", "written"):
+                    key = f"player{p}.buffer.{name}"
+                    if len(state[key]) != slots:
+                        raise ValueError(f"checkpoint field {key!r} has {len(state[key])} entries for {slots} slots")
+                    padded = np.zeros(capacity, np.asarray(state[key]).dtype)
+                    padded[:slots] = state[key]
+                    state[key] = padded
+        super()._load_state(state)
