@@ -198,6 +198,25 @@ def encode_rows(encoder: FeatureEncoder, states, actions) -> np.ndarray:
     return out
 
 
+def bound_encode_rows(encoder: FeatureEncoder):
+    """`encode_rows(encoder, states, actions)` with the encoder's function pinned and the compiled loop called
+    directly (no typing of the function argument per call), for callers that encode a few rows many times
+    (the rules path's discovery walks). Inputs are not checked."""
+    encode_rows(encoder, np.zeros((0, 1), np.int64), np.zeros(0, np.int64))  # compiles
+    try:
+        encode = _Pinned(encoder.encode, ENCODE)
+        entry = _encode_rows.overloads[_encode_signature().args].entry_point
+    except Exception:  # numba internals moved: the checked path
+        return lambda states, actions: encode_rows(encoder, states, actions)
+
+    def rows(states, actions):
+        out = np.empty((states.shape[0], encoder.num_features))
+        entry(encode, encoder.data, np.ascontiguousarray(states, np.int64), np.ascontiguousarray(actions, np.int64),
+              out)
+        return out
+    return rows
+
+
 def encoded_features(game, encoder: FeatureEncoder):
     """The dense `Features` of every sequence, made by the encoder."""
     from . import Features

@@ -74,6 +74,13 @@ def drive(tree, state, scratch, settings, t0, iterations, fixed, weight, tally):
     return iterations
 
 
+def bound(function, *args):
+    """The compiled entry point of numba `function` for the types of `args`. Calling it with arguments of the same
+    types skips numba's dispatch, which types every argument anew (each array of a bundle: 0.1-1 ms a call), the
+    main cost of walks that return to Python often, as the lean path's discovery walks and single traversals do."""
+    return function.compile(tuple(function.typeof_pyval(a) for a in args))
+
+
 def run(tree, state, scratch, settings, t0, iterations):
     """Iterations t0+1 .. t0+iterations: one traversal per player, each followed by its regret update
     (alternating), or one traversal updating both (simultaneous). Returns the iterations done: fewer when

@@ -50,7 +50,9 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
         for field, why in refused.items():
             if why:
                 raise ValueError(f"{self.solver_name} on {self.game.name} walked by its rules: {field} {why}")
+        from features.encoders import bound_encode_rows
         self.profile = "visited"
+        self._encode = bound_encode_rows(self.encoder)
         self.buffers = RulesBuffers(self.game, self.sampler, o.seed, RulesGame.initial_sets, keep_states=True)
         self._strategy_rows = self.rows
         self.offsets = [0, 0]  # sequences are the buffers' slots, both players' in one numbering
@@ -94,11 +96,10 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
 
     def rows(self, sequences: np.ndarray) -> np.ndarray:
         """Feature rows of these sequences (slots), from the state kept for each one's set."""
-        from features.encoders import encode_rows
         sequences = np.ascontiguousarray(sequences, np.int64)
         tree = self.buffers.tree
         sets = self._sets_of(sequences)
-        return encode_rows(self.encoder, tree.set_states[sets, :PLAYER], sequences - tree.first_seq[sets])
+        return self._encode(tree.set_states[sets, :PLAYER], sequences - tree.first_seq[sets])
 
     def _player_sets(self, player: int) -> np.ndarray:
         tree = self.buffers.tree

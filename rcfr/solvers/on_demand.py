@@ -113,6 +113,7 @@ class LeanSampledRCFR(SampledRCFRSolver):
         self.fits = [{"sequence": np.zeros(self.capacity, np.int64), "value": np.zeros(self.capacity),
                       "weight": np.zeros(self.capacity), "count": np.zeros(2, np.int64)} for _ in (0, 1)]
         self.visited = None
+        self._drive = None  # `driver.drive` bound to the bundles' types at the first single traversal
         if self.profile == "visited":
             from .visited import VisitedProfile
             self.visited = VisitedProfile(self.buffers, self.sampler, o.epsilon, self._predict)
@@ -162,7 +163,10 @@ class LeanSampledRCFR(SampledRCFRSolver):
                 else:  # predict what each traversal reads first
                     for k in range(self.traversals):
                         self.visited.prepare(p, self.buffers.state.rng)
-                        driver.estimate(*self._walk(p), 1, self._tally, k, weight)
+                        tree, state, scratch, settings, _ = self._walk(p)
+                        args = (tree, state, scratch, settings, k, 1, p, weight, self._tally)
+                        self._drive = self._drive or driver.bound(driver.drive, *args)
+                        self._drive(*args)
                 tree = self.buffers.tree
                 sequences, values = _collect(tree.first_seq, tree.num_actions, self._tally, self.traversals)
                 self._data(p).add(sequences - self.offsets[p], values, t)

@@ -33,6 +33,7 @@ from numba import njit
 from ..sampling.bundles import CHANCE, OUTCOME, TERMINAL
 from ..sampling.decisions import chance_outcome, set_action, trajectory_action
 from ..sampling.states import child, infoset, mover, num_moves, outcome_probs, regret_set
+from ..sampling.driver import bound
 from .predictions import match_predictions
 
 NEVER, UNFITTED = -2, -1  # `fresh` of a set not met yet (rules path); `updated` of a player not fit yet
@@ -214,6 +215,7 @@ class VisitedProfile:
         else:
             self.region = 0
         self.stamp = 0
+        self._discover = None  # `_discover` bound to the arguments' types at the first call
         self.rounds = self.predicted = 0  # batches and sets predicted (for benchmarks)
         self.sync()
 
@@ -256,9 +258,11 @@ class VisitedProfile:
             self.stack[0] = 0
             self.rng[0] = rng[0]
             while True:
-                done = _discover(self.tree, self.sigma, self.cached, sampler, self.epsilon, traverser, self.walk,
-                                 self.rng, self.stack, self.below, self.fresh, self.updated, self.version, listed,
-                                 counts, self.limit, self.width, self.region)
+                args = (self.tree, self.sigma, self.cached, sampler, self.epsilon, traverser, self.walk, self.rng,
+                        self.stack, self.below, self.fresh, self.updated, self.version, listed, counts, self.limit,
+                        self.width, self.region)
+                self._discover = self._discover or bound(_discover, *args)
+                done = self._discover(*args)
                 for p in (0, 1):
                     if counts[p]:
                         sets = listed[:counts[p]] if p == 0 else listed[len(listed) - counts[p]:]
