@@ -288,17 +288,14 @@ def validate(cfg) -> ExperimentConfig:
 
 def check_rules_path(spec: ExperimentConfig) -> None:
     """What a game walked by its rules (``game.compiled=false``, or a game above the compile limit) cannot do:
-    abstractions other than the code-keyed recall ones (`rcfr.abstraction.CODE_ABSTRACTIONS`) and the
-    full-regret measure need the compiled tree, and a share ("1%") needs the game's sequence count, which
+    abstractions other than the code-keyed recall ones (`rcfr.abstraction.CODE_ABSTRACTIONS`) need the
+    compiled tree, and a share ("1%") needs the game's sequence count, which
     the rules path never takes."""
     from rcfr.abstraction import CODE_ABSTRACTIONS
     if spec.abstraction.name not in ("none", *CODE_ABSTRACTIONS):
         raise ConfigError(f"abstraction {spec.abstraction.name!r} needs the compiled game, and this game is walked by "
                           f"its rules; set abstraction to none or one of {', '.join(CODE_ABSTRACTIONS)}, or "
                           f"game.compiled=true for a game within the compile limit")
-    if spec.run.measure == "full_regret":
-        raise ConfigError(f"run.measure={spec.run.measure!r} needs the compiled game, and this game is walked by its "
-                          f"rules; use run.measure=exploitability or approx_exploitability")
     if spec.run.policy_format == "json":
         raise ConfigError("run.policy_format='json' is for compiled games; a game walked by its rules writes its policy "
                           "by information-set code: use run.policy_format=npz (or auto)")

@@ -52,7 +52,6 @@ def test_a_run_on_the_rules_scores_what_the_compiled_run_scores(tmp_path, game, 
 
 @pytest.mark.parametrize("change, field", [
     ({"abstraction": {"name": "ranks", "params": {}}}, "abstraction"),
-    ({"run__measure": "full_regret"}, "run.measure"),
     ({"run__policy_format": "json"}, "run.policy_format"),
     ({"solver": {"name": "sampled-rcfr", "options": {"capacity": "1%"}}}, "solver.options.capacity"),
 ])
@@ -81,6 +80,20 @@ def test_the_large_presets_walk_the_rules_and_bluff_is_scored_on_its_public_tree
     assert isinstance(game, RulesGame)
     assert bluff_evaluation.walks(game.rules)
     assert not bluff_evaluation.walks(rcfr.make_rules("kuhn"))
+
+
+def test_full_regret_on_the_rules_measures_what_the_tree_measures(tmp_path):
+    """run.measure=full_regret walks the whole game per profile on the rules path: Figure 5.4's measure for an
+    abstract outcome-sampling run on Bluff(1,1), equal to the compiled run's."""
+    scores = []
+    for compiled in (False, None):
+        cfg = config("liars_dice", {"dice1": 1, "dice2": 1}, compiled=compiled, solver="os-mccfr", run__iterations=40,
+                     run__measure="full_regret")
+        cfg["abstraction"] = {"name": "bluff_last_bids", "params": {"r": 1}}
+        cfg["solver"]["options"] = {"average_space": "abstract"}
+        run_experiment(cfg, tmp_path / str(compiled))
+        scores.append([float(r["full_regret"]) for r in rows(tmp_path / str(compiled))])
+    assert scores[0] == pytest.approx(scores[1], abs=1e-12) and scores[0][-1] > 0
 
 
 @pytest.mark.slow
