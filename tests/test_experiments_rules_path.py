@@ -87,8 +87,8 @@ def test_full_regret_on_the_rules_measures_what_the_tree_measures(tmp_path):
     abstract outcome-sampling run on Bluff(1,1), equal to the compiled run's."""
     scores = []
     for compiled in (False, None):
-        cfg = config("liars_dice", {"dice1": 1, "dice2": 1}, compiled=compiled, solver="os-mccfr", run__iterations=40,
-                     run__measure="full_regret")
+        cfg = config("liars_dice", {"dice1": 1, "dice2": 1}, compiled=compiled, solver="os-mccfr", run__iterations=12,
+                     run__measure="full_regret", run__eval_points=2)
         cfg["abstraction"] = {"name": "bluff_last_bids", "params": {"r": 1}}
         cfg["solver"]["options"] = {"average_space": "abstract"}
         run_experiment(cfg, tmp_path / str(compiled))
