@@ -17,6 +17,7 @@ from ..compiler import _settle
 from ..sampling import bundles, driver
 from ..sampling.buffers import CACHING, PUBLIC, SAMPLERS, public_work, seed_state
 from ..sampling.public import empty_public_tree
+from ..games.base import TERMINAL
 from ..games.fast import ABSTRACT_CODE
 from .abstraction import CodeAbstraction, no_abstraction
 from .game import RulesGame
@@ -30,6 +31,12 @@ PER_SET = ("last", "touched", "touched_stamp")
 PER_SLOT = ("regrets", "avg", "sigma", "delta")
 BASELINES = ("baseline", "baseline_visits")  # MCCFRb's, a row per traverser
 SLOTS_PER_SET = 4  # slots the arrays start with per set of capacity (sets average 1.5-3 actions)
+
+
+def root_facts(fast, root) -> tuple[int, int]:
+    """The settled root's mover and number of moves (0 at a terminal), which the walks read per row."""
+    who = int(fast.player(fast.data, root))
+    return who, (0 if who == TERMINAL else int(fast.num_children(fast.data, root)))
 
 
 class RulesBuffers:
@@ -66,6 +73,10 @@ class RulesBuffers:
         self.rows = np.zeros((rows, fast.width), np.int64)
         fast.initial(fast.data, self.rows[0])
         _settle(fast.player, fast.num_children, fast.child, fast.data, self.rows[0], np.empty(fast.width, np.int64))
+        # each row's mover and number of moves (the walks' `child` notes them; the root's here) and set id
+        self.row_player, self.row_moves = np.zeros(rows, np.int64), np.zeros(rows, np.int64)
+        self.row_player[0], self.row_moves[0] = root_facts(fast, self.rows[0])
+        self.row_set = np.full(rows, -1, np.int64)
         self.spare, self.probs = np.zeros(fast.width, np.int64), np.zeros(widest)
         self.meta = np.zeros(6, np.int64)
         self.rng, self.counters = seed_state(seed), np.zeros(2, np.int64)
@@ -94,6 +105,7 @@ class RulesBuffers:
         index = {name: fresh(name, N, np.int64, sets)
                  for name in ("codes", "first_seq", "num_actions", "average_first", "signatures")}
         index["first_seq"][set_capacity] = index["average_first"][set_capacity] = seq_capacity
+        self.row_set[:] = -1  # set ids noted by rows: a dropped call's new sets are numbered again
         width = self.game.fast.width + 1
         set_states = fresh("set_states", N if self.keep_states else 0, np.int64, sets, (width,))
         index["num_actions"][set_capacity] = widest
@@ -104,7 +116,8 @@ class RulesBuffers:
         self.meta[:] = (sets, seqs, set_capacity, seq_capacity, 0, NO_MISMATCH)
         self.index = index
         self.tree = Rules(**self.functions, data=self.game.fast.data, abstract_data=self.abstract_data,
-                          abstract_out=self.abstract_out, states=self.rows, spare=self.spare,
+                          abstract_out=self.abstract_out, states=self.rows, row_player=self.row_player,
+                          row_moves=self.row_moves, row_set=self.row_set, spare=self.spare,
                           probs=self.probs, keys=keys, ids=ids, **index, meta=self.meta, set_states=set_states,
                           abstract=np.zeros(0, np.int64), parent_seq=np.zeros(0, np.int64),
                           baseline_index=np.zeros(0, np.int64), baseline_stride=S if self.baselines else 0,
@@ -183,6 +196,7 @@ class RulesBuffers:
         for name in BASELINES:
             getattr(state, name)[:] = saved[name]
         state.delta[:] = 0.0
+        self.row_set[:] = -1  # rows may name sets the undone call numbered
         state.num_touched[0] = 0
         state.touched_stamp[:] = 0
         self.scratch.cached[:] = 0

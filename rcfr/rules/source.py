@@ -39,8 +39,9 @@ Rules = namedtuple("Rules", [
     "fn_player", "fn_moves", "fn_child", "fn_utility", "fn_code", "data",
     # an information-set abstraction's code function, its data and out[2] (empty `abstract_out`: none)
     "fn_abstract", "abstract_data", "abstract_out",
-    # the walk's states (one row per slot), a spare row, chance probabilities of one node
-    "states", "spare", "probs",
+    # the walk's states (one row per slot), each row's mover, number of moves and information set (-1: not
+    # looked up yet), a spare row, chance probabilities of one node
+    "states", "row_player", "row_moves", "row_set", "spare", "probs",
     # the information-set index: code -> id table, each id's code, its layout, counts and capacities
     "keys", "ids", "codes", "first_seq", "num_actions", "average_first", "signatures", "meta",
     # per set, the state of the first history met and its player (empty rows: not kept)
@@ -76,13 +77,25 @@ def is_rules(source) -> bool:
 
 
 @njit(cache=True, inline="always")
-def settle(source, s):
-    """Collapse forced moves in place: while state `s` has exactly one move, become its child."""
-    data, spare = source.data, source.spare
-    while source.fn_player(data, s) != TERMINAL and source.fn_moves(data, s) == 1:
+def settle(source, slot):
+    """Collapse forced moves in place: while the state in row `slot` has exactly one move, become its child. Then
+    note the row's mover and number of moves, so that the walk's later questions about the row (`mover`,
+    `num_moves`, asked several times per node) read an array instead of calling the game again."""
+    data, spare, s = source.data, source.spare, source.states[slot]
+    p = source.fn_player(data, s)
+    m = 0
+    while p != TERMINAL:
+        m = source.fn_moves(data, s)
+        if m != 1:
+            break
         source.fn_child(data, s, 0, spare)
         for j in range(s.shape[0]):  # (a slice assignment needs numba's reference counting)
             s[j] = spare[j]
+        p = source.fn_player(data, s)
+        m = 0
+    source.row_player[slot] = p
+    source.row_moves[slot] = m
+    source.row_set[slot] = -1
 
 
 @njit(cache=True, inline="always")
@@ -134,13 +147,13 @@ def _mismatch(source, key):
 @overload(states.mover, inline="never")
 def _rules_mover(source, h):
     if is_rules(source):
-        return lambda source, h: source.fn_player(source.data, source.states[h])
+        return lambda source, h: source.row_player[h]
 
 
 @overload(states.num_moves, inline="never")
 def _rules_num_moves(source, h):
     if is_rules(source):
-        return lambda source, h: source.fn_moves(source.data, source.states[h])
+        return lambda source, h: source.row_moves[h]
 
 
 @overload(states.child, inline="never")
@@ -149,7 +162,7 @@ def _rules_child(source, h, k, slot):
         def child(source, h, k, slot):
             rows = source.states
             source.fn_child(source.data, rows[h], k, rows[slot])
-            settle(source, rows[slot])
+            settle(source, slot)
             return slot
         return child
 
@@ -159,7 +172,7 @@ def _rules_outcome_probs(source, h):
     if is_rules(source):
         def outcome_probs(source, h):
             data, s, probs = source.data, source.states[h], source.probs
-            for k in range(source.fn_moves(data, s)):
+            for k in range(source.row_moves[h]):
                 probs[k] = source.fn_child(data, s, k, source.spare)
             return probs, 0
         return outcome_probs
@@ -169,24 +182,33 @@ def _rules_outcome_probs(source, h):
 def _rules_infoset(source, h):
     if is_rules(source):
         def infoset(source, h):
-            data, s, out = source.data, source.states[h], source.abstract_out
-            signature = 0
-            if out.shape[0] == 0:
-                code = source.fn_code(data, s)
-            else:
-                source.fn_abstract(source.abstract_data, s, out)
-                if out[0] < 0 or out[0] >= 1 << 62:
-                    return _mismatch(source, -2)
-                code, signature = 2 * out[0] + source.fn_player(data, s), out[1]
-            i = probe(source.keys, code)
-            if source.keys[i] != code:
-                return _add_set(source, i, code, source.fn_moves(data, s), signature, s)
-            I = source.ids[i]
-            if out.shape[0] > 0 and (source.signatures[I] != signature or
-                                     source.num_actions[I] != source.fn_moves(data, s)):
-                return _mismatch(source, code)
+            I = source.row_set[h]
+            if I < 0:
+                I = _lookup(source, h)
+                source.row_set[h] = I
             return I
         return infoset
+
+
+@njit(cache=True, inline="always")
+def _lookup(source, h):
+    """The id of the information set at row h (numbering a new set; see the module docstring)."""
+    data, s, out = source.data, source.states[h], source.abstract_out
+    signature = 0
+    if out.shape[0] == 0:
+        code = source.fn_code(data, s)
+    else:
+        source.fn_abstract(source.abstract_data, s, out)
+        if out[0] < 0 or out[0] >= 1 << 62:
+            return _mismatch(source, -2)
+        code, signature = 2 * out[0] + source.row_player[h], out[1]
+    i = probe(source.keys, code)
+    if source.keys[i] != code:
+        return _add_set(source, i, code, source.row_moves[h], signature, s)
+    I = source.ids[i]
+    if out.shape[0] > 0 and (source.signatures[I] != signature or source.num_actions[I] != source.row_moves[h]):
+        return _mismatch(source, code)
+    return I
 
 
 @overload(states.payoff, inline="never")

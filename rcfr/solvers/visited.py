@@ -207,10 +207,14 @@ class VisitedProfile:
         self.stack = np.zeros((rows, 2), np.int64)
         self.below = np.zeros_like(self.stack)
         self.width = int(buffers.scratch.value.shape[1]) if buffers.scratch.value.ndim == 2 else 1
-        if self.on_rules:
+        if self.on_rules:  # rows of its own: states, and each one's mover, moves and set (the root's copied)
             tree_rows = buffers.rows.shape[0]
-            self.rows = np.zeros((2 * max(tree_rows, 3), buffers.rows.shape[1]), np.int64)
-            self.rows[0] = buffers.rows[0]  # the root
+            count = 2 * max(tree_rows, 3)
+            self.rows = np.zeros((count, buffers.rows.shape[1]), np.int64)
+            self.rows[0] = buffers.rows[0]
+            self.row_player, self.row_moves = np.zeros(count, np.int64), np.zeros(count, np.int64)
+            self.row_player[0], self.row_moves[0] = buffers.row_player[0], buffers.row_moves[0]
+            self.row_set = np.full(count, -1, np.int64)
             self.region = max(tree_rows, 3)
         else:
             self.region = 0
@@ -228,7 +232,11 @@ class VisitedProfile:
             kept = min(size, self.fresh.shape[0])
             fresh[:kept] = self.fresh[:kept]
             self.fresh, self.listed = fresh, np.zeros(size, np.int64)
-        self.tree = tree._replace(states=self.rows) if self.on_rules else tree
+        if self.on_rules:
+            self.row_set[:] = -1  # a set id a row noted may be the overflow's sink, renumbered since
+            tree = tree._replace(states=self.rows, row_player=self.row_player, row_moves=self.row_moves,
+                                 row_set=self.row_set)
+        self.tree = tree
         self.sigma, self.cached = self.buffers.state.sigma, self.buffers.scratch.cached
         # the sets that may be listed: all of a compiled game's; on the rules, not the sink past the last
         self.limit = size - 1 if self.on_rules else size
