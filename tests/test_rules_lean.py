@@ -53,13 +53,15 @@ def test_growing_arrays_change_nothing(games, monkeypatch, solver, targets):
     assert np.array_equal(a.codes, b.codes) and np.array_equal(a.probs, b.probs)
 
 
-@pytest.mark.parametrize("sampler", ["external", "outcome"])
-def test_resumes_bit_for_bit(games, sampler):
+@pytest.mark.parametrize("sampler, solver, targets", [("external", SampledRCFRPlus, "stored"),
+                                                     ("outcome", SampledRCFRPlus, "stored"),
+                                                     ("external", SampledRCFR, "reservoir")])
+def test_resumes_bit_for_bit(games, sampler, solver, targets):
     walked, _ = games
-    options = {**LEAN, "sampler": sampler, "regressor": TREES, "capacity": 200, "refit_every": 3}
-    straight = SampledRCFRPlus(walked, **options).run(10)
-    first = SampledRCFRPlus(walked, **options).run(5)
-    resumed = SampledRCFRPlus(walked, **options)
+    options = {**LEAN, "sampler": sampler, "regressor": TREES, "targets": targets, "capacity": 200, "refit_every": 3}
+    straight = solver(walked, **options).run(10)
+    first = solver(walked, **options).run(5)
+    resumed = solver(walked, **options)
     resumed.load_state_dict(first.state_dict())
     resumed.run(5)
     a, b = straight.average_policy(), resumed.average_policy()
@@ -67,6 +69,20 @@ def test_resumes_bit_for_bit(games, sampler):
     assert straight.nodes_touched == resumed.nodes_touched
     c, d = straight.current_policy(), resumed.current_policy()
     assert np.array_equal(c.probs, d.probs)
+
+
+def test_asking_for_policies_mid_run_changes_nothing(games):
+    """The kit asks for the current policy every iteration under run.measure=full_regret: predicting every set met
+    then must leave the run as it was."""
+    walked, _ = games
+    options = {**LEAN, "regressor": TREES, "capacity": 200, "refit_every": 2}
+    quiet, asked = SampledRCFRPlus(walked, **options), SampledRCFRPlus(walked, **options)
+    for _ in range(6):
+        quiet.run(1)
+        asked.current_policy()
+        asked.run(1)
+    a, b = quiet.average_policy(), asked.average_policy()
+    assert np.array_equal(a.codes, b.codes) and np.array_equal(a.probs, b.probs)
 
 
 def test_current_policy_is_the_models(games):
@@ -89,3 +105,6 @@ def test_refuses_what_the_rules_path_cannot_do(games, options, field):
     walked, _ = games
     with pytest.raises(ValueError, match=field):
         SampledRCFRPlus(walked, **{**LEAN, **options})
+    with pytest.raises(TypeError, match="RulesGame"):
+        from rcfr.solvers.lean_rules import RulesLeanSampledRCFR
+        RulesLeanSampledRCFR(games[1], SampledRCFRPlus(walked, **LEAN).options)
