@@ -33,7 +33,8 @@ for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-ARMS = ["r1", "r2", "r3", "r4", "r6", "r8", "full", "rcfr+"]
+ARMS = ["r1", "r2", "r3", "r4", "r6", "r8", "full", "rcfr+", "rcfr+16k"]
+LEAVES = {"rcfr+": 4096, "rcfr+16k": 16384}  # best-first leaves per player of the RCFR+ arms
 #: the RCFR+ arm: lean sampled RCFR+ on the rules (best-first trees, Bluff's on-demand features, stored targets)
 RCFR_PLUS = {"features_on_demand": True, "features": "liars_dice", "sampler": "external", "targets": "stored",
              "selection": "recent", "traversals": 1, "refit_every": 250, "capacity": 100_000,
@@ -52,13 +53,14 @@ def run_arm(arm: str, seed: int, budgets: list[float]) -> None:
         warnings.simplefilter("ignore", RulesPathWarning)
         game = rcfr.load_game("liars_dice", dice1=2, dice2=2)
     options = {"seed": seed}
-    if arm == "rcfr+":
+    if arm in LEAVES:
         from rcfr.solvers import SampledRCFRPlus
-        solver = SampledRCFRPlus(game, **RCFR_PLUS, seed=seed)
+        regressor = {**RCFR_PLUS["regressor"], "max_leaves": LEAVES[arm]}
+        solver = SampledRCFRPlus(game, **{**RCFR_PLUS, "regressor": regressor}, seed=seed)
         pairs = None
     elif arm != "full":
         options.update(abstraction=make_abstraction(game, "bluff_last_bids", r=int(arm[1:])), average_space="abstract")
-    if arm != "rcfr+":
+    if arm not in LEAVES:
         pairs = bluff_counters(2, 2, None if arm == "full" else int(arm[1:]), forced=False)
         solver = ExternalSamplingMCCFR(game, **options)
     solver.run(1)  # compiled (cached on disk) before the clock starts
