@@ -61,8 +61,12 @@ FIELDS = ["game", "method", "solver", "sampler", "targets", "regressor", "seed",
 def regressor_spec(name: str):
     """A name of REGRESSORS, ``best_first-<leaves>`` (a best-first tree of that many leaves),
     ``lightgbm-<trees>x<leaves>`` (LightGBM, `min_child_samples` 5: see `rcfr.regressors.library`) or
-    ``mlp-<units>[x<units>...]`` (the torch MLP with these hidden layers, its other options the defaults)."""
+    ``mlp-<units>[x<units>...][e<epochs>]`` (the torch MLP with these hidden layers, 20 epochs a fit
+    unless given, its other options the defaults)
+    or ``exact`` (the exact table over the encoder's rows: no regression error, docs/large_rcfr.md "Why")."""
     kind, _, size = name.partition("-")
+    if name == "exact":
+        return "table", {}
     try:
         if size and kind == "best_first":
             return "best_first", {"max_leaves": int(size)}
@@ -70,21 +74,27 @@ def regressor_spec(name: str):
             trees, leaves = (int(n) for n in size.split("x"))
             return "lightgbm", {"n_estimators": trees, "num_leaves": leaves, "min_child_samples": 5}
         if size and kind == "mlp":
-            return "mlp", {"hidden": [int(n) for n in size.split("x")]}
+            units, marked, epochs = size.partition("e")
+            return "mlp", {"hidden": [int(n) for n in units.split("x")], **({"epochs": int(epochs)} if marked else {})}
         return REGRESSORS[name]
     except (KeyError, ValueError):
         raise SystemExit(f"--regressors: unknown {name!r}; allowed: {', '.join(REGRESSORS)}, best_first-<leaves>, "
-                         f"lightgbm-<trees>x<leaves>, mlp-<units>[x<units>...]") from None
+                         f"lightgbm-<trees>x<leaves>, mlp-<units>[x<units>...][e<epochs>], exact") from None
 
 
 def model_bytes(solver) -> int:
     """Bytes of the numbers the fitted regressors predict with, 8 bytes each: a tree's leaf values and its
-    inner nodes' features and thresholds (3 x leaves - 2 per tree), an MLP's weights and biases."""
-    from rcfr.regressors import size
+    inner nodes' features and thresholds (3 x leaves - 2 per tree), an MLP's weights and biases (anything
+    else: its size, one number per unit)."""
+    from rcfr.regressors import BestFirstTree, size
     total = 0
     for model in solver.regressors:
-        trees = model.booster_.num_trees() if hasattr(model, "booster_") else 1
-        numbers = size(model) if hasattr(model, "net_") else 3 * size(model) - 2 * trees
+        if hasattr(model, "booster_"):
+            numbers = 3 * size(model) - 2 * model.booster_.num_trees()
+        elif isinstance(model, BestFirstTree):
+            numbers = 3 * size(model) - 2
+        else:
+            numbers = size(model)
         total += 8 * numbers
     return total
 
@@ -139,14 +149,21 @@ def diagnose(solver, log, context: dict):
 
 def _pooled_noise(sequence, regret, iteration, power) -> float:
     """The mean over sequences (weighted as the fit weights them) of the sampling variance of a pooled
-    reservoir target: the weighted variance of the sequence's samples over its effective sample count."""
+    reservoir target: one noise variance for all samples (the weighted within-sequence variance, pooled
+    over the sequences with several samples, unbiased) over each sequence's effective sample count. A
+    sequence sampled once has noise too; its own spread cannot show it, the pooled variance does."""
     w = iteration.astype(np.float64) ** power
     sequences, inverse = np.unique(sequence, return_inverse=True)
     totals = np.bincount(inverse, w)
+    squares = np.bincount(inverse, w ** 2)
     mean = np.bincount(inverse, w * regret) / totals
-    within = np.bincount(inverse, w * (regret - mean[inverse]) ** 2) / totals
-    effective = totals ** 2 / np.bincount(inverse, w ** 2)
-    return float(np.average(within / effective, weights=totals))
+    spread = np.bincount(inverse, w * (regret - mean[inverse]) ** 2)
+    dof = totals - squares / totals  # the weighted form of n - 1
+    several = dof > 1e-12 * totals
+    if not several.any():
+        return float("nan")
+    noise = spread[several].sum() / dof[several].sum()
+    return float(np.average(noise * squares / totals ** 2, weights=totals))
 
 
 def arms(solvers, samplers, targets, regressors, lean=None, pairs=None):
@@ -233,6 +250,46 @@ def table(rows):
     return "\n".join(lines)
 
 
+def paired(rows, base: str) -> str:
+    """Each method's exploitability minus `base`'s on the same game and seed: mean and 95% t-interval over
+    the seeds both ran (a paired comparison: the seeds' shared luck cancels)."""
+    runs = {}
+    for r in rows:
+        runs.setdefault((r["game"], r["method"]), {})[int(r["seed"])] = float(r["exploitability"])
+    lines = [f"| game | method | seeds | minus {base} | 95% CI |", "|---|---|---|---|---|"]
+    for (game, method), by_seed in sorted(runs.items()):
+        reference = runs.get((game, base))
+        if reference is None or method == base:
+            continue
+        diff = np.array([by_seed[s] - reference[s] for s in sorted(by_seed) if s in reference])
+        half = stats.t.ppf(0.975, len(diff) - 1) * diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else np.nan
+        lines.append(f"| {game} | {method} | {len(diff)} | {diff.mean():+.4f} | ±{half:.4f} |")
+    return "\n".join(lines)
+
+
+def fit_table(path) -> str:
+    """The diagnostics of `--diagnose`, per method: refits per player and seed, and means over every fit of
+    every seed of the fit's unexplained share of its targets' variance (regression error / target
+    variance), the same on the positive parts, the sign disagreement, and for reservoir targets the share
+    of the target variance that is sampling noise."""
+    groups = {}
+    for line in open(path):
+        r = json.loads(line)
+        groups.setdefault(r["method"], []).append(r)
+    lines = ["| method | refits per player | rows per fit | regression error / target variance | on positive parts "
+             "| sign disagreement | sampling noise / target variance |", "|---|---|---|---|---|---|---|"]
+    for method, fits in sorted(groups.items()):
+        runs = len({(f["seed"], f["player"]) for f in fits})
+
+        def mean(key, over):
+            values = [f[key] / f[over] for f in fits if f.get(key) is not None and f[over] > 0]
+            return f"{np.nanmean(values):.3f}" if values else "-"
+        lines.append(f"| {method} | {len(fits) / runs:.1f} | {np.mean([f['rows'] for f in fits]):,.0f} | "
+                     f"{mean('fit_mse', 'target_var')} | {mean('positive_mse', 'positive_var')} | "
+                     f"{np.mean([f['sign_disagree'] for f in fits]):.3f} | {mean('noise_var', 'target_var')} |")
+    return "\n".join(lines)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--game", default="goofspiel(cards=5)")
@@ -254,7 +311,10 @@ def main():
     parser.add_argument("--traversals", type=int, default=0, help="traversals per iteration (0: per sampler)")
     parser.add_argument("--refit-every", type=int, default=0, help="iterations between refits (0: the solver's)")
     parser.add_argument("--no-tabular", action="store_true", help="skip the tabular ES/OS rows")
-    parser.add_argument("--diagnose", default=None, help="write one JSON line per fit to this file")
+    parser.add_argument("--diagnose", default=None, help="write one JSON line per fit to this file (and print "
+                        "their summary at the end)")
+    parser.add_argument("--paired", default=None, metavar="METHOD",
+                        help="also print every method minus this one, paired by seed")
     parser.add_argument("--out", default="rcfr_sampler_study.csv")
     args = parser.parse_args()
     pairs = None
@@ -291,6 +351,11 @@ def main():
                 os.fsync(f.fileno())
             print(f"{method} seed {seed}: {row['exploitability']:.4f} ({row['seconds']} s)", flush=True)
     print(table(rows))
+    if args.paired:
+        print(paired(rows, args.paired))
+    if log is not None:
+        log.close()
+        print(fit_table(args.diagnose))
 
 
 if __name__ == "__main__":

@@ -29,7 +29,9 @@ def test_regressor_names(study):
                                                                     "min_child_samples": 5})
     assert study.regressor_spec("mlp-15") == ("mlp", {"hidden": [15]})
     assert study.regressor_spec("mlp-8x4") == ("mlp", {"hidden": [8, 4]})
-    for bad in ("mlp-", "lightgbm-45", "forest-3", "best_first-x"):
+    assert study.regressor_spec("mlp-15e200") == ("mlp", {"hidden": [15], "epochs": 200})
+    assert study.regressor_spec("exact") == ("table", {})
+    for bad in ("mlp-", "mlp-15e", "lightgbm-45", "forest-3", "best_first-x"):
         with pytest.raises(SystemExit, match="--regressors"):
             study.regressor_spec(bad)
 
@@ -43,20 +45,21 @@ def test_pairs_replace_the_product(study):
 
 
 def test_pooled_noise_is_the_variance_of_each_mean(study):
-    """Equal weights: the variance of a sequence's mean is its population variance over its count."""
-    sequence = np.array([0, 0, 0, 0, 5, 5])
-    regret = np.array([1.0, 3.0, 1.0, 3.0, 2.0, 2.0])
-    got = study._pooled_noise(sequence, regret, np.ones(6, np.int64), 0.0)
-    # sequence 0: variance 1 over 4 samples = 0.25, weight 4; sequence 5: 0, weight 2
-    assert got == pytest.approx(0.25 * 4 / 6)
+    """Equal weights: one pooled sample variance (unbiased), over each sequence's count, averaged by count;
+    a sequence sampled once counts with the pooled variance, not zero."""
+    sequence = np.array([0, 0, 0, 0, 5, 5, 7])
+    regret = np.array([1.0, 3.0, 1.0, 3.0, 2.0, 2.0, 9.0])
+    got = study._pooled_noise(sequence, regret, np.ones(7, np.int64), 0.0)
+    pooled = 4.0 / (3 + 1)  # squares about each mean over the degrees of freedom; the single sample has none
+    assert got == pytest.approx((4 * pooled / 4 + 2 * pooled / 2 + 1 * pooled / 1) / 7)
+    assert np.isnan(study._pooled_noise(np.array([1, 2]), np.array([1.0, 2.0]), np.ones(2, np.int64), 0.0))
 
 
-def test_a_tiny_lean_run_writes_its_diagnostics(study, tmp_path, monkeypatch):
+def test_a_tiny_lean_run_writes_its_diagnostics(study, tmp_path):
     """With the exact table as regressor a fit has no error on its training set; every refit logs a line,
     and the run's row carries the schedule and the byte counts."""
     import rcfr
     game = rcfr.load_game("goofspiel", cards=3)
-    monkeypatch.setitem(study.REGRESSORS, "exact", ("table", {}))
     arm = dict(solver="sampled-rcfr", sampler="external", targets="reservoir", regressor="exact", capacity=0,
                selection="recent")
     with open(tmp_path / "fits.jsonl", "w") as log:
@@ -67,3 +70,10 @@ def test_a_tiny_lean_run_writes_its_diagnostics(study, tmp_path, monkeypatch):
     assert all(f["fit_mse"] < 1e-20 and f["sign_disagree"] == 0 for f in fits)
     assert all(f["noise_var"] >= 0 and f["target_var"] >= 0 for f in fits)
     assert any(f["noise_var"] > 0 for f in fits)
+
+
+def test_paired_differences_use_the_shared_seeds(study):
+    rows = [dict(game="g", method=m, seed=s, exploitability=e) for m, s, e in
+            [("base", 0, 0.5), ("base", 1, 0.7), ("other", 0, 0.4), ("other", 1, 0.6), ("other", 2, 9.0)]]
+    line = [r for r in study.paired(rows, "base").splitlines() if "| other |" in r][0]
+    assert "| 2 | -0.1000 | ±0.0000 |" in line
