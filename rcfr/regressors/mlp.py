@@ -109,7 +109,8 @@ class MLP(RegressorMixin, BaseEstimator):
             self._inputs = None
             self._build(X.shape[1])
         inputs = self._tensor(X)
-        self._inputs = (cache_key(X), inputs)
+        key = cache_key(X)  # kept only where it can serve a later predict (a writable X may change)
+        self._inputs = (key, inputs) if key is not None else None
         self.y_scale_ = float(np.sqrt(np.mean(w * y ** 2))) or 1.0  # the weighted RMS of what is fit
         device = inputs.device
         target = torch.as_tensor(y / self.y_scale_, device=device)
