@@ -82,6 +82,7 @@ def test_the_large_presets_walk_the_rules_and_bluff_is_scored_on_its_public_tree
     assert not bluff_evaluation.walks(rcfr.make_rules("kuhn"))
 
 
+@pytest.mark.slow  # the sampling driver on the rules' state source
 def test_full_regret_on_the_rules_measures_what_the_tree_measures(tmp_path):
     """run.measure=full_regret walks the whole game per profile on the rules path: Figure 5.4's measure for an
     abstract outcome-sampling run on Bluff(1,1), equal to the compiled run's."""
@@ -154,6 +155,7 @@ def test_the_phantom_panel_presets_compose(preset, opening):
     assert {s.run.measure for s in specs} == {"full_regret"}
 
 
+@pytest.mark.slow  # the sampling driver on the rules' state source
 def test_lean_rcfr_plus_runs_on_the_rules_through_the_kit(tmp_path):
     """Lean sampled RCFR+ walks the rules in the kit (the RCFR+ arm of rcfr_bluff22): its saved policy scores what
     the run reported, and a run on the tree with the exact table and every target fit scores the same."""

@@ -23,6 +23,7 @@ def _exploitability(rules_game, solver):
     return rules_evaluation.exploitability(rules_game.rules, solver.average_policy(), default="uniform")
 
 
+@pytest.mark.slow  # each test here runs the sampling driver on the rules' state source (a minute to compile cold)
 @pytest.mark.parametrize("sampler", ["external", "outcome"])
 def test_equals_the_compiled_path_with_a_table(games, sampler):
     """With the exact table and every stored target fit, a fit cannot depend on the numbering of sequences: the
@@ -37,6 +38,7 @@ def test_equals_the_compiled_path_with_a_table(games, sampler):
     assert _exploitability(walked, on_rules) < 0.9  # it learned something (uniform play: above 0.9)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("solver, targets", [(SampledRCFRPlus, "stored"), (SampledRCFR, "reservoir")])
 def test_growing_arrays_change_nothing(games, monkeypatch, solver, targets):
     """Arrays that start with room for 4 sets grow many times, and the discovery walk starts again whenever a
@@ -53,6 +55,7 @@ def test_growing_arrays_change_nothing(games, monkeypatch, solver, targets):
     assert np.array_equal(a.codes, b.codes) and np.array_equal(a.probs, b.probs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sampler, solver, targets", [("external", SampledRCFRPlus, "stored"),
                                                      ("outcome", SampledRCFRPlus, "stored"),
                                                      ("external", SampledRCFR, "reservoir")])
@@ -71,6 +74,7 @@ def test_resumes_bit_for_bit(games, sampler, solver, targets):
     assert np.array_equal(c.probs, d.probs)
 
 
+@pytest.mark.slow
 def test_asking_for_policies_mid_run_changes_nothing(games):
     """The kit asks for the current policy every iteration under run.measure=full_regret: predicting every set met
     then must leave the run as it was."""
@@ -85,6 +89,7 @@ def test_asking_for_policies_mid_run_changes_nothing(games):
     assert np.array_equal(a.codes, b.codes) and np.array_equal(a.probs, b.probs)
 
 
+@pytest.mark.slow
 def test_current_policy_is_the_models(games):
     """The current policy of every set met is regret matching on the model's predictions (uniform before any
     fit), not whatever the profile last held."""

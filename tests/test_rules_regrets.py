@@ -29,6 +29,7 @@ def test_random_profiles_give_the_compiled_regrets(name, params):
     assert walked.positive_sum() == pytest.approx(compiled.positive_sum(), abs=1e-12) and compiled.positive_sum() > 0
 
 
+@pytest.mark.slow  # runs the sampling driver on the rules' state source (a minute to compile cold)
 def test_abstract_profiles_are_measured_in_the_full_game():
     """Profiles of Bluff(1,1) remembering the last bid: rows by abstract key, sums by full set, as the compiled
     tracker measures the expanded profiles."""
