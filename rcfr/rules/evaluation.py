@@ -51,6 +51,26 @@ _ERRORS = {
 }
 
 
+FAILED = -2  # what `policy_set` returns after filing an error
+
+
+@njit(cache=True, inline="always")
+def policy_set(codes, first, look, m, uniform, error):
+    """The policy's row index of the decision keyed `look` (m legal actions): -1 where the policy lacks it and
+    plays uniformly, `FAILED` after filing ``error`` (kinds 1 and 2 of `POLICY_ERRORS`). Every walk that reads a
+    `CodePolicy` finds its rows here."""
+    i = np.searchsorted(codes, look)
+    if i < codes.shape[0] and codes[i] == look:
+        if first[i + 1] - first[i] != m:
+            error[0], error[1], error[2], error[3] = 2, look, first[i + 1] - first[i], m
+            return FAILED
+        return i
+    if not uniform:
+        error[0], error[1] = 1, look
+        return FAILED
+    return -1
+
+
 def _walk_signature(probs_dtype):
     """The policy's arrays are read-only (`CodePolicy` freezes them)."""
     frozen = [nb.Array(t, 1, "C", readonly=True) for t in (nb.int64, nb.int64, probs_dtype)]
@@ -133,14 +153,10 @@ def _walk(initial, player, num_children, child, utility, infoset_code, data, wid
                 if abstracted:
                     abstract_code(abstract_data, s, key)
                     look = 2 * key[0] + p
-                i = np.searchsorted(codes, look)
-                found = i < n and codes[i] == look
-                if found and first[i + 1] - first[i] != m:
-                    error[0], error[1], error[2], error[3] = 2, look, first[i + 1] - first[i], m
+                i = policy_set(codes, first, look, m, uniform, error)
+                if i == FAILED:
                     return
-                if not found and not uniform:
-                    error[0], error[1] = 1, look
-                    return
+                found = i >= 0
                 row[d] = first[i] if found else -1
                 if found and not abstracted:
                     base[d] = first[i]

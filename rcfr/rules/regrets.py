@@ -26,7 +26,7 @@ from ..compiler import _grow, _settled
 from ..games.base import CHANCE, TERMINAL, GameRules
 from ..games.fast import ABSTRACT_CODE, DATA, FUNCTION_TYPES
 from .abstraction import no_abstraction
-from .evaluation import POLICY_ERRORS, evaluate, raise_walk_error
+from .evaluation import FAILED, POLICY_ERRORS, evaluate, policy_set, raise_walk_error
 from .policy import CodePolicy, check_default, fast_game, normalized
 
 
@@ -49,7 +49,6 @@ def _plans(initial, player, num_children, child, utility, infoset_code, data, wi
     since a set's histories share its owner's reach). Returns (player 0's expected payoff, set_codes, starts, sums,
     stamp), the arrays grown where needed. On a problem stops with ``error = (kind, code, a, b)`` (kinds:
     `evaluation.POLICY_ERRORS`)."""
-    n = codes.shape[0]
     key = np.zeros(2, np.int64)
     value = 0.0
     cap = 64
@@ -83,15 +82,10 @@ def _plans(initial, player, num_children, child, utility, infoset_code, data, wi
                 if abstracted:
                     abstract_code(abstract_data, s, key)
                     look = 2 * key[0] + p
-                i = np.searchsorted(codes, look)
-                found = i < n and codes[i] == look
-                if found and first[i + 1] - first[i] != m:
-                    error[0], error[1], error[2], error[3] = 2, look, first[i + 1] - first[i], m
+                i = policy_set(codes, first, look, m, uniform, error)
+                if i == FAILED:
                     return value, set_codes, starts, sums, stamp
-                if not found and not uniform:
-                    error[0], error[1] = 1, look
-                    return value, set_codes, starts, sums, stamp
-                row[d] = first[i] if found else -1
+                row[d] = first[i] if i >= 0 else -1
                 if code in index:
                     j = index[code]
                     if starts[j + 1] - starts[j] != m:
