@@ -11,7 +11,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import rcfr  # noqa: E402
-from experiments.runner import run_experiment  # noqa: E402
+from rcfr.experiments.runner import run_experiment  # noqa: E402
 
 
 def raw(game_name: str, solver: str, iterations: int) -> float:

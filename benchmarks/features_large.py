@@ -36,8 +36,8 @@ SAMPLE = 200_000
 
 def measure(config: str, sizes: bool = True) -> dict:
     import rcfr
-    from features import auto_features
-    from features.encoders import encode_rows, infoset_states, make_encoder, sequence_rows
+    from rcfr.features import auto_features
+    from rcfr.features.encoders import encode_rows, infoset_states, make_encoder, sequence_rows
     from rcfr.abstraction import bluff_counters, make_abstraction
 
     node = OmegaConf.load(ROOT / "configs" / "game" / f"{config}.yaml")

@@ -3,7 +3,7 @@
     python benchmarks/imperfect_recall.py [--quick] [--write] [--dir DIR]
 
 The experiments are the presets ``lanctot_fig53`` and ``lanctot_fig54`` (``_quick`` with ``--quick``):
-this script only runs them (``python -m experiments.run +experiment=...`` into ``DIR/<preset>``; running
+this script only runs them (``rcfr-run +experiment=...`` into ``DIR/<preset>``; running
 it again resumes or reuses finished runs), then builds the results block from each sweep's ``curves.md``
 and ``metrics.csv`` files, and copies the ``convergence.png`` plots to docs/figures/fig5_{3,4}[_quick].png.
 The full Fig 5.4 runs its Bluff(2,1) arms with one seed (seed 0, about 5 minutes and 3.6 GB each), into
@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
-from experiments.aggregate import aggregate  # noqa: E402
+from rcfr.experiments.aggregate import aggregate  # noqa: E402
 from rcfr.files import atomic_write  # noqa: E402
 
 DOC, FIGURES = ROOT / "docs" / "mccfr.md", ROOT / "docs" / "figures"
@@ -35,7 +35,7 @@ BLUFF21 = [f"lanctot_fig54/bluff21_{r}" for r in ("r1", "r2", "r4", "full")]
 
 def sweep(preset: str, directory: Path, *overrides: str) -> None:
     """Run (or resume, or reuse the finished runs of) a preset's sweep into `directory`."""
-    subprocess.run([sys.executable, "-m", "experiments.run", f"+experiment={preset}", f"hydra.sweep.dir={directory}",
+    subprocess.run([sys.executable, "-m", "rcfr.experiments.run", f"+experiment={preset}", f"hydra.sweep.dir={directory}",
                     "run.progress=false", *overrides], cwd=ROOT, check=True)
 
 

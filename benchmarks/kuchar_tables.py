@@ -5,8 +5,8 @@
     python benchmarks/kuchar_tables.py outputs/kuchar_one_process outputs/kuchar_descending --write   # into docs/mccfr.md
 
 The runs are the `kuchar_tables` preset's (games, arms, seeds, solver options, evaluation schedule are
-read from configs/experiment/kuchar_tables.yaml, configs/game, configs/solver and experiments.arms), made
-either by the kit (`python -m experiments.run +experiment=kuchar_tables`: one process, run directory and
+read from configs/experiment/kuchar_tables.yaml, configs/game, configs/solver and rcfr.experiments.arms), made
+either by the kit (`rcfr-run +experiment=kuchar_tables`: one process, run directory and
 checkpoint per run) or by ``--run``, which makes the same runs, with the same seeds and therefore the same
 numbers, in one process without the per-run start-up, writing ``results.json`` after every run and
 skipping the runs it already holds (`--iterations` caps the budget; a later, larger budget redoes the
@@ -33,8 +33,8 @@ from omegaconf import OmegaConf
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 import rcfr  # noqa: E402
-from experiments.arms import arms  # noqa: E402
-from experiments.runner import eval_schedule  # noqa: E402
+from rcfr.experiments.arms import arms  # noqa: E402
+from rcfr.experiments.runner import eval_schedule  # noqa: E402
 from rcfr.files import atomic_write, write_json  # noqa: E402
 
 CONFIGS = ROOT / "configs"

@@ -5,7 +5,7 @@
 Prints, per game, (1) the final numbers of every configuration, seeds pooled (size %, nodes touched,
 solve CPU seconds, exploitability mean and 95% half-width, peak and private resident memory), and (2)
 every curve read off at each RCFR configuration's final nodes touched and final CPU seconds (the mean
-over seeds, interpolated log-log by `experiments.aggregate.node_curves`; where a curve ends earlier, its
+over seeds, interpolated log-log by `rcfr.experiments.aggregate.node_curves`; where a curve ends earlier, its
 last value and where it ends, in parentheses).
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
-from experiments.aggregate import collect, node_curves, pool  # noqa: E402
+from rcfr.experiments.aggregate import collect, node_curves, pool  # noqa: E402
 
 
 def _at(points: list[tuple], x: float) -> str:

@@ -1,6 +1,6 @@
 """Tables and plots of a `neural_leduc` multirun, finished or not (issue 22; docs/neural.md).
 
-`python -m experiments.aggregate DIR` needs finished runs; this reads every run's metrics.csv as it
+`rcfr-aggregate DIR` needs finished runs; this reads every run's metrics.csv as it
 stands, so a run stopped by a deadline still shows its curve. For each label: the exploitability at the
 last node count that every seed of the label reached (mean and 95% Student-t half-width over seeds;
 each seed's curve interpolated log-linearly in nodes), and the CPU seconds there. Plots: exploitability

@@ -1,2 +1,2 @@
-"""The rcfr experiment kit: Hydra configs in ``configs/``, one app (`experiments.run`), aggregation
-(`experiments.aggregate`) into tables and plots. See docs/experiments.md."""
+"""The rcfr experiment kit: Hydra configs in ``configs/``, one app (`rcfr.experiments.run`), aggregation
+(`rcfr.experiments.aggregate`) into tables and plots. See docs/experiments.md."""

@@ -1,6 +1,6 @@
 """Collect a multirun directory into tables and plots, pooling seeds.
 
-``python -m experiments.aggregate <dir>`` finds every run (a directory with ``summary.json``) under
+``rcfr-aggregate <dir>`` finds every run (a directory with ``summary.json``) under
 ``<dir>`` and writes, into ``<dir>``:
 
 * ``runs.csv``  one row per run: label, game, components, seed, representation size and % of game,
@@ -21,7 +21,7 @@
   curve per size. ``exploitability_vs_cpu_seconds.{png,svg}``: the same curves against the solve's
   process CPU seconds (evaluation and compilation excluded), which a loaded machine does not inflate.
 
-Memory (``peak_rss_mib``, ``solve_peak_rss_mib``, ``anon_rss_mib``: `experiments.runner.MEMORY`) is in
+Memory (``peak_rss_mib``, ``solve_peak_rss_mib``, ``anon_rss_mib``: `rcfr.experiments.runner.MEMORY`) is in
 the tables, pooled like the other numbers.
 
 Jobs without results are listed, not dropped: a job directory with Hydra's ``.hydra/`` but no
@@ -74,7 +74,7 @@ GAME_WORDS = {"kuhn": "Kuhn poker", "leduc": "Leduc hold'em", "ocp": "one-card p
               "latent_ttt": "Latent Tic-Tac-Toe", "openspiel": "OpenSpiel"}
 #: games whose exploitability is plotted in mbb/g (milli-big-blinds per game); the others in chips
 POKER = {"kuhn", "leduc", "ocp", "nlocp", "nlocp_wagers"}
-#: the kit's short method labels (`experiments.arms`) in words, for legends
+#: the kit's short method labels (`rcfr.experiments.arms`) in words, for legends
 LABEL_WORDS = {"BF": "RCFR (best-first tree)", "BF+": "RCFR+ (best-first tree)",
                "BF_BS": "RCFR (best-first tree, bootstrapped targets)",
                "BF+_BS": "RCFR+ (best-first tree, bootstrapped targets)"}
@@ -702,7 +702,7 @@ def aggregate(directory: str | Path, *, plots: bool = True) -> Aggregate | None:
 
 
 def _measure_label(rows: list[dict]) -> str:
-    """The axis label of the runs' measure (`experiments.measures.LABELS`), or all of them joined."""
+    """The axis label of the runs' measure (`rcfr.experiments.measures.LABELS`), or all of them joined."""
     return " / ".join(LABELS[m] for m in sorted({r.get("measure") or "exploitability" for r in rows}))
 
 
@@ -717,7 +717,7 @@ def report(result: Aggregate) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m experiments.aggregate", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="rcfr-aggregate", description=__doc__.split("\n")[0])
     parser.add_argument("directory", help="a multirun (sweep) directory, or any directory holding runs")
     parser.add_argument("--no-plots", action="store_true", help="write the tables only")
     args = parser.parse_args(argv)

@@ -10,12 +10,13 @@ Names: ``cfr``, ``cfr+``, ``lcfr``, ``dcfr``, ``cscfr``, ``os-mccfr``, ``es-mccf
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from hydra.core.config_store import ConfigStore
 from omegaconf import OmegaConf
 
-CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
+from rcfr import configs
+
+CONFIG_DIR = configs.CONFIG_DIR
 TABULAR = {"cfr": "CFR", "cfr+": "CFR+", "lcfr": "LCFR", "dcfr": "DCFR",  # solvers without components
            "cscfr": "CS-CFR", "os-mccfr": "OS-MCCFR", "es-mccfr": "ES-MCCFR", "vr-mccfr": "VR-MCCFR"}
 VARIANTS = {  # arm: (solver, options, label)

@@ -11,7 +11,7 @@ Every run is `make_solver(solver.name, solve_game, **solver.options, **injected)
   wrapped in `AbstractRegrets`. An action abstraction runs it on the abstract no-limit game, and its
   average policy is translated into the full game for evaluation.
 
-Which components exist, and which parameters each takes, is `experiments.components`.
+Which components exist, and which parameters each takes, is `rcfr.experiments.components`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from features import make_features
+from rcfr.features import make_features
 from rcfr import SOLVERS, load_game, make_rules, make_solver  # noqa: F401  (make_rules: validation)
 from rcfr.regressors import make_regressor
 from rcfr.policy import Policy

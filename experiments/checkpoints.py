@@ -16,7 +16,7 @@ from rcfr.files import atomic_write
 from . import memory
 from .memory import MEMORY
 
-log = logging.getLogger("experiments")
+log = logging.getLogger("rcfr.experiments")
 
 
 def _rng_of(solver):

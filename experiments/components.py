@@ -5,7 +5,7 @@ component name -> the keyword parameters its factory accepts. Validation (`schem
 
 from __future__ import annotations
 
-from features import FEATURES as FEATURE_REGISTRY
+from rcfr.features import FEATURES as FEATURE_REGISTRY
 from rcfr.options import AVERAGE_SPACES  # noqa: F401  (the kit's average_space choices)
 from rcfr.regressors import REGRESSORS as REGRESSOR_REGISTRY
 from rcfr.registry import keyword_names

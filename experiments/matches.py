@@ -2,7 +2,7 @@
 affordable (or as a second view where one is): every pair of configurations on one game plays
 `rcfr.match_policies` (both seatings on common chance draws), seed against seed.
 
-    python -m experiments.matches <sweep directory> --samples 10000
+    rcfr-matches <sweep directory> --samples 10000
 
 A sweep whose runs set ``run.matches=N`` writes the table when it ends, after its aggregate. ``matches.csv`` has one row
 per ordered pair (a's payoff against b in chips, its 95% half-width over seeds, or the one match's own when
@@ -143,7 +143,7 @@ def write_requested(directory: str | Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m experiments.matches", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="rcfr-matches", description=__doc__.split("\n")[0])
     parser.add_argument("directory", help="a sweep directory")
     parser.add_argument("--samples", type=int, default=10_000, help="play-outs per seating and seed")
     parser.add_argument("--seed", type=int, default=0)

@@ -15,7 +15,7 @@ from . import memory
 from .build import is_walked, num_sequences
 from .checkpoints import Progress
 
-log = logging.getLogger("experiments")
+log = logging.getLogger("rcfr.experiments")
 
 METRICS = ["iteration", "seconds", "cpu_seconds", "wall_seconds", "exploitability", "exploitability_mbb", "value",
            "representation_size", "representation_pct", "nodes_touched"]
@@ -24,7 +24,7 @@ METRICS = ["iteration", "seconds", "cpu_seconds", "wall_seconds", "exploitabilit
 def write_metrics(path: Path, rows: list[dict]) -> None:
     text = io.StringIO()
     writer = csv.DictWriter(text, fieldnames=METRICS + [k for k in (rows[:1] or [{}])[0] if k not in METRICS],
-                            lineterminator="\n")  # + the run's measure (`experiments.measures`)
+                            lineterminator="\n")  # + the run's measure (`rcfr.experiments.measures`)
     writer.writeheader()
     writer.writerows(rows)
     atomic_write(path, lambda f: f.write(text.getvalue().encode()))

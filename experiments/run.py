@@ -1,4 +1,4 @@
-"""The Hydra app: ``python -m experiments.run [overrides]`` runs one configuration into its run
+"""The Hydra app: ``rcfr-run [overrides]`` runs one configuration into its run
 directory; ``-m`` (or an experiment preset) sweeps, and the multirun's results are aggregated."""
 
 from __future__ import annotations
@@ -11,17 +11,19 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
+from rcfr import configs
+
 from .arms import register_arms
 from .runner import Interrupted, run_experiment
 from .schema import ConfigError, check_group_options, register_configs
 
 register_configs()
 register_arms()
-log = logging.getLogger("experiments")
-CONFIG_DIR = str(Path(__file__).resolve().parent.parent / "configs")
+log = logging.getLogger("rcfr.experiments")
+CONFIG_DIR = str(configs.CONFIG_DIR)
 
 
-@hydra.main(version_base="1.3", config_path=CONFIG_DIR, config_name="config")
+@hydra.main(version_base="1.3", config_path="pkg://rcfr.configs", config_name="config")
 def main(cfg: DictConfig) -> float:
     hydra_cfg = HydraConfig.get()
     run_dir = Path(hydra_cfg.runtime.output_dir)
@@ -33,7 +35,7 @@ def main(cfg: DictConfig) -> float:
         if hydra_cfg.mode.name == "MULTIRUN":
             hint = f"rerun the same command with hydra.sweep.dir={hydra_cfg.sweep.dir}"
         else:
-            hint = f"python -m experiments.run {' '.join(hydra_cfg.overrides.task)} hydra.run.dir={run_dir}"
+            hint = f"rcfr-run {' '.join(hydra_cfg.overrides.task)} hydra.run.dir={run_dir}"
         print(f"\n{stop}\nresume: {hint}", file=sys.stderr)
         sys.exit(130)
     if hydra_cfg.mode.name != "MULTIRUN":

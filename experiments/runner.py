@@ -13,8 +13,8 @@ Files (all written atomically, so a kill never leaves a torn file):
                     ``compile_seconds``: the warm-up (numba compilation or cache loading, first use of
                     the regressor) kept out of the solve seconds; peak memory (`MEMORY`)
 
-The parts: `experiments.schedule` (when to evaluate and stop), `experiments.checkpoints` (the run's
-progress and its checkpoint), `experiments.metrics` (one evaluation, metrics.csv); here, the run
+The parts: `rcfr.experiments.schedule` (when to evaluate and stop), `rcfr.experiments.checkpoints` (the run's
+progress and its checkpoint), `rcfr.experiments.metrics` (one evaluation, metrics.csv); here, the run
 directory, the warm-up and the loop (`_solve`) that drives them.
 
 A run directory belongs to one configuration: while a run uses it, it is locked (``fcntl.flock`` on
@@ -49,7 +49,7 @@ from .metrics import METRICS, evaluate_policy, metrics_row, write_metrics
 from .schedule import FIRST_NODE_MARK, Schedule, eval_schedule, node_schedule  # noqa: F401  (old names)
 from .schema import JSON_POLICY_LIMIT, ConfigError, ExperimentConfig, to_spec, validate
 
-log = logging.getLogger("experiments")
+log = logging.getLogger("rcfr.experiments")
 
 #: run settings that may change between an interrupted run and its resumption
 _RESUMABLE_CHANGES = ("iterations", "eval_points", "max_nodes_touched", "checkpoint_every", "checkpoint_seconds",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from pathlib import Path
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Dict, Optional, get_type_hints
 
@@ -64,12 +65,12 @@ class RunConfig:
     resume: bool = True  # continue from checkpoint.npz in the run directory when its config matches
     progress: Optional[bool] = None  # None: a bar on a terminal, nothing in logs
     policy_format: str = "auto"  # json | npz | auto (npz above JSON_POLICY_LIMIT information sets)
-    measure: str = "exploitability"  # exploitability | full_regret | approx_exploitability (experiments.measures)
+    measure: str = "exploitability"  # exploitability | full_regret | approx_exploitability (rcfr.experiments.measures)
     # options of run.measure=approx_exploitability (rcfr.approx_exploitability): method, budget, seed, samples,
     # evaluation, eps
     approx: Dict[str, Any] = field(default_factory=dict)
     # > 0: the sweep's aggregate plays every pair of final policies of one game against each other, this
-    # many play-outs per seating (experiments.matches: matches.md, matches.csv); 0: no match table
+    # many play-outs per seating (rcfr.experiments.matches: matches.md, matches.csv); 0: no match table
     matches: int = 0
 
 
@@ -128,7 +129,10 @@ def check_group_options(config_dir: str, arguments: list[str]) -> None:
         overrides = OverridesParser.create().parse_overrides(texts)
     except Exception:  # noqa: BLE001  (a syntax error: Hydra reports it with its own pointer)
         return
-    loader = ConfigLoaderImpl(config_search_path=create_config_search_path(config_dir))
+    search_path = create_config_search_path(config_dir)
+    for folder in _user_config_dirs(arguments):  # a user's own groups and options count too
+        search_path.append("command-line", f"file://{Path(folder).resolve()}")
+    loader = ConfigLoaderImpl(config_search_path=search_path)
     for override in overrides:
         group = override.key_or_group
         if override.is_delete() or not loader.repository.group_exists(group):
@@ -143,6 +147,17 @@ def check_group_options(config_dir: str, arguments: list[str]) -> None:
             if value not in allowed and value != "null":
                 raise ConfigError(f"{override.input_line}: {group} has no option {value!r}"
                                   f"{did_you_mean(value, allowed)}; allowed: {', '.join(allowed)}")
+
+
+def _user_config_dirs(arguments: list[str]) -> list[str]:
+    """The folders given by Hydra's ``--config-dir DIR`` / ``-cd DIR`` / ``--config-dir=DIR``."""
+    folders = []
+    for i, argument in enumerate(arguments):
+        if argument.startswith("--config-dir="):
+            folders.append(argument.partition("=")[2])
+        elif argument in ("--config-dir", "-cd") and i + 1 < len(arguments):
+            folders.append(arguments[i + 1])
+    return folders
 
 
 def _group_options(loader, group: str) -> list[str]:

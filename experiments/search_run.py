@@ -1,4 +1,4 @@
-"""The search app: ``python -m experiments.search_run +experiment=<preset>`` runs one study of
+"""The search app: ``rcfr-search +experiment=<preset>`` runs one study of
 Lanctot's thesis, chapters 6-7 (see docs/search.md), into its run directory: rows as JSON, a
 markdown table, and the figure.
 
@@ -21,6 +21,7 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import ConfigKeyError
 
+from rcfr import configs
 from rcfr.files import atomic_write
 from rcfr.registry import check_choice
 from rcfr.search import load_search_game, make_searcher
@@ -30,8 +31,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import ScalarFormatter  # noqa: E402
 
-log = logging.getLogger("experiments.search")
-CONFIG_DIR = str(Path(__file__).resolve().parent.parent / "configs" / "search")
+log = logging.getLogger("rcfr.experiments.search")
+CONFIG_DIR = str(configs.SEARCH_CONFIG_DIR)
 STUDIES = ("estimators", "tournament", "variance", "performance")
 SOLITAIRES = ("pig_solitaire", "cantstop_solitaire", "dominion_solitaire")
 
@@ -263,7 +264,7 @@ def plot_performance(rows, out, game, title: str | None = None):
     _save(fig, out, f"fig7_3_{game}")
 
 
-@hydra.main(version_base="1.3", config_path=CONFIG_DIR, config_name="config")
+@hydra.main(version_base="1.3", config_path="pkg://rcfr.configs.search", config_name="config")
 def main(cfg: DictConfig) -> None:
     out = Path(HydraConfig.get().runtime.output_dir)
     try:

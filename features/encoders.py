@@ -219,7 +219,7 @@ def bound_encode_rows(encoder: FeatureEncoder):
 
 def encoded_features(game, encoder: FeatureEncoder):
     """The dense `Features` of every sequence, made by the encoder."""
-    from . import Features
+    from .base import Features
     return Features(sequence_rows(game, encoder, np.arange(game.num_sequences)), tuple(encoder.names))
 
 
@@ -229,7 +229,7 @@ ENCODERS: dict[str, Callable] = {}
 def register_encoder(name: str, make: Callable) -> None:
     """Make ``make_encoder(game, name, **params)`` call ``make(game, **params) -> FeatureEncoder``, and
     register the dense features `name` computed through it."""
-    from . import register_features
+    from .base import register_features
     if not callable(make):
         raise TypeError(f"an encoder factory must be callable, got {make!r}")
     ENCODERS[name] = make

@@ -27,7 +27,7 @@ def _step_tokens(game) -> np.ndarray:
 
 
 def extract(game):
-    from . import Features
+    from .base import Features
     tokens = _step_tokens(game)
     depth = game.depth.astype(np.int64)
     max_depth = int(depth.max())

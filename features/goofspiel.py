@@ -1,4 +1,4 @@
-"""Goofspiel features: what a bidder knows, as an on-demand encoder (`features.encoders`).
+"""Goofspiel features: what a bidder knows, as an on-demand encoder (`rcfr.features.encoders`).
 
 Columns (values scaled to [-1, 1]): the acting player (one-hot), the turn, the point card at stake, the
 points still to play, the actor's score lead; the actor's hand (one bit per card); the bid (its card,

@@ -12,7 +12,7 @@ MAX_BYTES = 1 << 30  # 1 GiB: about 11,500 sequences
 
 
 def extract(game):
-    from . import Features
+    from .base import Features
     n = game.num_sequences
     size = 8 * n * n
     if size > MAX_BYTES:

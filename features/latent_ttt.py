@@ -1,5 +1,5 @@
 """Latent Tic-Tac-Toe features: the board as the mover knows it, as an on-demand encoder
-(`features.encoders`).
+(`rcfr.features.encoders`).
 
 The mover knows every move but the opponent's last, which is still pending: the revealed board, the
 order of the known moves (lost ones included) and that the pending move lies on a square that was

@@ -1,4 +1,4 @@
-"""Bluff (Liar's Dice) features: what a bidder knows, as an on-demand encoder (`features.encoders`).
+"""Bluff (Liar's Dice) features: what a bidder knows, as an on-demand encoder (`rcfr.features.encoders`).
 
 Columns (values in [0, 1]): the acting player (one-hot) and the bids made so far; the actor's own dice,
 counted per face and per face with stars (a bid on face f counts f and the wild star, a star bid stars

@@ -1,4 +1,4 @@
-"""Princess and Monster features: a player's own path, as an on-demand encoder (`features.encoders`).
+"""Princess and Monster features: a player's own path, as an on-demand encoder (`rcfr.features.encoders`).
 
 Neither player ever sees the other, so what a player knows is its own path (start first). Columns
 (values in [0, 1]): the player (one-hot), the time step t and the steps left, (t_max - t) / t_max (both

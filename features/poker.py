@@ -1,5 +1,5 @@
 """Poker features (Morrill 2016): card strength plus the betting history of each sequence, as an
-on-demand encoder (`features.encoders`) of the poker games (kuhn, ocp, leduc, limit_poker, nlocp).
+on-demand encoder (`rcfr.features.encoders`) of the poker games (kuhn, ocp, leduc, limit_poker, nlocp).
 
 Columns: the acting player's expected hand strength E[HS] (probability of winning, ties counting
 half, over a uniform opponent hand and any future board cards, given the cards it sees), the board

@@ -13,6 +13,8 @@ import warnings
 
 from .errors import RulesPathWarning, TooLarge
 
+__version__ = "0.2.0.dev0"
+
 # public name -> the submodule that defines it
 _HOMES = {
     "approx_evaluation": ("ApproxExploitability", "HeadToHead", "approx_exploitability", "match_policies"),

@@ -1,4 +1,4 @@
-"""The Python poker extractor that `features.poker`'s encoder replaced, kept as the oracle the encoder
+"""The Python poker extractor that `rcfr.features.poker`'s encoder replaced, kept as the oracle the encoder
 must reproduce exactly (tests/test_encoders.py): it replays each information set through the rules
 (the per-pair formula `_pair` is shared; tests/test_features.py checks rows by hand).
 """
@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from features.poker import PAIR_FIELDS, _pair, _stack
+from rcfr.features.poker import PAIR_FIELDS, _pair, _stack
 from rcfr.games.hand_strength import hand_strength
 from rcfr.games.poker import LimitPoker, NoLimitOneCardPoker
 
 
 def extract(game, history: int | None = None):
-    from features import Features
+    from rcfr.features import Features
     if history is not None and (isinstance(history, bool) or not isinstance(history, int) or history < 1):
         raise ValueError(f"features 'poker' option history must be None or an integer >= 1, got {history!r}")
     rules = game.rules

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from experiments import aggregate as agg
+from rcfr.experiments import aggregate as agg
 
 
 def _curve(iterations, values, seconds_per_iteration=1e-3):

@@ -215,7 +215,7 @@ def kit_config(**run):
 def test_kit_measure_is_a_lower_bound_per_evaluation(tmp_path):
     import csv
 
-    from experiments.runner import run_experiment
+    from rcfr.experiments.runner import run_experiment
 
     summary = run_experiment(kit_config(), tmp_path)
     with (tmp_path / "metrics.csv").open() as f:
@@ -233,7 +233,7 @@ def test_kit_measure_is_a_lower_bound_per_evaluation(tmp_path):
     ({"measure": "exploitability"}, "run.approx sets options of run.measure=approx_exploitability"),
 ])
 def test_kit_refuses_bad_approx_options(change, words):
-    from experiments.schema import ConfigError, validate
+    from rcfr.experiments.schema import ConfigError, validate
 
     with pytest.raises(ConfigError, match=words):
         validate(kit_config(**change))

@@ -146,9 +146,9 @@ def test_fig75_presets_expand_to_the_three_variants(preset, seeds):
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
 
-    from experiments.callbacks import sweep_jobs
-    from experiments.run import CONFIG_DIR
-    from experiments.schema import validate
+    from rcfr.experiments.callbacks import sweep_jobs
+    from rcfr.experiments.run import CONFIG_DIR
+    from rcfr.experiments.schema import validate
 
     GlobalHydra.instance().clear()
     with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):

@@ -146,7 +146,7 @@ def test_a_read_only_view_of_a_writable_array_is_not_served_from_a_cache(spec):
 
 
 def test_only_arrays_nothing_writable_shares_key_caches(kuhn):
-    from features import feature_matrix
+    from rcfr.features import feature_matrix
     from rcfr.regressors.base import cache_key
     owned = _read_only(np.ones((3, 2)))
     assert cache_key(owned) is owned and cache_key(owned[1:]) is not None
@@ -164,14 +164,14 @@ def test_only_arrays_nothing_writable_shares_key_caches(kuhn):
 def test_indicator_features_refuse_a_huge_dense_matrix_before_allocating():
     from types import SimpleNamespace
 
-    from features import indicator
+    from rcfr.features import indicator
     liars_dice = SimpleNamespace(name="liars_dice", num_sequences=49_140)  # 19 GB dense
     with pytest.raises(ValueError, match=r"49140 x 49140 .*18\.0 GiB.*'generic'"):
         indicator.extract(liars_dice)
 
 
 def test_indicator_features_still_build_for_small_games(kuhn):
-    from features import feature_matrix
+    from rcfr.features import feature_matrix
     assert np.array_equal(feature_matrix(kuhn, "indicator").matrix, np.eye(kuhn.num_sequences))
 
 

@@ -16,11 +16,11 @@ from hydra.errors import ConfigCompositionException
 from hypothesis import given, strategies as st
 from omegaconf import OmegaConf
 
-from experiments import arms, build, components
-from experiments.callbacks import Validate, sweep_jobs
-from experiments.run import CONFIG_DIR
-from experiments.runner import default_label, eval_schedule
-from experiments.schema import ConfigError, validate
+from rcfr.experiments import arms, build, components
+from rcfr.experiments.callbacks import Validate, sweep_jobs
+from rcfr.experiments.run import CONFIG_DIR
+from rcfr.experiments.runner import default_label, eval_schedule
+from rcfr.experiments.schema import ConfigError, validate
 
 CONFIGS = Path(CONFIG_DIR)
 
@@ -182,7 +182,7 @@ def test_bad_configs_fail_naming_the_field_and_the_allowed_values(hydra_ctx, ove
 
 
 def test_value_errors_found_by_constructors_stop_the_run_before_its_directory_exists(hydra_ctx, tmp_path):
-    from experiments.runner import run_experiment
+    from rcfr.experiments.runner import run_experiment
     cfg = compose("config", overrides=["solver=dcfr", "solver.options.updates=sometimes", "game=kuhn"])
     with pytest.raises(ConfigError, match="updates.*sometimes.*alternating, simultaneous"):
         run_experiment(cfg, tmp_path / "run")
@@ -288,8 +288,8 @@ def test_eval_schedule_is_log_spaced_and_ends_at_the_last_iteration(iterations, 
 def test_a_run_is_checked_before_hydra_touches_its_directory(hydra_ctx, tmp_path):
     """`Validate.on_run_start` runs before Hydra creates the run directory or writes `.hydra/` into it:
     a bad value or another configuration's directory stops the run there."""
-    from experiments.callbacks import Validate
-    from experiments.runner import run_experiment
+    from rcfr.experiments.callbacks import Validate
+    from rcfr.experiments.runner import run_experiment
 
     def start(*overrides):
         cfg = compose("config", overrides=[*overrides, f"hydra.run.dir={tmp_path / 'run'}"],
@@ -317,18 +317,32 @@ def test_a_run_is_checked_before_hydra_touches_its_directory(hydra_ctx, tmp_path
     (["regressor=zzzz"], "regressor=zzzz: regressor has no option 'zzzz'; allowed: best_first, "),
 ])
 def test_a_misspelled_group_option_is_one_line_with_the_closest_name(arguments, line):
-    from experiments.schema import check_group_options
+    from rcfr.experiments.schema import check_group_options
     with pytest.raises(ConfigError) as error:
         check_group_options(CONFIG_DIR, arguments)
     assert line in str(error.value) and "\n" not in str(error.value)
 
 
 def test_group_options_that_exist_and_plain_values_pass_the_check():
-    from experiments.schema import check_group_options
+    from rcfr.experiments.schema import check_group_options
     check_group_options(CONFIG_DIR, ["-m", "solver=cfr,cfr+", "game=kuhn", "+experiment=leduc_quick",
                                      "+arm=large_rcfr/goofspiel7-es", "hydra/launcher=joblib", "run.seed=1",
                                      "regressor.params.max_leaves=5", "~abstraction", "+arm=glob(bf*-64)",
                                      "label=x", "solver=range(1,3"])  # a syntax error is Hydra's to report
+
+
+def test_a_users_config_dir_adds_group_options(tmp_path):
+    """``--config-dir DIR`` (Hydra's flag) puts the user's groups on the search path: the one-line check
+    must accept their options too, and still refuse a misspelling of them."""
+    from rcfr.experiments.schema import check_group_options
+    (tmp_path / "game").mkdir()
+    (tmp_path / "game" / "my_kuhn.yaml").write_text((CONFIGS / "game" / "kuhn.yaml").read_text())
+    for flag in (["--config-dir", str(tmp_path)], ["-cd", str(tmp_path)], [f"--config-dir={tmp_path}"]):
+        check_group_options(CONFIG_DIR, [*flag, "game=my_kuhn"])
+    with pytest.raises(ConfigError, match="did you mean 'my_kuhn'"):
+        check_group_options(CONFIG_DIR, ["--config-dir", str(tmp_path), "game=my_kuhm"])
+    with pytest.raises(ConfigError, match="game has no option 'my_kuhn'"):
+        check_group_options(CONFIG_DIR, ["game=my_kuhn"])  # negative control: not without the folder
 
 
 def test_the_app_prints_the_misspelling_in_one_line_before_hydra_starts(tmp_path):
@@ -336,7 +350,7 @@ def test_the_app_prints_the_misspelling_in_one_line_before_hydra_starts(tmp_path
     import subprocess
     import sys
     root = Path(__file__).resolve().parents[1]
-    done = subprocess.run([sys.executable, "-m", "experiments.run", "game=leduk", f"hydra.run.dir={tmp_path}/r"],
+    done = subprocess.run([sys.executable, "-m", "rcfr.experiments.run", "game=leduk", f"hydra.run.dir={tmp_path}/r"],
                           cwd=root, capture_output=True, text=True, timeout=600,
                           env={**os.environ, "PYTHONPATH": str(root)})
     assert done.returncode == 1 and done.stdout == ""

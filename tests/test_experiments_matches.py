@@ -1,4 +1,4 @@
-"""The sweep's match table (`experiments.matches`): every pair of configurations on one game, seed against seed."""
+"""The sweep's match table (`rcfr.experiments.matches`): every pair of configurations on one game, seed against seed."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 
 import rcfr
 
-from experiments.matches import match_table, requested, write_requested
-from experiments.runner import run_experiment
-from experiments.schema import ConfigError, validate
+from rcfr.experiments.matches import match_table, requested, write_requested
+from rcfr.experiments.runner import run_experiment
+from rcfr.experiments.schema import ConfigError, validate
 
 
 def config(solver, iterations, seed, matches=0):

@@ -12,11 +12,11 @@ from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 
 import rcfr
-from experiments.aggregate import aggregate, curve_rows
-from experiments.callbacks import sweep_jobs
-from experiments.run import CONFIG_DIR
-from experiments.runner import Interrupted, run_experiment
-from experiments.schema import ConfigError, validate
+from rcfr.experiments.aggregate import aggregate, curve_rows
+from rcfr.experiments.callbacks import sweep_jobs
+from rcfr.experiments.run import CONFIG_DIR
+from rcfr.experiments.runner import Interrupted, run_experiment
+from rcfr.experiments.schema import ConfigError, validate
 from rcfr.abstraction import FullRegret, abstract_solver, average_policy, make_abstraction
 
 

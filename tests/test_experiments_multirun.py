@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 import rcfr
-from experiments.aggregate import aggregate, main as aggregate_main
-from experiments.runner import run_experiment
+from rcfr.experiments.aggregate import aggregate, main as aggregate_main
+from rcfr.experiments.runner import run_experiment
 
 ROOT = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
@@ -28,7 +28,7 @@ def _run(*args, timeout=900):  # generous: a loaded machine starts Python and nu
 @pytest.mark.slow
 def test_tiny_multirun_through_joblib_is_aggregated_into_tables_and_plots(tmp_path):
     sweep = tmp_path / "sweep"
-    done = _run("experiments.run", "-m", "+arm=cfr,cfr+", "game=kuhn,leduc", "run.iterations=40",
+    done = _run("rcfr.experiments.run", "-m", "+arm=cfr,cfr+", "game=kuhn,leduc", "run.iterations=40",
                 "run.eval_points=5", "hydra.launcher.n_jobs=2", f"hydra.sweep.dir={sweep}")
     assert done.returncode == 0, done.stderr
     assert "Joblib.Parallel(n_jobs=2" in done.stdout + done.stderr
@@ -57,7 +57,7 @@ def test_tiny_multirun_through_joblib_is_aggregated_into_tables_and_plots(tmp_pa
     assert "| CFR+ | leduc |" in done.stdout and str(sweep / "convergence.png") in done.stdout
 
     # the same sweep command again resumes every finished job (nothing recomputed, same results)
-    again = _run("experiments.run", "-m", "+arm=cfr,cfr+", "game=kuhn,leduc", "run.iterations=40",
+    again = _run("rcfr.experiments.run", "-m", "+arm=cfr,cfr+", "game=kuhn,leduc", "run.iterations=40",
                  "run.eval_points=5", "hydra.launcher.n_jobs=2", f"hydra.sweep.dir={sweep}")
     assert again.returncode == 0, again.stderr
     with (sweep / "results.csv").open() as f:
@@ -81,7 +81,7 @@ def test_aggregate_lists_every_run_by_label_and_seed(tmp_path):
 
 
 def test_an_interrupted_run_is_listed_with_its_status(tmp_path):
-    from experiments.runner import Interrupted
+    from rcfr.experiments.runner import Interrupted
     with pytest.raises(Interrupted):
         run_experiment({"game": {"name": "kuhn"}, "run": {"iterations": 50, "eval_points": 5}}, tmp_path / "r",
                        should_stop=lambda it: it >= 20)
@@ -103,9 +103,9 @@ def test_aggregate_command_line(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_the_readme_main_command(tmp_path):
-    """`python -m experiments.run +experiment=leduc_quick` as a new user runs it (minutes: 2.5 warm on
+    """`rcfr-run +experiment=leduc_quick` as a new user runs it (minutes: 2.5 warm on
     2 idle cores, 8.5 to 11 on a loaded one)."""
-    done = _run("experiments.run", "+experiment=leduc_quick", f"hydra.sweep.dir={tmp_path}", timeout=1200)
+    done = _run("rcfr.experiments.run", "+experiment=leduc_quick", f"hydra.sweep.dir={tmp_path}", timeout=1200)
     assert done.returncode == 0, done.stderr
     lines = [line.split(" | ") for line in done.stdout.splitlines() if line.startswith("| ")][1:]
     rows = [(cells[0][2:], float(cells[3]), float(cells[5])) for cells in lines]  # label, % of game, chips
@@ -128,7 +128,7 @@ def test_the_readme_main_command(tmp_path):
 def _two_job_sweep(sweep: Path, *launcher: str):
     """Two jobs through `launcher`, each run to the end in its own directory (no aggregation: the
     joblib test covers it)."""
-    done = _run("experiments.run", "-m", "game=kuhn", "+arm=cfr,cfr+", "run.iterations=20", "run.eval_points=2",
+    done = _run("rcfr.experiments.run", "-m", "game=kuhn", "+arm=cfr,cfr+", "run.iterations=20", "run.eval_points=2",
                 "~hydra.callbacks.aggregate", *launcher, f"hydra.sweep.dir={sweep}")
     assert done.returncode == 0, done.stderr
     summaries = [json.loads((sweep / job / "summary.json").read_text()) for job in ("0", "1")]
@@ -161,8 +161,8 @@ def test_a_launcher_that_cannot_start_fails_in_one_line_before_any_job(monkeypat
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
 
-    from experiments.callbacks import Validate
-    from experiments.run import CONFIG_DIR
+    from rcfr.experiments.callbacks import Validate
+    from rcfr.experiments.run import CONFIG_DIR
 
     monkeypatch.setattr("shutil.which", lambda name, *a, **k: None)  # no srun on PATH
     GlobalHydra.instance().clear()
@@ -178,7 +178,7 @@ def test_a_launcher_that_cannot_start_fails_in_one_line_before_any_job(monkeypat
 
 
 def test_a_failed_validation_leaves_no_run_directory(tmp_path):
-    done = _run("experiments.run", "game=kuhn", "+run.itertions=5", f"hydra.run.dir={tmp_path / 'run'}")
+    done = _run("rcfr.experiments.run", "game=kuhn", "+run.itertions=5", f"hydra.run.dir={tmp_path / 'run'}")
     assert done.returncode == 1
     assert "config error: unknown key(s) 'run.itertions'; allowed in run: iterations" in done.stderr
     assert not (tmp_path / "run").exists()

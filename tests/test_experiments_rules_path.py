@@ -9,9 +9,9 @@ import json
 import pytest
 
 import rcfr
-from experiments.build import make_game
-from experiments.runner import identity, run_experiment
-from experiments.schema import ConfigError, validate
+from rcfr.experiments.build import make_game
+from rcfr.experiments.runner import identity, run_experiment
+from rcfr.experiments.schema import ConfigError, validate
 from rcfr.rules import bluff_evaluation
 from rcfr.rules.game import RulesGame
 from rcfr.rules.policy import CodePolicy
@@ -123,8 +123,8 @@ def _preset_specs(preset):
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
 
-    from experiments.callbacks import sweep_jobs
-    from experiments.run import CONFIG_DIR
+    from rcfr.experiments.callbacks import sweep_jobs
+    from rcfr.experiments.run import CONFIG_DIR
     GlobalHydra.instance().clear()
     try:
         with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):

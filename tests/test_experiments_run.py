@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 import rcfr
-from experiments.runner import METRICS, Interrupted, eval_schedule, run_experiment
-from experiments.schema import ConfigError
+from rcfr.experiments.runner import METRICS, Interrupted, eval_schedule, run_experiment
+from rcfr.experiments.schema import ConfigError
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMING = {"seconds", "cpu_seconds", "wall_seconds"}
@@ -308,7 +308,7 @@ def test_invalid_config_fails_before_writing_anything(tmp_path):
 
 def _app(*overrides, **kwargs):
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
-    return subprocess.Popen([sys.executable, "-m", "experiments.run", *overrides], cwd=ROOT, env=env,
+    return subprocess.Popen([sys.executable, "-m", "rcfr.experiments.run", *overrides], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
 
 
@@ -364,7 +364,7 @@ def test_progress_bar_on_a_terminal_quiet_in_logs(tmp_path, monkeypatch, stream,
 
 def test_policy_format_npz_and_auto(tmp_path, monkeypatch):
     """`run.policy_format=npz` writes the compact form; `auto` switches to it above the JSON limit."""
-    from experiments import runner
+    from rcfr.experiments import runner
 
     run_experiment(config(iterations=10, policy_format="npz"), tmp_path / "npz")
     game = rcfr.load_game("kuhn")

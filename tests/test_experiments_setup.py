@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 import rcfr.abstraction
-from experiments import build
-from experiments.runner import run_experiment
+from rcfr.experiments import build
+from rcfr.experiments.runner import run_experiment
 
 
 def _count(monkeypatch, owner, name: str, calls: list, when=lambda *a, **k: True):
@@ -46,7 +46,7 @@ def test_a_feature_matrix_is_built_once_and_each_solver_gets_its_own_regressor(t
 
 
 def test_a_spare_setup_shares_the_parts_but_not_the_solver():
-    from experiments.schema import validate
+    from rcfr.experiments.schema import validate
 
     spec = validate({"game": {"name": "kuhn", "params": {}}, "solver": {"name": "rcfr", "options": {}},
                      "regressor": {"name": "table", "params": {}}, "features": {"name": "indicator", "params": {}},

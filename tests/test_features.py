@@ -5,10 +5,10 @@ import re
 import numpy as np
 import pytest
 
-import features
+from rcfr import features
 import rcfr
-from features import Features, feature_matrix, register_features, make_features
-from features.poker import PAIR_FIELDS
+from rcfr.features import Features, feature_matrix, register_features, make_features
+from rcfr.features.poker import PAIR_FIELDS
 
 
 def row(game, feats, key, action):
@@ -104,7 +104,7 @@ def test_registry_errors_and_custom_extractors(kuhn):
     with pytest.raises(ValueError, match="rows"):
         make_features(kuhn, np.zeros((3, 2)))
     with pytest.raises(ValueError, match="need poker rules"):
-        from features.poker import make
+        from rcfr.features.poker import make
 
         class Fake:
             rules = type("R", (), {"name": "dice"})()
@@ -149,7 +149,7 @@ def test_generic_features_and_rcfr_on_a_non_poker_game():
 
 
 def test_poker_history_keeps_the_most_recent_pairs(kuhn):
-    from features import make_features
+    from rcfr.features import make_features
     short = make_features(kuhn, "poker", history=2)
     full = feature_matrix(kuhn, "poker")
     assert short.num_features == 2 + 2 * len(PAIR_FIELDS)

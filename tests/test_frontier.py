@@ -252,9 +252,9 @@ def test_presets_cover_every_game_and_solver(preset, games, iterations, horizon)
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
 
-    from experiments.callbacks import sweep_jobs
-    from experiments.run import CONFIG_DIR
-    from experiments.schema import validate
+    from rcfr.experiments.callbacks import sweep_jobs
+    from rcfr.experiments.run import CONFIG_DIR
+    from rcfr.experiments.schema import validate
 
     GlobalHydra.instance().clear()
     try:

@@ -7,10 +7,10 @@ from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 from omegaconf import OmegaConf
 
-from experiments.aggregate import panel_layout, plot_nodes, split_label
-from experiments.callbacks import sweep_jobs
-from experiments.run import CONFIG_DIR
-from experiments.schema import validate
+from rcfr.experiments.aggregate import panel_layout, plot_nodes, split_label
+from rcfr.experiments.callbacks import sweep_jobs
+from rcfr.experiments.run import CONFIG_DIR
+from rcfr.experiments.schema import validate
 
 #: preset: (solver, sweep jobs per game and seed)
 PRESETS = {"lanctot_fig42": ("os-mccfr", 2 * 2 * 5), "lanctot_fig43": ("os-mccfr", 5), "lanctot_fig44": ("es-mccfr", 2)}

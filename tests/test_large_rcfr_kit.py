@@ -12,12 +12,12 @@ from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 from omegaconf import OmegaConf
 
-from experiments import build, memory
-from experiments.aggregate import aggregate, node_curves
-from experiments.callbacks import sweep_jobs
-from experiments.run import CONFIG_DIR
-from experiments.runner import run_experiment
-from experiments.schema import ConfigError, parse_share, resolve_shares, validate
+from rcfr.experiments import build, memory
+from rcfr.experiments.aggregate import aggregate, node_curves
+from rcfr.experiments.callbacks import sweep_jobs
+from rcfr.experiments.run import CONFIG_DIR
+from rcfr.experiments.runner import run_experiment
+from rcfr.experiments.schema import ConfigError, parse_share, resolve_shares, validate
 
 
 def config(solver="sampled-rcfr", game="leduc", max_leaves="10%", seed=0, **run):
@@ -56,8 +56,8 @@ def test_a_share_sizes_both_trees_together():
 _OWN_PEAK = """
 import json, sys
 import numpy as np
-from experiments import memory
-from experiments.runner import run_experiment
+from rcfr.experiments import memory
+from rcfr.experiments.runner import run_experiment
 from tests.test_large_rcfr_kit import config
 if not memory.reset_peak():
     print(json.dumps(None)); sys.exit()

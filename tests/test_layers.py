@@ -18,12 +18,16 @@ ROOT = Path(__file__).resolve().parent.parent
 KNOWN: set[frozenset[str]] = set()  # no circle is tolerated
 
 
-def _modules(package: str) -> dict[str, Path]:
-    base = ROOT / package
+#: folders that install under the rcfr namespace (pyproject.toml's package-dir), with their package names
+MAPPED = {"rcfr": "rcfr", "features": "rcfr.features", "experiments": "rcfr.experiments"}
+
+
+def _modules(folder: str) -> dict[str, Path]:
+    base = ROOT / folder
     found = {}
     for path in base.rglob("*.py"):
-        parts = path.relative_to(ROOT).with_suffix("").parts
-        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        parts = path.relative_to(base).with_suffix("").parts
+        name = ".".join((MAPPED[folder],) + (parts[:-1] if parts[-1] == "__init__" else parts))
         found[name] = path
     return found
 
@@ -96,7 +100,7 @@ def _circles(graph: dict[str, set[str]]) -> list[frozenset]:
 
 @lru_cache(maxsize=1)
 def _graph() -> dict[str, set[str]]:
-    modules = _modules("rcfr")
+    modules = {name: path for folder in MAPPED for name, path in _modules(folder).items()}
     return {name: {m for m in _imports(name, path, modules) if m != "rcfr"} for name, path in modules.items()}
 
 

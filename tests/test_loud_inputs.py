@@ -53,7 +53,7 @@ def test_exploitability_of_no_policy(kuhn):
 
 
 def test_a_one_dimensional_feature_array(kuhn):
-    from features import make_features
+    from rcfr.features import make_features
     with pytest.raises(ValueError, match="features array must be 2-D"):
         make_features(kuhn, np.ones(kuhn.num_sequences))
     with pytest.raises(ValueError, match="features array must be 2-D"):

@@ -268,7 +268,7 @@ def test_pooled_targets_match_the_reservoir_targets_of_sampled_rcfr(kuhn):
 
 
 def test_history_features_tell_every_kuhn_history_apart(kuhn):
-    from features import make_features
+    from rcfr.features import make_features
     rows = history_features(kuhn, make_features(kuhn, "auto").matrix)
     assert rows.shape[0] == kuhn.num_histories
     assert len(np.unique(rows, axis=0)) == kuhn.num_histories
@@ -324,10 +324,10 @@ def test_neural_presets_compose_and_every_arm_builds(preset):
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
 
-    from experiments import build
-    from experiments.callbacks import sweep_jobs
-    from experiments.run import CONFIG_DIR
-    from experiments.schema import validate
+    from rcfr.experiments import build
+    from rcfr.experiments.callbacks import sweep_jobs
+    from rcfr.experiments.run import CONFIG_DIR
+    from rcfr.experiments.schema import validate
 
     GlobalHydra.instance().clear()
     try:

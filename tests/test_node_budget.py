@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from experiments.aggregate import aggregate, mean_ci, node_curves, plot_nodes
-from experiments.runner import Interrupted, node_schedule, run_experiment
-from experiments.schema import ConfigError, validate
+from rcfr.experiments.aggregate import aggregate, mean_ci, node_curves, plot_nodes
+from rcfr.experiments.runner import Interrupted, node_schedule, run_experiment
+from rcfr.experiments.schema import ConfigError, validate
 
 
 def config(solver="cfr", budget=20_000, seed=0, iterations=10**9):
@@ -84,8 +84,8 @@ def test_aggregate_averages_seeds_by_evaluation(tmp_path):
 def test_fig45_full_preset_names_valid_games_and_the_quick_ones_arms():
     from omegaconf import OmegaConf
 
-    from experiments.build import make_rules
-    from experiments.run import CONFIG_DIR
+    from rcfr.experiments.build import make_rules
+    from rcfr.experiments.run import CONFIG_DIR
 
     full, quick = (OmegaConf.load(f"{CONFIG_DIR}/experiment/{name}.yaml") for name in ("lanctot_fig45", "lanctot_fig45_quick"))
     assert full.hydra.sweeper.params["+arm"] == quick.hydra.sweeper.params["+arm"]
@@ -102,8 +102,8 @@ def test_fig45_presets_expand_to_games_solvers_and_seeds(preset, games):
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
 
-    from experiments.callbacks import sweep_jobs
-    from experiments.run import CONFIG_DIR
+    from rcfr.experiments.callbacks import sweep_jobs
+    from rcfr.experiments.run import CONFIG_DIR
 
     GlobalHydra.instance().clear()
     with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):

@@ -7,7 +7,7 @@ from scipy import stats
 from sklearn.base import BaseEstimator, RegressorMixin
 
 import rcfr
-from features.encoders import encoded_features, make_encoder
+from rcfr.features.encoders import encoded_features, make_encoder
 from rcfr.regressors import make_regressor
 from rcfr.sampling.reservoir import Reservoir
 from rcfr.solvers import make_solver
@@ -279,7 +279,7 @@ def test_bad_options_fail_before_any_work(goofspiel4, name, options, message):
 
 
 def test_experiment_kit_runs_it(tmp_path):
-    from experiments.runner import run_experiment
+    from rcfr.experiments.runner import run_experiment
     cfg = {"game": {"name": "goofspiel", "params": {"cards": 4}},
            "solver": {"name": "sampled-rcfr", "options": {"targets": "reservoir", "capacity": 500,
                                                           "refit_every": 5, "features_on_demand": True}},

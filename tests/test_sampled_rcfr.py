@@ -155,8 +155,8 @@ def test_visits_count_the_traversals_that_wrote_a_sequence(leduc_ranks):
 
 
 def test_experiment_kit_runs_it_and_rejects_card_abstractions(tmp_path):
-    from experiments.runner import run_experiment
-    from experiments.schema import ConfigError
+    from rcfr.experiments.runner import run_experiment
+    from rcfr.experiments.schema import ConfigError
     cfg = {"game": {"name": "kuhn", "params": {}},
            "solver": {"name": "sampled-rcfr+", "options": {"sampler": "external", "traversals": 4}},
            "regressor": {"name": "best_first", "params": {"max_leaves": 16}},

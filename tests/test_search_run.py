@@ -5,7 +5,7 @@ import json
 import pytest
 from hydra import compose, initialize_config_dir
 
-from experiments.search_run import CONFIG_DIR, run, summary, typed
+from rcfr.experiments.search_run import CONFIG_DIR, run, summary, typed
 
 
 PRESETS = ["fig6_pig", "fig6_pig_quick", "table6_1", "table6_1_quick", "fig7_variance", "fig7_variance_quick",

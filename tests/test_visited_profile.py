@@ -77,7 +77,7 @@ def test_the_default_is_visited(games):
 
 @pytest.mark.parametrize("name", ["goofspiel", "liars_dice"])
 def test_bound_rows_are_the_sequence_rows(games, name):
-    from features.encoders import bound_rows, make_encoder, sequence_rows
+    from rcfr.features.encoders import bound_rows, make_encoder, sequence_rows
     game = games[name]
     encoder = make_encoder(game, name)
     sequences = np.random.default_rng(0).permutation(game.num_sequences)

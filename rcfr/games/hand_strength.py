@@ -1,7 +1,7 @@
 """Exact hand strength of every information set of the library's poker games (E[HS], E[HS^2]).
 
 It sits below both users: card abstractions (`rcfr.abstraction.card` buckets by it) and poker
-features (`features.poker` has it as a column); neither imports the other.
+features (`rcfr.features.poker` has it as a column); neither imports the other.
 Information-set keys read ``private|board|betting`` (see `rcfr.games.poker`).
 """
 

@@ -50,7 +50,7 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
         for field, why in refused.items():
             if why:
                 raise ValueError(f"{self.solver_name} on {self.game.name} walked by its rules: {field} {why}")
-        from features.encoders import bound_encode_rows
+        from rcfr.features.encoders import bound_encode_rows
         self.profile = "visited"
         self._encode = bound_encode_rows(self.encoder)
         self.buffers = RulesBuffers(self.game, self.sampler, o.seed, RulesGame.initial_sets, keep_states=True)

@@ -11,7 +11,7 @@ sampler kernels, same random stream, same reservoir or sums, same targets) but n
   profile, plus the iteration of the latest write);
 * at a refit, the feature rows of the training set (the *distinct sequences in the reservoir*, or at most
   ``capacity`` of the sequences with a stored target, chosen by ``selection``) are computed in compiled
-  code by the encoder (`features.encoders.sequence_rows`) and the regressor is fit on them with their
+  code by the encoder (`rcfr.features.encoders.sequence_rows`) and the regressor is fit on them with their
   targets and weights (`targets.reservoir_targets`, `targets.StoredSums.targets`);
 * the current strategies the sampler reads are a profile (one float per sequence, the array the kernels
   already read): with ``profile="cache"`` it is refreshed after each refit by predicting every sequence
@@ -80,7 +80,7 @@ class LeanSampledRCFR(SampledRCFRSolver):
 
     def __init__(self, game: Game, options: SampledRCFROptions, solver_name: str = "sampled-rcfr", *,
                  chunk: int = CHUNK):
-        from features.encoders import ENCODERS, bound_rows, make_encoder
+        from rcfr.features.encoders import ENCODERS, bound_rows, make_encoder
         from ..regressors import make_regressor, seeded
         super().__init__(game, options, solver_name)
         o = self.options
@@ -202,7 +202,7 @@ class LeanSampledRCFR(SampledRCFRSolver):
     def rows(self, sequences: np.ndarray) -> np.ndarray:
         """Feature rows of global sequence ids, computed by the encoder (writable, so that no regressor keeps
         work derived from them after the fit: see `rcfr.regressors.base.cache_key`)."""
-        from features.encoders import sequence_rows
+        from rcfr.features.encoders import sequence_rows
         return sequence_rows(self.game, self.encoder, sequences)
 
     def _refresh(self, player: int) -> None:

@@ -49,7 +49,7 @@ class RegressionRegrets(RegretStore):
 
     # ---- setup ---------------------------------------------------------------------------------
     def bind(self, game: Game) -> None:
-        from features import make_features
+        from rcfr.features import make_features
         from ..regressors import make_regressor, seeded
         self.game, self.views = game, game.views
         self.features = make_features(game, self.features_spec)

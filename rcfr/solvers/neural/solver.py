@@ -98,7 +98,7 @@ class NeuralCFR(IterativeSolver):
                  buffer_weighting: str | float = "linear", averaging: str | float = "linear", epsilon: float = 0.6,
                  value_exploration: float = 0.2, value_capacity: int | None = None, exact_terminals: bool = True,
                  value_targets: str = "returns", keep_networks: bool = False, seed: int = 0):
-        from features import make_features
+        from rcfr.features import make_features
         from ...regressors import make_regressor
         self.sampler_name = check_choice("sampler", sampler, SAMPLERS)
         self.average_kind = check_choice("average", average, AVERAGES)

@@ -1,0 +1,1 @@
+"""The search app's Hydra configs (``pkg://rcfr.configs.search``)."""
