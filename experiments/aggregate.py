@@ -46,6 +46,7 @@ from pathlib import Path
 import numpy as np
 
 from rcfr.files import atomic_write
+from rcfr.stats import ci95
 
 from .measures import LABELS
 from .memory import MEMORY
@@ -194,15 +195,6 @@ def unfinished_note(unfinished: list[dict]) -> str:
              "a failed job's log is in its directory.", ""]
     lines += [f"- {u['status']}: job {u['run']} `{u['overrides'] or '(no overrides)'}`" for u in unfinished]
     return "\n".join(lines) + "\n"
-
-
-def ci95(values) -> float | None:
-    """Half-width of the 95% confidence interval of the mean (Student's t); None for one value."""
-    values = np.asarray(values, dtype=float)
-    if len(values) < 2:
-        return None
-    from scipy.stats import t
-    return float(t.ppf(0.975, len(values) - 1) * values.std(ddof=1) / np.sqrt(len(values)))
 
 
 def pool(rows: list[dict]) -> list[dict]:

@@ -23,6 +23,7 @@ import numpy as np
 from omegaconf import OmegaConf
 
 from rcfr.files import atomic_write
+from rcfr.stats import ci95
 
 COLUMNS = ["game", "a", "b", "seeds", "value", "ci95", "samples"]
 
@@ -90,11 +91,7 @@ def match_table(directory: str | Path, samples: int, seed: int = 0) -> tuple[lis
                 if not results:
                     continue
                 values = np.array([r.value for r in results])
-                if len(values) > 1:
-                    from scipy import stats
-                    ci = float(stats.t.ppf(0.975, len(values) - 1) * values.std(ddof=1) / np.sqrt(len(values)))
-                else:
-                    ci = results[0].ci95
+                ci = results[0].ci95 if len(values) == 1 else ci95(values)  # one seed: its play-outs' own
                 for x, y, sign in ((a, b, 1.0), (b, a, -1.0)):
                     rows.append({"game": game_name, "a": x, "b": y, "seeds": len(seeds),
                                  "value": sign * float(values.mean()), "ci95": ci, "samples": samples})

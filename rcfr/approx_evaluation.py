@@ -43,6 +43,7 @@ import numpy as np
 from .approx_walks import COUNT_FIELDS, ERRORS, walk_samples
 from .options import check_choice, check_float, check_int, check_seed
 from .policy import Policy
+from .stats import ci95
 from .rules.abstraction import no_abstraction
 from .rules.evaluation import walk as exact_walk
 from .rules.game import RulesGame
@@ -60,7 +61,6 @@ APPROX_OPTIONS = ("method", "budget", "seed", "samples", "evaluation", "eps", "m
 #: the default of ``min_visits`` per method: external sampling takes every action at each visit, outcome
 #: sampling one, importance-weighted (the best on Bluff(2,2) was 10, on Goofspiel(13) 30: module docstring)
 MIN_VISITS = {"es-br": 1, "os-br": 20}
-Z95 = 1.959963984540054
 
 
 @dataclass(frozen=True)
@@ -222,8 +222,9 @@ def match_policies(game, policy_a, policy_b, samples: int = 10_000, seed: int = 
 
 # ---- helpers ---------------------------------------------------------------------------------------
 def _half_width(values: np.ndarray) -> float:
-    """The 95% half-width of the mean of independent draws (normal approximation)."""
-    return Z95 * float(values.std(ddof=1)) / math.sqrt(len(values))
+    """The 95% half-width of the mean of independent draws (NaN for a single draw)."""
+    half = ci95(values)
+    return math.nan if half is None else half
 
 
 def _source(game):

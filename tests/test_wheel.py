@@ -3,6 +3,7 @@ reach, the kit run from a temporary directory (issue 33). The venv sees this int
 the dependencies (no network at test time), but rcfr itself must come from the wheel."""
 
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -23,9 +24,12 @@ def _run(args, cwd, timeout=900, **env):
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
-    out = tmp_path_factory.mktemp("dist")
+    out, source = tmp_path_factory.mktemp("dist"), tmp_path_factory.mktemp("source") / "rcfr"
+    # built from a copy: setuptools leaves build/ in the tree it builds, whose stale files a later wheel would carry
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", "build", "*.egg-info", "__pycache__", "outputs",
+                                                                 ".hypothesis", ".pytest_cache"))
     _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet", "-w", str(out),
-          str(ROOT)], cwd=tmp_path_factory.getbasetemp())
+          str(source)], cwd=tmp_path_factory.getbasetemp())
     (built,) = out.glob("rcfr-*.whl")
     return built
 

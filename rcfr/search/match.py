@@ -7,6 +7,8 @@ from typing import Callable
 
 import numpy as np
 
+from ..stats import ci95
+
 from .base import SearchGame
 
 MakePlayer = Callable[[SearchGame, int], object]   # (game, seed) -> searcher with decide()
@@ -36,7 +38,8 @@ def match(game: SearchGame, first: MakePlayer, second: MakePlayer, pairs: int, s
         b = play(game, [second(game, 2 * s + 1), first(game, 2 * s)], s)
         scores.append((_win(game, a) + 1 - _win(game, b)) / 2)
     scores = np.array(scores)
-    half = 1.96 * scores.std(ddof=1) / math.sqrt(len(scores)) if len(scores) > 1 else math.nan
+    half = ci95(scores)
+    half = math.nan if half is None else half
     return {"win_percent": 100 * scores.mean(), "ci95": 100 * half, "matches": len(scores), "games": 2 * len(scores)}
 
 

@@ -9,6 +9,8 @@ from typing import Callable
 
 import numpy as np
 
+from ..stats import ci95
+
 from . import load_search_game, make_searcher
 from .exact import PigValues, SolitaireValues
 from .match import match
@@ -156,4 +158,5 @@ def _performance_rows(scores: dict) -> list[dict]:
 
 
 def _mean_ci(name: str, values: np.ndarray) -> dict:
-    return {name: float(values.mean()), f"{name}_ci95": float(1.96 * values.std(ddof=1) / math.sqrt(len(values)))}
+    half = ci95(values)
+    return {name: float(values.mean()), f"{name}_ci95": math.nan if half is None else half}
