@@ -21,7 +21,7 @@ import numpy as np
 
 import rcfr
 from rcfr.solvers import make_solver
-from rcfr.tree import _HISTORY_ARRAYS
+from rcfr.tree.model import _HISTORY_ARRAYS
 
 
 @numba.njit(cache=True)

@@ -18,7 +18,7 @@ from rcfr.tree import cache_dir, max_histories
 def _entry(tmp_path: Path, name: str, **params) -> tuple[rcfr.Game, Path]:
     """A fresh compile of the game and its cache file under tmp_path."""
     game = rcfr.load_game(name, **params)
-    return game, tree._cache_path(game.rules, tmp_path)
+    return game, tree.cache._cache_path(game.rules, tmp_path)
 
 
 def _header(path: Path) -> tuple[dict, int, int]:

@@ -77,7 +77,7 @@ def test_wrong_infoset_code_is_an_error(code, message):
 def test_fingerprint_covers_the_fast_path_module():
     import rcfr.games.poker_fast as poker_fast
 
-    assert poker_fast in tree._source_modules(type(rcfr.make_rules("leduc")))
+    assert poker_fast in tree.fingerprint._source_modules(type(rcfr.make_rules("leduc")))
 
 
 # ---- forced moves ------------------------------------------------------------------------------------
@@ -229,7 +229,7 @@ def test_a_subclass_that_changes_a_rule_method_compiles_by_its_rules():
     reversed_game = rcfr.compile_game(ReversedLeduc())
     plain = rcfr.compile_game(Leduc())
     assert np.array_equal(reversed_game.utility, -plain.utility)
-    assert tree._speaks_for(RenamedLeduc(), "fast") and not tree._speaks_for(ReversedLeduc(), "fast")
+    assert tree.enumeration._speaks_for(RenamedLeduc(), "fast") and not tree.enumeration._speaks_for(ReversedLeduc(), "fast")
 
 
 @pytest.mark.parametrize("name", ["kuhn", "leduc", "goofspiel"])

@@ -33,7 +33,7 @@ def test_equals_the_dense_path_with_the_same_encoder(goofspiel4, sampler):
     dense = make_solver("sampled-rcfr", goofspiel4, sampler=sampler, regressor="table", **OPTIONS).run(15)
     lean = _lean(goofspiel4, sampler=sampler, regressor="table").run(15)
     for p in (0, 1):
-        a, b = dense.store.blocks[p].buffer, lean.on_demand.reservoirs[p]
+        a, b = dense.store.blocks[p].buffer, lean.reservoirs[p]
         assert a.seen == b.seen > 0
         for field in ("sequence", "regret", "iteration", "fill"):
             assert np.array_equal(getattr(a, field), getattr(b, field))
@@ -53,7 +53,7 @@ def test_stored_targets_equal_the_dense_path(goofspiel4, name, sampler):
     dense = make_solver(name, goofspiel4, **options).run(15)
     lean = make_solver(name, goofspiel4, features_on_demand=True, **options).run(15)
     for p in (0, 1):
-        sums, block = lean.on_demand.stored[p], dense.store.blocks[p]
+        sums, block = lean.stored[p], dense.store.blocks[p]
         assert 0 < np.count_nonzero(sums.written) < len(sums.written) <= OPTIONS["capacity"]
         assert np.array_equal(sums.total, block.total)
         if name == "sampled-rcfr+":
@@ -106,7 +106,7 @@ def test_the_uniform_choice_is_uniform_and_the_test_rejects_recency():
 def test_stored_resume_is_exact_with_a_bounded_fit(goofspiel4, regressor, selection):
     options = {"targets": "stored", "regressor": regressor, "refit_every": 3, "capacity": 40, "selection": selection}
     first = make_solver("sampled-rcfr+", goofspiel4, features_on_demand=True, **{**OPTIONS, **options}).run(7)
-    assert all(int(f["count"][0]) == 40 for f in first.on_demand.fits)  # more than 40 have a target
+    assert all(int(f["count"][0]) == 40 for f in first.fits)  # more than 40 have a target
     state = first.state_dict()
     first.run(6)
     second = make_solver("sampled-rcfr+", goofspiel4, features_on_demand=True, **{**OPTIONS, **options})
@@ -114,7 +114,7 @@ def test_stored_resume_is_exact_with_a_bounded_fit(goofspiel4, regressor, select
     second.run(6)
     assert np.array_equal(first.current_policy().probs, second.current_policy().probs)
     assert np.array_equal(first.average_policy().probs, second.average_policy().probs)
-    for a, b in zip(first.on_demand.stored, second.on_demand.stored):
+    for a, b in zip(first.stored, second.stored):
         assert np.array_equal(a.total, b.total) and np.array_equal(a.written, b.written)
 
 
@@ -143,7 +143,7 @@ def test_best_first_strategy_matches_a_brute_force_reference(goofspiel4):
     leaves = {"name": "best_first", "max_leaves": 12}
     solver = _lean(goofspiel4, sampler="outcome", regressor=leaves, refit_every=3).run(9)
     matrix = encoded_features(goofspiel4, make_encoder(goofspiel4, "goofspiel")).matrix
-    lean, expected = solver.on_demand, np.zeros(goofspiel4.num_sequences)
+    lean, expected = solver, np.zeros(goofspiel4.num_sequences)
     for p in (0, 1):
         sequence, regret, iteration = lean.reservoirs[p].examples()
         sums, totals = {}, {}
@@ -175,7 +175,7 @@ def test_resume_is_exact(goofspiel4, regressor, tmp_path):
     assert second.iteration == first.iteration == 13
     assert np.array_equal(first.current_policy().probs, second.current_policy().probs)
     assert np.array_equal(first.average_policy().probs, second.average_policy().probs)
-    for a, b in zip(first.on_demand.reservoirs, second.on_demand.reservoirs):
+    for a, b in zip(first.reservoirs, second.reservoirs):
         assert np.array_equal(a.sequence, b.sequence) and np.array_equal(a.regret, b.regret)
     other = _lean(goofspiel4, regressor=regressor, capacity=301)
     with pytest.raises(ValueError, match="written with other options .*capacity: 300 -> 301"):
@@ -187,17 +187,17 @@ def test_seed_reaches_the_sampler_and_the_buffer(goofspiel4):
     b = _lean(goofspiel4, regressor="table").run(6)
     c = _lean(goofspiel4, regressor="table", seed=6).run(6)
     assert np.array_equal(a.current_policy().probs, b.current_policy().probs)
-    assert not np.array_equal(a.on_demand.reservoirs[0].sequence, c.on_demand.reservoirs[0].sequence)
+    assert not np.array_equal(a.reservoirs[0].sequence, c.reservoirs[0].sequence)
 
 
 def test_the_buffer_never_exceeds_its_capacity(goofspiel4):
     solver = _lean(goofspiel4, regressor="table", capacity=40)
     for _ in range(12):
         solver.run(1)
-        for reservoir in solver.on_demand.reservoirs:
+        for reservoir in solver.reservoirs:
             assert reservoir.size <= 40 and len(reservoir.sequence) == 40
-    assert all(r.size == 40 and r.seen > 40 for r in solver.on_demand.reservoirs)
-    assert all(int(f["count"][0]) <= 40 for f in solver.on_demand.fits)  # rows fit: the buffer's sequences
+    assert all(r.size == 40 and r.seen > 40 for r in solver.reservoirs)
+    assert all(int(f["count"][0]) <= 40 for f in solver.fits)  # rows fit: the buffer's sequences
 
 
 class _OffByOne:

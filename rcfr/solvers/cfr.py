@@ -18,7 +18,8 @@ import numpy as np
 from .. import kernels
 from ..options import AVERAGING, CFROptions, Options, check_float, check_int, check_power  # noqa: F401  (AVERAGING: re-exported)
 from ..policy import Policy
-from ..tree import Game, _history_sequences
+from ..tree import Game
+from ..tree.model import _history_sequences
 from .base import IterativeSolver, abstraction_identity, check_game
 from .stores import DiscountedTable, Linear, RegretStore, RegretTable
 

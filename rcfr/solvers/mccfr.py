@@ -109,13 +109,6 @@ class MCCFRSolver(IterativeSolver):
     def abstraction_identity(self) -> str:
         return abstraction_identity(self.abstraction)
 
-    @property
-    def clip(self) -> bool:
-        """Deprecated: ``self.options.regret_matching == "rm+"``."""
-        warnings.warn("MCCFRSolver.clip is deprecated; read solver.options.regret_matching", DeprecationWarning,
-                      stacklevel=2)
-        return self.options.regret_matching == "rm+"
-
     # ---- iterations ----------------------------------------------------------------------------
     direct_average = False  # MCCFRb: baselines are direct averages of their estimates instead
 

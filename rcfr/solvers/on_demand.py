@@ -147,11 +147,6 @@ class LeanSampledRCFR(SampledRCFRSolver):
         b = self.buffers
         return b.tree, b.state, b.scratch, self.settings, player
 
-    @property
-    def on_demand(self) -> "LeanSampledRCFR":
-        """Deprecated: the lean form was an object inside `SampledRCFR`; it is the solver itself now."""
-        return self
-
     # ---- iterations ----------------------------------------------------------------------------
     def _advance(self, iterations: int) -> None:
         for _ in range(iterations):

@@ -8,7 +8,6 @@ the exact-table regressor this is CFR (or CFR+) exactly.
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 
@@ -40,12 +39,6 @@ class RegressionRegrets(RegretStore):
         self.targets = check_choice("targets", targets, TARGETS)
         self.refit_every, self.shared = check_int("refit_every", refit_every, 1), check_bool("shared", shared)
         self.weights_spec, self.seed = weights, check_seed("seed", seed)
-
-    @property
-    def mode(self) -> str:
-        """Deprecated name of `targets`."""
-        warnings.warn("RegressionRegrets.mode is deprecated; read .targets", DeprecationWarning, stacklevel=2)
-        return self.targets
 
     # ---- setup ---------------------------------------------------------------------------------
     def bind(self, game: Game) -> None:

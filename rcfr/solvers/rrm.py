@@ -7,7 +7,6 @@ action. `solve_matrix_game` runs two learners against each other on a payoff mat
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -71,19 +70,10 @@ class MatrixResult:
     average_regrets: tuple[float, float]
 
 
-def solve_matrix_game(payoff, row: RRM, column: RRM, iterations: int, updates: str = "alternating", *,
-                      alternating: bool | None = None) -> MatrixResult:
+def solve_matrix_game(payoff, row: RRM, column: RRM, iterations: int,
+                      updates: str = "alternating") -> MatrixResult:
     """Self-play of two learners on the zero-sum game where the row player receives `payoff`; with
-    ``updates="alternating"`` the column player answers the row player's new strategy. (``alternating``,
-    a bool, is the deprecated name of `updates`.)"""
-    if isinstance(updates, bool):  # the old positional `alternating`
-        updates, alternating = "alternating", updates
-    if alternating is not None:
-        warnings.warn("solve_matrix_game(alternating=...) is deprecated; use updates='alternating'|'simultaneous'",
-                      DeprecationWarning, stacklevel=2)
-        if not isinstance(alternating, (bool, np.bool_)):
-            raise ValueError(f"alternating must be True or False, got {alternating!r}")
-        updates = "alternating" if alternating else "simultaneous"
+    ``updates="alternating"`` the column player answers the row player's new strategy."""
     check_choice("updates", updates, UPDATES)
     check_int("iterations", iterations, 1)
     A = np.asarray(payoff, dtype=np.float64)

@@ -66,9 +66,6 @@ class SampledRCFRSolver(IterativeSolver):
     """What the dense and the lean form of sampled RCFR(+) share: the game, the validated options
     (`SampledRCFROptions`), the registry name ("sampled-rcfr" or "sampled-rcfr+") and the iteration."""
 
-    #: the lean form's own object (deprecated alias of the solver itself there; None here)
-    on_demand = None
-
     def __init__(self, game: Game, options: SampledRCFROptions, solver_name: str = "sampled-rcfr"):
         self.game = self._check_game(game)
         if not isinstance(options, SampledRCFROptions):

@@ -16,7 +16,6 @@ iteration weights as example weights.
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 
@@ -35,13 +34,6 @@ class RegretTargets:
         self.value = np.zeros(size)  # the latest targets
         self.t = 0  # iteration of the latest targets
         self.weights = None  # example weights of the latest targets (None: all equal)
-
-    @property
-    def mode(self) -> str:
-        """Deprecated name of `kind` (the ``targets`` option)."""
-        warnings.warn("RegretTargets.mode is deprecated; read .kind (the targets option)", DeprecationWarning,
-                      stacklevel=2)
-        return self.kind
 
     def add(self, regrets: np.ndarray, t: int = 0, visited: np.ndarray | None = None) -> None:
         """Add iteration `t`'s (sampled) regrets; unvisited sequences count as zero samples here."""
