@@ -9,7 +9,8 @@
   its exploitability (responders trained within a budget of nodes touched), with options from ``run.approx``
   (``method``, ``budget``, ``seed``, ``samples``, ``evaluation``, ``eps``); metrics.csv also gets its 95%
   half-width (``approx_exploitability_ci95``) and the nodes its responders touched
-  (``approx_nodes_touched``). On a compiled game, beside the exact column, it shows how tight the bound is.
+  (``approx_nodes_touched``), and whether the bound says anything (``approx_informative``: its interval lies
+  above 0). On a compiled game, beside the exact column, it shows how tight the bound is.
 
 A measure's running sums go into the checkpoint (`state_dict`), so a resumed run measures exactly what
 an uninterrupted one does. Its value is the ``<name>`` column of metrics.csv (exploitability has its
@@ -132,7 +133,7 @@ class ApproxMeasure:
 
         bound = approx_exploitability(self.setup.game, self.setup.policy(), **self.options)
         return {self.name: bound.exploitability, f"{self.name}_ci95": bound.ci95,
-                "approx_nodes_touched": sum(bound.nodes_touched)}
+                "approx_nodes_touched": sum(bound.nodes_touched), "approx_informative": bound.informative}
 
     def state_dict(self) -> dict[str, np.ndarray]:
         return {}

@@ -76,7 +76,7 @@ def _rules_game(rules):
 
 
 def __getattr__(name: str):
-    # importlib, never `from . import x`: that form calls this hook again and recursed (issue 19).
+    # importlib, never `from . import x`: that form calls this hook again and recursed.
     if name in _LAZY:
         module = importlib.import_module(f"{__name__}.{_LAZY[name]}")
         if name in _NEED_ALL_GAMES:

@@ -36,6 +36,7 @@ chance enumerated), for ranking solvers where no best response is affordable.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -92,6 +93,16 @@ class ApproxExploitability:
     def high(self) -> float:
         return self.exploitability + self.ci95
 
+    @property
+    def informative(self) -> bool:
+        """Whether the bound says anything: its interval lies above 0. A bound of 0 (no responder beat the
+        policy, or one did by less than the sampling error) holds for every policy, an equilibrium or not."""
+        return self.low > 0
+
+
+class UninformativeBound(UserWarning):
+    """`approx_exploitability` found no responder that beats the policy: its bound is 0 and says nothing."""
+
 
 @dataclass(frozen=True)
 class HeadToHead:
@@ -108,7 +119,7 @@ class HeadToHead:
     nodes_touched: int
 
 
-def approx_exploitability(game, policy, method: str = "es-br", budget: int = 100_000, seed: int = 0, *,
+def approx_exploitability(game, policy, method: str = "es-br", budget: int = 1_000_000, seed: int = 0, *,
                           samples: int = 10_000, evaluation: str = "auto", eps: float = 0.6,
                           min_visits: int | None = None, chance: str = "sample",
                           default: str | None = None) -> ApproxExploitability:
@@ -116,7 +127,9 @@ def approx_exploitability(game, policy, method: str = "es-br", budget: int = 100
     `CodePolicy` of it) from responders trained within `budget` nodes touched per player (module docstring).
     ``samples`` play-outs per player score each responder when ``evaluation`` is sampled. ``chance="enumerate"``
     walks every chance outcome in training, weighted (less variance per node touched near an equilibrium:
-    Leduc, CFR's average after 200 iterations, 1e6 nodes: bound 0.040 against 0.032 sampled, exact 0.054)."""
+    Leduc, CFR's average after 200 iterations, 1e6 nodes: bound 0.040 against 0.032 sampled, exact 0.054).
+    A bound whose interval does not lie above 0 says nothing (`ApproxExploitability.informative`) and warns
+    (`UninformativeBound`): raise the budget, or the policy may be near an equilibrium."""
     check_approx_options(method=method, budget=budget, seed=seed, samples=samples, evaluation=evaluation, eps=eps,
                          min_visits=min_visits, chance=chance)
     default = check_default(default)
@@ -145,12 +158,18 @@ def approx_exploitability(game, policy, method: str = "es-br", budget: int = 100
         scores.append(_exact_score(rules, responder, default, learner, own) if own is not None else
                       _sampled_score(fast, rules, responder, default, learner, samples, streams[4 + learner]))
     (v0, h0, e0, c0), (v1, h1, e1, c1) = scores
-    return ApproxExploitability(
+    bound = ApproxExploitability(
         exploitability=(v0 + v1) / 2, ci95=math.hypot(h0, h1) / 2, responder_values=(v0, v1),
         responder_ci95=(h0, h1), chosen=(c0, c1), method=method, evaluation=evaluation, budget=budget,
         nodes_touched=tuple(c["nodes"] for c in spent), traversals=tuple(c["traversals"] for c in spent),
         responder_infosets=tuple(c["sets"] for c in spent), best_infosets=tuple(c["best"] for c in spent),
         samples=samples if evaluation == "sampled" else 0, evaluation_nodes=(e0, e1))
+    if not bound.informative:
+        warnings.warn(f"approx_exploitability: no responder beat the policy by more than its sampling error within "
+                      f"budget={budget:,} nodes per player (bound {bound.exploitability:.4g} +- {bound.ci95:.2g}), so "
+                      f"the bound says nothing about how far the policy is from an equilibrium; a larger budget may "
+                      f"find a responder", UninformativeBound, stacklevel=2)
+    return bound
 
 
 def _exact_score(rules, responder: CodePolicy, default, learner: int, own: float) -> tuple:

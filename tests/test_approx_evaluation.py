@@ -245,3 +245,32 @@ def test_a_game_without_a_fast_path_is_unsupported():
         rcfr.approx_exploitability(g, Policy.uniform(g))
     with pytest.raises(ValueError, match="has no fast path"):
         rcfr.match_policies(g, Policy.uniform(g), Policy.uniform(g))
+
+
+def test_a_near_equilibrium_policy_gets_a_useful_bound_at_the_default_budget():
+    """Leduc after 30 CFR+ iterations (exploitability 0.082): the old default budget (1e5) returned exactly 0 without
+    a word. The default now finds responders; each kept value is at least the policy's own (the policy is a
+    responder too), and the bound stays below the exact exploitability."""
+    g = game("leduc")
+    solver = rcfr.make_solver("cfr+", g)
+    solver.run(30)
+    policy = solver.average_policy()
+    exact = rcfr.evaluate(g, policy)
+    got = rcfr.approx_exploitability(g, policy)
+    own = (exact.value, -exact.value)
+    assert all(v >= o - 1e-12 for v, o in zip(got.responder_values, own))
+    assert got.informative and 0.5 * exact.exploitability < got.exploitability <= exact.exploitability + 1e-12
+
+
+def test_a_bound_that_says_nothing_warns_and_says_so():
+    from rcfr.approx_evaluation import UninformativeBound
+    g = game("kuhn")
+    solver = rcfr.make_solver("cfr+", g)
+    solver.run(2000)  # within 1e-3 of an equilibrium: no responder beats it by much
+    with pytest.warns(UninformativeBound, match="says nothing"):
+        got = rcfr.approx_exploitability(g, solver.average_policy(), budget=50)
+    assert not got.informative and got.exploitability == 0.0 and got.chosen == ("policy", "policy")
+    import warnings
+    with warnings.catch_warnings():  # negative control: the uniform policy is beaten, the bound is informative
+        warnings.simplefilter("error", UninformativeBound)
+        assert rcfr.approx_exploitability(g, Policy.uniform(g), budget=5_000).informative

@@ -1,4 +1,4 @@
-"""Games walked through their rules (`FastGame` functions), without the compiled tree (issue 20).
+"""Games walked through their rules (`FastGame` functions), without the compiled tree.
 
 A compiled game stores every history (~50 bytes each), which caps it near 3e8 histories. Walking the
 rules instead keeps memory proportional to the information sets met: the sampling solvers index sets

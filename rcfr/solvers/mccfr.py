@@ -50,7 +50,7 @@ class MCCFRSolver(IterativeSolver):
 
     def _setup(self, game: Game, abstraction, **options) -> None:
         """Check `options` (an `MCCFROptions`' fields) and `abstraction`, then allocate the sampler's arrays
-        (on the compiled tree, or on the rules for a `RulesGame`: issue 20, docs/large_games.md)."""
+        (on the compiled tree, or on the rules for a `RulesGame`: docs/large_games.md)."""
         self.on_rules = isinstance(game, RulesGame)
         self.game = game if self.on_rules else check_game(game)
         self.options = o = MCCFROptions(**options)
