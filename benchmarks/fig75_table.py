@@ -19,7 +19,7 @@ from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
-from rcfr.experiments.aggregate import collect  # noqa: E402
+from rcfr.experiments.runs import collect  # noqa: E402
 from rcfr.files import atomic_write  # noqa: E402
 
 BASE = "CS single"

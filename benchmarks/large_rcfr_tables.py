@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
-from rcfr.experiments.aggregate import collect, node_curves, pool  # noqa: E402
+from rcfr.experiments.pooling import node_curves, pool  # noqa: E402
+from rcfr.experiments.runs import collect  # noqa: E402
 
 
 def _at(points: list[tuple], x: float) -> str:

@@ -30,7 +30,7 @@ COLUMNS = ["game", "a", "b", "seeds", "value", "ci95", "samples"]
 
 def _runs(directory: Path) -> tuple[list[dict], list[str]]:
     """The finished runs with a policy file: their summary, config and policy path; and the others' names."""
-    from .aggregate import find_runs
+    from .runs import find_runs
     runs, skipped = [], []
     for run in find_runs(directory):
         summary = json.loads((run / "summary.json").read_text())
@@ -46,7 +46,7 @@ def _runs(directory: Path) -> tuple[list[dict], list[str]]:
 
 def requested(directory: str | Path) -> int:
     """The largest ``run.matches`` among the runs' configs (0: no run asked for a match table)."""
-    from .aggregate import find_runs
+    from .runs import find_runs
     asked = [OmegaConf.load(run / "config.yaml").get("run", {}).get("matches", 0) or 0
              for run in find_runs(Path(directory)) if (run / "config.yaml").exists()]
     return int(max(asked, default=0))

@@ -12,12 +12,13 @@ from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 
 import rcfr
-from rcfr.experiments.aggregate import aggregate, curve_rows
+from rcfr.abstraction import FullRegret, abstract_solver, average_policy, make_abstraction
+from rcfr.experiments.aggregate import aggregate
 from rcfr.experiments.callbacks import sweep_jobs
+from rcfr.experiments.pooling import curve_rows
 from rcfr.experiments.run import CONFIG_DIR
 from rcfr.experiments.runner import Interrupted, run_experiment
 from rcfr.experiments.schema import ConfigError, validate
-from rcfr.abstraction import FullRegret, abstract_solver, average_policy, make_abstraction
 
 
 def drp(solver="cscfr", iterations=40, skew=0.2, options=None, **run):

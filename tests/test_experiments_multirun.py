@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 import rcfr
-from rcfr.experiments.aggregate import aggregate, main as aggregate_main
+from rcfr.experiments.aggregate import aggregate
+from rcfr.experiments.aggregate import main as aggregate_main
 from rcfr.experiments.runner import run_experiment
 
 ROOT = Path(__file__).resolve().parent.parent

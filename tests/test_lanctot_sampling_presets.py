@@ -7,8 +7,9 @@ from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 from omegaconf import OmegaConf
 
-from rcfr.experiments.aggregate import panel_layout, plot_nodes, split_label
 from rcfr.experiments.callbacks import sweep_jobs
+from rcfr.experiments.display import split_label
+from rcfr.experiments.figures import panel_layout, plot_nodes
 from rcfr.experiments.run import CONFIG_DIR
 from rcfr.experiments.schema import validate
 

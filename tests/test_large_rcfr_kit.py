@@ -13,8 +13,9 @@ from hydra.core.global_hydra import GlobalHydra
 from omegaconf import OmegaConf
 
 from rcfr.experiments import build, memory
-from rcfr.experiments.aggregate import aggregate, node_curves
+from rcfr.experiments.aggregate import aggregate
 from rcfr.experiments.callbacks import sweep_jobs
+from rcfr.experiments.pooling import node_curves
 from rcfr.experiments.run import CONFIG_DIR
 from rcfr.experiments.runner import run_experiment
 from rcfr.experiments.schema import ConfigError, parse_share, resolve_shares, validate

@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from rcfr.experiments.aggregate import aggregate, mean_ci, node_curves, plot_nodes
+from rcfr.experiments.aggregate import aggregate
+from rcfr.experiments.figures import plot_nodes
+from rcfr.experiments.pooling import mean_ci, node_curves
 from rcfr.experiments.runner import Interrupted, node_schedule, run_experiment
 from rcfr.experiments.schema import ConfigError, validate
 
