@@ -118,7 +118,7 @@ def predict_input(estimator, X):
     if (type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2 and len(X) > 0
             and X.shape[1] == getattr(estimator, "n_features_in_", None)
             and not hasattr(estimator, "feature_names_in_") and np.isfinite(X).all()):
-        return X  # what validate_data returns, without its ~0.1 ms (small batches: `rcfr.solvers.visited`)
+        return X  # what validate_data returns, without its per-call cost (small batches: `rcfr.solvers.visited`)
     return validate_data(estimator, X, reset=False, dtype=np.float64)
 
 

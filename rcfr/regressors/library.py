@@ -78,11 +78,9 @@ def lightgbm(n_estimators: int = 20, num_leaves: int = 8, learning_rate: float =
     over all trees.
 
     The default learning rate is 1 (no shrinkage): under a small fixed leaf budget, full steps fit
-    RCFR's targets best (rank-only Leduc, RCFR+, 20 x 8 leaves, 200 iterations: exploitability 0.27
-    with rate 1 against 0.57 with 0.3). Each tree sees a random `subsample` of the rows (bagging),
-    so `random_state` matters: with ``subsample=1`` LightGBM is deterministic and every seed gives
-    the same model. Same setting, seeds 0 and 1: 0.256 and 0.268 with 0.95 (the default), 0.273
-    for both with 1.0, 0.352 and 0.347 with 0.8 (measured under load, 2 seeds only).
+    RCFR's targets best. Each tree sees a random `subsample` of the rows (bagging), so `random_state`
+    matters: with ``subsample=1`` LightGBM is deterministic and every seed gives the same model. The
+    measurements behind both defaults are in docs/rcfr.md, "Regressors".
     """
     return _lightgbm_class()(
         n_estimators=n_estimators, num_leaves=num_leaves, learning_rate=learning_rate,

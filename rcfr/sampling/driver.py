@@ -5,7 +5,8 @@ Walks by job: `outcome_walks` (one trajectory), `tree_walks` (external sampling 
 `chance_walks` (chance sampling over histories, public chance sampling over the public tree); the
 decisions they share are in `decisions`, the set updates in `strategies`, the state source in `states`,
 the bundles in `bundles`. The outcome, tree and chance walks are inlined into `drive`
-(``inline="always"``): as separate compiled functions taking the bundles they ran 2-3x slower.
+(``inline="always"``): as separate compiled functions taking the bundles they ran slower (the call passes
+~30 arrays; docs/mccfr.md, "Kernel structure").
 
 The compiled entry points (`drive`, `chance_walks.public_chance_walk`) are built without numba's
 reference counting (``_nrt=False``): they allocate nothing and only borrow the caller's arrays, while
@@ -55,8 +56,8 @@ def drive(tree, state, scratch, settings, t0, iterations, fixed, weight, tally):
     t0+iterations of the solver; ``fixed`` 0, 1 or BOTH repeats that traverser's walk (as iterations t0+1 ..,
     crediting the average with `weight`) at the fixed strategy ``state.sigma`` instead, adding its sampled
     regrets to `tally` (`bundles.Tally`). One call site of
-    `traverse`, because each inlined copy is every walk again for numba to compile (two entry points with
-    three copies took 160 CPU s from a cold cache; one copy takes about 45)."""
+    `traverse`, because each inlined copy is every walk again for numba to compile (compile times in
+    docs/mccfr.md)."""
     estimating = fixed >= 0
     passes = 2 if settings.updates == ALTERNATING and not estimating else 1
     for it in range(iterations):
@@ -76,7 +77,7 @@ def drive(tree, state, scratch, settings, t0, iterations, fixed, weight, tally):
 
 def bound(function, *args):
     """The compiled entry point of numba `function` for the types of `args`. Calling it with arguments of the same
-    types skips numba's dispatch, which types every argument anew (each array of a bundle: 0.1-1 ms a call), the
+    types skips numba's dispatch, which types every argument anew (each array of a bundle, at every call), the
     main cost of walks that return to Python often, as the lean path's discovery walks and single traversals do."""
     return function.compile(tuple(function.typeof_pyval(a) for a in args))
 
