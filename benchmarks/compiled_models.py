@@ -21,8 +21,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
-from rcfr.regressors import MLP, BestFirstTree, SklearnTree, lightgbm, linear  # noqa: E402
-from rcfr.regressors.compiled import compile_model, predict_rows  # noqa: E402
+from rcfr.regressors import MLP, BestFirstTree, SklearnTree, lightgbm, linear
+from rcfr.regressors.compiled import compile_model, predict_rows
 
 MODELS = {
     "best_first 4,096 leaves": lambda: BestFirstTree(max_leaves=4096),
@@ -63,9 +63,9 @@ def main() -> None:
             Z = rng.normal(size=(rows, args.width))
             out = np.empty(rows)
             predict_rows(compiled, Z, out, scratch)  # compile before timing
-            own = fastest(lambda: model.predict(Z), args.repeats)
-            checked = fastest(lambda: compiled.predict(Z), args.repeats)
-            kernel = fastest(lambda: predict_rows(compiled, Z, out, scratch), args.repeats)
+            own = fastest(lambda m=model, Z=Z: m.predict(Z), args.repeats)
+            checked = fastest(lambda c=compiled, Z=Z: c.predict(Z), args.repeats)
+            kernel = fastest(lambda c=compiled, Z=Z, o=out, s=scratch: predict_rows(c, Z, o, s), args.repeats)
             print(f"| {name} | {compiled.nbytes:,} | {rows:,} | {own:,.1f} | {checked:,.1f} | {kernel:,.1f} | "
                   f"{own / kernel:,.0f}x |")
 

@@ -4,17 +4,36 @@ rest is refused by name."""
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.dummy import DummyRegressor
-from sklearn.ensemble import (ExtraTreesRegressor, GradientBoostingRegressor, HistGradientBoostingRegressor,
-                              RandomForestRegressor)
+from sklearn.ensemble import (
+    ExtraTreesRegressor,
+    GradientBoostingRegressor,
+    HistGradientBoostingRegressor,
+    RandomForestRegressor,
+)
 from sklearn.exceptions import NotFittedError
-from sklearn.linear_model import Lasso, LinearRegression, PoissonRegressor, Ridge, SGDRegressor
+from sklearn.linear_model import (
+    Lasso,
+    LinearRegression,
+    PoissonRegressor,
+    Ridge,
+    SGDRegressor,
+)
 from sklearn.neighbors import KNeighborsRegressor
 from sklearn.neural_network import MLPRegressor
 from sklearn.tree import DecisionTreeRegressor, ExtraTreeRegressor
 
-from rcfr.regressors import MLP, BestFirstTree, ExactTable, PartitionTree, SklearnTree, lightgbm, linear
+from rcfr.regressors import (
+    MLP,
+    BestFirstTree,
+    ExactTable,
+    PartitionTree,
+    SklearnTree,
+    lightgbm,
+    linear,
+)
 from rcfr.regressors.compiled import NotCompilable, compile_model, predict_row
 
 

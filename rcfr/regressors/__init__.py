@@ -72,5 +72,6 @@ def _make(spec: Any, **options):
     return copy.deepcopy(spec)
 
 
-__all__ = ["BestFirstTree", "CompiledModel", "ExactTable", "MLP", "NotCompilable", "PartitionTree", "REGRESSORS",
-           "SklearnTree", "compile_model", "lightgbm", "linear", "make_regressor", "register_regressor", "seeded", "size", "stateful"]
+__all__ = ["MLP", "REGRESSORS", "BestFirstTree", "CompiledModel", "ExactTable", "NotCompilable", "PartitionTree",
+           "SklearnTree", "compile_model", "lightgbm", "linear", "make_regressor", "register_regressor", "seeded",
+           "size", "stateful"]

@@ -314,6 +314,7 @@ def compile_model(model) -> CompiledModel:
     rounding); `NotCompilable` names a type it cannot reproduce; scikit-learn's `NotFittedError` before fit."""
     from sklearn.base import BaseEstimator
     from sklearn.utils.validation import check_is_fitted
+
     from . import best_first, mlp, trees
     if isinstance(model, BaseEstimator):
         check_is_fitted(model)
