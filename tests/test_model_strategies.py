@@ -55,6 +55,7 @@ def test_rcfr_plus_with_stored_targets_too(games):
         assert np.array_equal(ours, theirs) and np.ptp(theirs) > 0
 
 
+@pytest.mark.slow  # LightGBM and torch fits: 15-25 s each under load
 @pytest.mark.parametrize("regressor", [{"name": "lightgbm", "n_estimators": 4, "num_leaves": 4, "min_child_samples": 5},
                                        {"name": "linear"}, {"name": "mlp", "hidden": [8], "epochs": 3}],
                          ids=lambda r: r["name"])
