@@ -65,4 +65,4 @@ def test_state_on_the_rules_path_grows_with_the_sets_met(monkeypatch):
     empty = es.state_bytes()
     es.run(200)
     assert es.state_bytes() > empty
-    assert es.state_bytes() >= es.buffers.nbytes
+    assert es.state_bytes() >= es.buffers.nbytes()
