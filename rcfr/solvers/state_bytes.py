@@ -54,14 +54,14 @@ def state_breakdown(solver) -> dict[str, int]:
     """`state_bytes` by where it is held: the attribute path of each non-empty array buffer (the first path
     met, as ``buffers.state.regrets``) and of each regressor (``regressors[0]``), with its bytes."""
     game = getattr(solver, "game", None)
-    seen: set[int] = set()
+    seen: set = set()
     _walk(game, "game", seen, {}, None)  # the game's buffers are not the solver's
     found: dict[str, int] = {}
     _walk(solver, "", seen, found, game)
     return found
 
 
-def _walk(value, path: str, seen: set[int], found: dict[str, int], game) -> None:
+def _walk(value, path: str, seen: set, found: dict[str, int], game) -> None:
     """Add to `found` (path -> bytes) the array owners and regressors reachable from `value` and not in
     `seen` (iteratively: deep bundles would overflow Python's stack)."""
     stack = [(value, path)]
@@ -79,6 +79,12 @@ def _walk(value, path: str, seen: set[int], found: dict[str, int], game) -> None
         if id(value) in seen:
             continue
         seen.add(id(value))
+        if hasattr(value, "untyped_storage"):  # a torch tensor (the neural solvers' networks): its storage once
+            storage = value.untyped_storage()
+            if ("torch", storage.data_ptr()) not in seen:
+                seen.add(("torch", storage.data_ptr()))
+                found[path] = storage.nbytes()
+            continue
         if _is_regressor(value):
             found[path] = regressor_bytes(value)
         elif isinstance(value, dict):
