@@ -87,3 +87,22 @@ def test_a_model_of_another_width_is_refused(games):
         model_strategies(wrong, solver.encoder, np.zeros((1, 4), np.int64), np.ones(1, np.int64), 1.0)
     with pytest.raises(TypeError, match="must be a CompiledModel"):
         model_strategies(solver.regressors[0], solver.encoder, np.zeros((1, 4), np.int64), np.ones(1, np.int64), 1.0)
+
+
+@pytest.mark.slow  # the sampling driver on the rules' state source (a minute to compile cold)
+def test_on_the_rules_path_from_the_states_kept_per_set():
+    """Bluff(1,1) walked by its rules: the states the buffers keep per set give each set's refreshed strategy."""
+    from rcfr.solvers.lean_rules import PLAYER
+    game = rcfr.load_game("liars_dice", dice1=1, dice2=1, compiled=False)
+    solver = make_solver("sampled-rcfr+", game, features_on_demand=True, features="liars_dice", targets="stored",
+                         capacity=500, refit_every=3, traversals=2, seed=2,
+                         regressor={"name": "best_first", "max_leaves": 16}).run(9)
+    solver.current_policy()  # refreshes every set met from the model
+    tree = solver.buffers.tree
+    for p in (0, 1):
+        sets = solver._player_sets(p)
+        sizes = tree.num_actions[sets]
+        ours = model_strategies(compile_model(solver.regressors[p]), solver.encoder, tree.set_states[sets, :PLAYER],
+                                sizes, solver.fits[p]["count"][1])
+        theirs = np.concatenate([solver.buffers.state.sigma[f:f + n] for f, n in zip(tree.first_seq[sets], sizes)])
+        assert len(sets) > 10 and np.array_equal(ours, theirs) and np.ptp(theirs) > 0
