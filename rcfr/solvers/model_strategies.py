@@ -45,6 +45,13 @@ def _strategies(model, encode, encoder_data, states, sizes, t, first, sigma, row
     return -1
 
 
+def _pinned(encoder):
+    """The encoder's function as a first-class function of type `ENCODE`: one compiled `_strategies` (cached
+    on disk) serves every encoder, where the dispatcher itself would compile one per encoder, in every process."""
+    from features.encoders import ENCODE, _Pinned
+    return _Pinned(encoder.encode, ENCODE)
+
+
 def model_strategies(model, encoder, states, sizes, t: float) -> np.ndarray:
     """The strategies (concatenated, set after set) of the sets at these fast `states` ((sets, width) int64),
     with `sizes` actions each, from compiled `model` at iteration t (`model_strategy`). The model must read
@@ -63,7 +70,7 @@ def model_strategies(model, encoder, states, sizes, t: float) -> np.ndarray:
     first = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64)
     sigma = np.empty(int(sizes.sum()))
     rows = np.empty((int(sizes.max(initial=1)), model.width))
-    bad = _strategies(model, encoder.encode, encoder.data, states, sizes, float(t), first, sigma, rows, model.scratch())
+    bad = _strategies(model, _pinned(encoder), encoder.data, states, sizes, float(t), first, sigma, rows, model.scratch())
     if bad >= 0:
         raise ValueError(f"the compiled model predicted a non-finite value for set {bad} (state {states[bad].tolist()})")
     return sigma
