@@ -136,7 +136,8 @@ def _dense(model, x, scratch):
 
 @njit(cache=True, inline="always", error_model="numpy")
 def predict_row(model, x, scratch):
-    """The model's prediction for one feature row x (what a compiled walk calls at an information set)."""
+    """The model's prediction for one feature row x (what a compiled walk calls at an information set). x must
+    have ``model.width`` entries (not checked here: `CompiledModel.predict` and `model_strategies` check it)."""
     total = model.bias
     for t in range(model.roots.size):
         total += model.weights[t] * model.value[_leaf(model, x, model.roots[t])]
