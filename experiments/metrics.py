@@ -18,7 +18,7 @@ from .checkpoints import Progress
 log = logging.getLogger("rcfr.experiments")
 
 METRICS = ["iteration", "seconds", "cpu_seconds", "wall_seconds", "exploitability", "exploitability_mbb", "value",
-           "representation_size", "representation_pct", "nodes_touched"]
+           "representation_size", "representation_pct", "nodes_touched", "state_bytes"]
 
 
 def write_metrics(path: Path, rows: list[dict]) -> None:
@@ -42,10 +42,11 @@ def evaluate_policy(game, policy) -> Evaluation:
 
 def metrics_row(setup, it: int, progress: Progress, nodes, measure) -> dict:
     """Evaluate the average policy at iteration `it` into one metrics.csv row (the evaluation's memory
-    is counted in the run's peak, not in the solve's)."""
+    is counted in the run's peak, not in the solve's), with what the solver holds (`state_bytes`)."""
+    from rcfr.solvers.state_bytes import state_bytes
     game = setup.game
     progress.note_memory(True)
-    size = setup.size()
+    size, held = setup.size(), state_bytes(setup.solver)
     result = evaluate_policy(game, setup.policy())
     progress.note_memory(False)
     memory.reset_peak()
@@ -55,4 +56,4 @@ def metrics_row(setup, it: int, progress: Progress, nodes, measure) -> dict:
             "wall_seconds": progress.wall(), "exploitability": result.exploitability,
             "exploitability_mbb": result.exploitability_mbb, "value": result.value, "representation_size": size,
             "representation_pct": None if size is None or is_walked(game) else 100.0 * size / num_sequences(game),
-            "nodes_touched": nodes, **measure.columns(result)}
+            "nodes_touched": nodes, "state_bytes": held, **measure.columns(result)}

@@ -5,7 +5,9 @@ Every built-in regressor is a scikit-learn estimator (``fit(X, y, sample_weight)
 representation size (leaves for trees, total leaves for boosting, parameters for linear models and
 networks). Any other scikit-learn regressor works as it is: the regret stores read its size with
 `size` where they can. Regressors with state beyond their inputs (the MLP) also implement
-``state_dict()``/``load_state_dict(state)`` (see `rcfr.regressors.base`).
+``state_dict()``/``load_state_dict(state)`` (see `rcfr.regressors.base`). `compile_model` turns a fitted
+tree, forest, booster, MLP or linear model into flat arrays that compiled code predicts from
+(`rcfr.regressors.compiled`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 from ..registry import build
 from .base import seeded, size, stateful
 from .best_first import BestFirstTree
+from .compiled import CompiledModel, NotCompilable, compile_model
 from .library import lightgbm, linear
 from .mlp import MLP
 from .table import ExactTable
@@ -69,5 +72,6 @@ def _make(spec: Any, **options):
     return copy.deepcopy(spec)
 
 
-__all__ = ["BestFirstTree", "ExactTable", "MLP", "PartitionTree", "REGRESSORS", "SklearnTree", "lightgbm",
-           "linear", "make_regressor", "register_regressor", "seeded", "size", "stateful"]
+__all__ = ["MLP", "REGRESSORS", "BestFirstTree", "CompiledModel", "ExactTable", "NotCompilable", "PartitionTree",
+           "SklearnTree", "compile_model", "lightgbm", "linear", "make_regressor", "register_regressor", "seeded",
+           "size", "stateful"]

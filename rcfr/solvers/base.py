@@ -65,6 +65,12 @@ class IterativeSolver:
         """Assign a checked `state` (subclasses)."""
         raise NotImplementedError
 
+    def state_bytes(self) -> int:
+        """Bytes the solver keeps between iterations: every array it holds outside the game (each buffer
+        once, at its allocated size) plus its regressors as compiled models (`rcfr.solvers.state_bytes`)."""
+        from .state_bytes import state_bytes
+        return state_bytes(self)
+
     # ---- checkpoints ---------------------------------------------------------------------------
     def abstraction_identity(self) -> str:
         """The information-set abstraction the solver runs on (subclasses with one say which)."""

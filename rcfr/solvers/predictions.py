@@ -31,23 +31,30 @@ def _name(model) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
+@njit(cache=True, inline="always")
+def match_set(prediction, t, f, n, k, sigma):
+    """Regret matching on t x prediction[k:k+n] into sigma[f:f+n] (one information set); t = 0 reads no
+    prediction and writes the uniform strategy."""
+    total = 0.0
+    for a in range(n):
+        r = prediction[k + a] * t if t != 0.0 else 0.0
+        if r > 0.0:
+            total += r
+    for a in range(n):
+        r = prediction[k + a] * t if t != 0.0 else 0.0
+        if total > 0.0:
+            sigma[f + a] = r / total if r > 0.0 else 0.0
+        else:
+            sigma[f + a] = 1.0 / n
+
+
 @njit(cache=True)
 def match_predictions(prediction, t, first, size, at, sigma):
     """Regret matching on t x prediction for the information sets (first[i], size[i]) (global sequence ids)
     whose predictions start at prediction[at[i]]; written into sigma. The same arithmetic as
     `rcfr.kernels.regret_matching` on the dense path's estimates, so a set gets the same strategy from a
-    full refresh and from a batch of visited sets. t = 0 (nothing fit yet) reads no prediction and writes
-    uniform strategies."""
+    full refresh, from a batch of visited sets and from a compiled model in compiled code
+    (`rcfr.solvers.model_strategies`). t = 0 (nothing fit yet) reads no prediction and writes uniform
+    strategies."""
     for i in range(first.shape[0]):
-        f, n, k = first[i], size[i], at[i]
-        total = 0.0
-        for a in range(n):
-            r = prediction[k + a] * t if t != 0.0 else 0.0
-            if r > 0.0:
-                total += r
-        for a in range(n):
-            r = prediction[k + a] * t if t != 0.0 else 0.0
-            if total > 0.0:
-                sigma[f + a] = r / total if r > 0.0 else 0.0
-            else:
-                sigma[f + a] = 1.0 / n
+        match_set(prediction, t, first[i], size[i], at[i], sigma)
