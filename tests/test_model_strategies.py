@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import rcfr
-from features.encoders import infoset_states
+from rcfr.features.encoders import infoset_states
 from rcfr.regressors.compiled import compile_model
 from rcfr.solvers import make_solver
 from rcfr.solvers.model_strategies import model_strategies

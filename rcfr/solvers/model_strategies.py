@@ -1,7 +1,7 @@
 """Strategies made where an information set is met: the encoder's rows, a compiled model, regret matching.
 
 The lean path's visited profile predicts in batches, returning to Python for each (`rcfr.solvers.visited`).
-Code that holds a set's game state (the rules path keeps one per set; `features.encoders.infoset_states`
+Code that holds a set's game state (the rules path keeps one per set; `rcfr.features.encoders.infoset_states`
 replays one on a compiled game) and the player's compiled model (`rcfr.regressors.compiled`) can make the
 strategy on the spot instead: `model_strategy` writes the set's rows with the game's encoder, predicts
 each with `predict_row` and regret-matches t x prediction with the lean path's own arithmetic
@@ -48,7 +48,7 @@ def _strategies(model, encode, encoder_data, states, sizes, t, first, sigma, row
 def _pinned(encoder):
     """The encoder's function as a first-class function of type `ENCODE`: one compiled `_strategies` (cached
     on disk) serves every encoder, where the dispatcher itself would compile one per encoder, in every process."""
-    from features.encoders import ENCODE, _Pinned
+    from rcfr.features.encoders import ENCODE, _Pinned
     return _Pinned(encoder.encode, ENCODE)
 
 
