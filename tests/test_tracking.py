@@ -167,7 +167,8 @@ def test_tensorboard_event_files_hold_every_metrics_row_and_the_config(tmp_path)
     for column in ("exploitability", "exploitability_mbb", "representation_size"):
         assert [(e.step, e.value) for e in events.Scalars(column)] == \
             [(int(r["iteration"]), pytest.approx(r[column], rel=1e-6)) for r in rows]  # float32 in events
-    assert "config" in events.Tags()["tensors"]
+    (text,) = events.Tensors("config/text_summary")
+    assert b"game.name: kuhn" in text.tensor_proto.string_val[0]
 
     other = tmp_path / "tb"
     run_experiment(config(40, tensorboard={"dir": str(other)}), tmp_path / "second")
