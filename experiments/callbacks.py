@@ -110,9 +110,15 @@ class Validate(Callback):
                    f" in sweep job {' '.join(job)}", build_solver=self.build_solvers)
 
 
+def _loggers(config: DictConfig) -> dict:
+    """The chosen loggers and their options, as plain data (none: an empty dict)."""
+    node = config.get("logger")
+    return OmegaConf.to_container(node, resolve=True) if node else {}
+
+
 def _prepare_tracking(config: DictConfig, folder: Path) -> None:
     """Make the chosen loggers' stores once, here, before any job (`experiments.tracking.prepare`)."""
-    loggers = OmegaConf.to_container(config.get("logger") or {}, resolve=True)
+    loggers = _loggers(config)
     if loggers:
         from .tracking import check_options, prepare
         try:
@@ -134,7 +140,7 @@ class AggregateMultirun(Callback):
         result = aggregate(Path(config.hydra.sweep.dir))
         if result is not None:
             print(report(result))
-            log_sweep(OmegaConf.to_container(config.get("logger") or {}, resolve=True), result.directory,
+            log_sweep(_loggers(config), result.directory,
                       [p for p in result.files if p.suffix != ".svg"])
             for path in write_requested(Path(config.hydra.sweep.dir)):
                 print(f"matches: {path}")

@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -95,6 +96,31 @@ def test_an_unwritable_tracking_directory_fails_validation_before_any_work(tmp_p
             validate(config(**{name: {"dir": str(blocker)}}))
         validate(config(**{name: {"dir": str(tmp_path / "new" / "store")}}))  # can be made: accepted
     assert not (tmp_path / "new").exists()  # checking made nothing
+
+
+def test_the_kits_callbacks_check_the_loggers_before_a_run_or_sweep_starts(hydra_ctx, tmp_path):
+    from omegaconf import OmegaConf
+
+    from experiments.callbacks import Validate
+
+    def composed(*overrides):
+        cfg = compose("config", overrides=["game=kuhn", f"hydra.run.dir={tmp_path / 'run'}", *overrides],
+                      return_hydra_config=True)
+        OmegaConf.set_readonly(cfg, False)
+        return cfg
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # Hydra turns a callback's exception into a warning
+        Validate().on_run_start(composed())  # no logger: nothing to check or make
+    blocked = tmp_path / "a_file"
+    blocked.write_text("")
+    name = next((n for n in ("tensorboard", "mlflow") if importlib.util.find_spec(n)), None)
+    if name is None:
+        pytest.skip("neither mlflow nor tensorboard is installed")
+    for start in (Validate().on_run_start, Validate().on_multirun_start):
+        with pytest.raises(SystemExit, match=rf"config error: logger.{name}.dir=.*cannot be written"):
+            start(composed(f"logger={name}", f"logger.{name}.dir={blocked / 'x'}"))
+    assert not (tmp_path / "run").exists()
 
 
 def test_a_missing_package_is_named_with_its_extra(monkeypatch):
