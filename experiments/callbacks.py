@@ -102,12 +102,24 @@ class Validate(Callback):
             raise SystemExit(f"launcher error: {problem}")
         _prepare_tracking(config, Path(config.hydra.sweep.dir))
         if config.hydra.sweeper.get("_target_") != BASIC_SWEEPER:
+            _check_search_space(config)
             return  # other sweepers choose their jobs as they go; each job still validates itself
         from hydra import compose
 
         for job in sweep_jobs(config):
             _check(compose(config_name=config.hydra.job.config_name, overrides=job),
                    f" in sweep job {' '.join(job)}", build_solver=self.build_solvers)
+
+
+def _check_search_space(config: DictConfig) -> None:
+    """An Optuna search space with an empty range stops the sweep before its first trial."""
+    from .tuning import check_search_space, is_optuna, search_space
+
+    if is_optuna(config.hydra.sweeper):
+        try:
+            check_search_space(search_space(config))
+        except ValueError as err:
+            raise SystemExit(f"config error: {err}") from None
 
 
 def _loggers(config: DictConfig) -> dict:
@@ -136,11 +148,13 @@ class AggregateMultirun(Callback):
         from .aggregate import aggregate, report
         from .matches import write_requested
         from .tracking import log_sweep
+        from .tuning import is_optuna, report as study_report
 
         result = aggregate(Path(config.hydra.sweep.dir))
         if result is not None:
             print(report(result))
-            log_sweep(_loggers(config), result.directory,
-                      [p for p in result.files if p.suffix != ".svg"])
+            log_sweep(_loggers(config), result.directory, [p for p in result.files if p.suffix != ".svg"])
             for path in write_requested(Path(config.hydra.sweep.dir)):
                 print(f"matches: {path}")
+        if is_optuna(config.hydra.sweeper):
+            print(study_report(config))

@@ -14,6 +14,7 @@ from omegaconf import DictConfig
 from .arms import register_arms
 from .runner import Interrupted, run_experiment
 from .schema import ConfigError, check_group_options, register_configs
+from .tuning import is_optuna
 
 register_configs()
 register_arms()
@@ -28,6 +29,8 @@ def main(cfg: DictConfig) -> float:
     try:
         summary = run_experiment(cfg, run_dir)
     except ConfigError as err:
+        if is_optuna(hydra_cfg.sweeper):
+            raise  # an Optuna trial with a bad value: the sweeper records it as failed and goes on
         raise SystemExit(f"config error: {err}") from None
     except Interrupted as stop:
         if hydra_cfg.mode.name == "MULTIRUN":
