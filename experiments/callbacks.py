@@ -148,7 +148,8 @@ class AggregateMultirun(Callback):
         from .aggregate import aggregate, report
         from .matches import write_requested
         from .tracking import log_sweep
-        from .tuning import is_optuna, report as study_report
+        from .tuning import is_optuna
+        from .tuning import report as study_report
 
         result = aggregate(Path(config.hydra.sweep.dir))
         if result is not None:

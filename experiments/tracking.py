@@ -14,16 +14,16 @@ part of its identity. The packages are optional extras (``pip install "rcfr[mlfl
 
 from __future__ import annotations
 
-import difflib
 import fcntl
 import importlib.util
 import json
 import math
 import os
 import time
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Protocol
+from typing import Protocol
 
 #: logger name -> its options (the keys of ``logger.<name>``) and the package it needs (the extra's name)
 OPTIONS = {"mlflow": ("dir", "uri"), "tensorboard": ("dir",)}
@@ -45,11 +45,11 @@ class Logger(Protocol):
 def check_options(loggers: dict) -> None:
     """Refuse, with a ValueError naming the field, an unknown logger or option, a logger whose package is
     not installed, and a directory that cannot be written (checked without creating anything)."""
+    from .schema import did_you_mean  # schema imports this module: a call-time import
+
     for name, options in loggers.items():
         if name not in OPTIONS:
-            close = difflib.get_close_matches(str(name), list(OPTIONS), n=1, cutoff=0.6)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise ValueError(f"unknown logger {name!r}{hint}; allowed: {', '.join(OPTIONS)}")
+            raise ValueError(f"unknown logger {name!r}{did_you_mean(name, OPTIONS)}; allowed: {', '.join(OPTIONS)}")
         options = dict(options or {})
         unknown = sorted(set(options) - set(OPTIONS[name]))
         if unknown:
@@ -108,9 +108,9 @@ def numbers(row: dict) -> dict[str, float]:
     """The finite numeric columns of a metrics row, but its step (``iteration``)."""
     out = {}
     for key, value in row.items():
-        if key != "iteration" and isinstance(value, (int, float)) and not isinstance(value, bool):
-            if math.isfinite(value):
-                out[key] = float(value)
+        if key != "iteration" and isinstance(value, (int, float)) and not isinstance(value, bool) \
+                and math.isfinite(value):
+            out[key] = float(value)
     return out
 
 
