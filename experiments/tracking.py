@@ -21,7 +21,7 @@ import math
 import os
 import time
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Protocol
 
@@ -163,7 +163,7 @@ class MLflowLogger:
 
     def experiment_id(self) -> str:
         """The experiment's id, made once under a lock (workers of one sweep would race to make it)."""
-        with _lock(self.root):
+        with _lock(self.root) if self.local else nullcontext():
             client = self._client()
             found = client.get_experiment_by_name(self.experiment)
             if found is not None:
@@ -248,7 +248,7 @@ LOGGERS = {"mlflow": MLflowLogger, "tensorboard": TensorBoardLogger}
 
 
 class Loggers:
-    """Every chosen logger behind one `Logger` (none chosen: does nothing and imports nothing)."""
+    """Every chosen logger, called together (none chosen: does nothing and imports nothing)."""
 
     def __init__(self, loggers: dict, experiment: str, run_name: str, home: Path):
         self.members = [LOGGERS[name](dict(options or {}), experiment, run_name, Path(home))
