@@ -13,8 +13,8 @@ import warnings
 from pathlib import Path
 
 import pytest
-from hydra import compose, initialize_config_dir
-from hydra.core.global_hydra import GlobalHydra
+from hydra import compose
+from test_experiments_config import hydra_ctx  # noqa: F401  (the fixture: Hydra on the kit's configs)
 
 from experiments import tracking
 from experiments.run import CONFIG_DIR
@@ -41,15 +41,8 @@ def metrics(run_dir: Path) -> list[dict]:
 
 # ---- choosing loggers ----------------------------------------------------------------------------------
 
-@pytest.fixture()
-def hydra_ctx():
-    GlobalHydra.instance().clear()
-    with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
-        yield
-    GlobalHydra.instance().clear()
-
-
-def test_no_logger_by_default_one_or_several_by_name(hydra_ctx):
+@pytest.mark.usefixtures("hydra_ctx")
+def test_no_logger_by_default_one_or_several_by_name():
     assert dict(compose(config_name="config").logger) == {}
     assert list(compose(config_name="config", overrides=["logger=mlflow"]).logger) == ["mlflow"]
     both = compose(config_name="config", overrides=["logger=[mlflow,tensorboard]"]).logger
@@ -98,7 +91,8 @@ def test_an_unwritable_tracking_directory_fails_validation_before_any_work(tmp_p
     assert not (tmp_path / "new").exists()  # checking made nothing
 
 
-def test_the_kits_callbacks_check_the_loggers_before_a_run_or_sweep_starts(hydra_ctx, tmp_path):
+@pytest.mark.usefixtures("hydra_ctx")
+def test_the_kits_callbacks_check_the_loggers_before_a_run_or_sweep_starts(tmp_path):
     from omegaconf import OmegaConf
 
     from experiments.callbacks import Validate

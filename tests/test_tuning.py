@@ -14,11 +14,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from hydra import compose, initialize_config_dir
-from hydra.core.global_hydra import GlobalHydra
+from hydra import compose
 from omegaconf import OmegaConf
+from test_experiments_config import hydra_ctx  # noqa: F401  (the fixture: Hydra on the kit's configs)
 
-from experiments.run import CONFIG_DIR
 from experiments.tuning import check_search_space, rerun_command
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,13 +44,11 @@ def test_ranges_with_values_pass():
 
 
 @pytest.fixture()
-def preset():
-    GlobalHydra.instance().clear()
-    with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
-        cfg = compose("config", overrides=["+experiment=tune_lean_rcfr"], return_hydra_config=True)
-        OmegaConf.set_readonly(cfg, False)
-        yield cfg
-    GlobalHydra.instance().clear()
+def preset(request):
+    request.getfixturevalue("hydra_ctx")
+    cfg = compose("config", overrides=["+experiment=tune_lean_rcfr"], return_hydra_config=True)
+    OmegaConf.set_readonly(cfg, False)
+    return cfg
 
 
 @needs_optuna
