@@ -94,12 +94,15 @@ class Validate(Callback):
 
     def on_run_start(self, config: DictConfig, **kwargs) -> None:
         _check(_task_config(config), run_dir=config.hydra.run.dir)  # before Hydra writes .hydra/ there
+        _prepare_tracking(config, Path(config.hydra.run.dir).parent)
 
     def on_multirun_start(self, config: DictConfig, **kwargs) -> None:
         problem = launcher_problem(config)
         if problem:
             raise SystemExit(f"launcher error: {problem}")
+        _prepare_tracking(config, Path(config.hydra.sweep.dir))
         if config.hydra.sweeper.get("_target_") != BASIC_SWEEPER:
+            _check_search_space(config)
             return  # other sweepers choose their jobs as they go; each job still validates itself
         from hydra import compose
 
@@ -108,13 +111,51 @@ class Validate(Callback):
                    f" in sweep job {' '.join(job)}", build_solver=self.build_solvers)
 
 
+def _check_search_space(config: DictConfig) -> None:
+    """An Optuna search space with an empty range stops the sweep before its first trial."""
+    from .tuning import check_search_space, is_optuna, search_space
+
+    if is_optuna(config.hydra.sweeper):
+        try:
+            check_search_space(search_space(config))
+        except ValueError as err:
+            raise SystemExit(f"config error: {err}") from None
+
+
+def _loggers(config: DictConfig) -> dict:
+    """The chosen loggers and their options, as plain data (none: an empty dict)."""
+    node = config.get("logger")
+    return OmegaConf.to_container(node, resolve=True) if node else {}
+
+
+def _prepare_tracking(config: DictConfig, folder: Path) -> None:
+    """Make the chosen loggers' stores once, here, before any job (`experiments.tracking.prepare`)."""
+    loggers = _loggers(config)
+    if loggers:
+        from .tracking import check_options, prepare
+        try:
+            check_options(loggers)
+        except ValueError as err:
+            raise SystemExit(f"config error: {err}") from None
+        try:
+            prepare(loggers, folder)
+        except Exception as err:  # noqa: BLE001  (a store that cannot be made: one line, before any work)
+            raise SystemExit(f"config error: logger: cannot open the tracking store for {folder}: {err}") from None
+
+
 class AggregateMultirun(Callback):
     def on_multirun_end(self, config: DictConfig, **kwargs) -> None:
         from .aggregate import aggregate, report
         from .matches import write_requested
+        from .tracking import log_sweep
+        from .tuning import is_optuna
+        from .tuning import report as study_report
 
         result = aggregate(Path(config.hydra.sweep.dir))
         if result is not None:
             print(report(result))
+            log_sweep(_loggers(config), result.directory, [p for p in result.files if p.suffix != ".svg"])
             for path in write_requested(Path(config.hydra.sweep.dir)):
                 print(f"matches: {path}")
+        if is_optuna(config.hydra.sweeper):
+            print(study_report(config))

@@ -16,6 +16,7 @@ from rcfr import configs
 from .arms import register_arms
 from .runner import Interrupted, run_experiment
 from .schema import ConfigError, check_group_options, register_configs
+from .tuning import is_optuna
 
 register_configs()
 register_arms()
@@ -30,6 +31,8 @@ def main(cfg: DictConfig) -> float:
     try:
         summary = run_experiment(cfg, run_dir)
     except ConfigError as err:
+        if is_optuna(hydra_cfg.sweeper):
+            raise  # an Optuna trial with a bad value: the sweeper records it as failed and goes on
         raise SystemExit(f"config error: {err}") from None
     except Interrupted as stop:
         if hydra_cfg.mode.name == "MULTIRUN":

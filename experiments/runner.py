@@ -42,7 +42,7 @@ from tqdm.auto import tqdm
 
 from rcfr.files import atomic_write, write_json
 
-from . import build, memory
+from . import build, memory, tracking
 from .checkpoints import Checkpoints, Progress
 from .measures import make_measure
 from .metrics import METRICS, evaluate_policy, metrics_row, write_metrics
@@ -68,6 +68,7 @@ def identity(spec: ExperimentConfig) -> str:
     """What a checkpoint must match to be resumed: everything but the run-length/IO settings."""
     data = asdict(spec)
     data.pop("label")
+    data.pop("logger")  # where a run is tracked changes nothing it computes
     for key in _RESUMABLE_CHANGES:
         data["run"].pop(key)
     if not data["run"]["approx"]:  # runs from before run.approx keep their identity
@@ -218,17 +219,23 @@ def _run_locked(spec: ExperimentConfig, game, setup: build.Setup, run_dir: Path,
     gc.collect()  # the warm-up's throwaway solver is not this run's memory
     memory.reset_peak()
     progress.started, checkpoints.last = time.perf_counter(), time.monotonic()
-    _solve(spec, setup, measure, schedule, checkpoints, progress, label, run_dir, should_stop)
-    write_metrics(run_dir / "metrics.csv", progress.rows)
-    setup.policy().save(run_dir / policy_file_name(spec, game))
-    checkpoints.save(solver, progress, measure)
-    return _summary(run_dir, spec, label, setup, progress, "complete")
+    policy = policy_file_name(spec, game)
+    with tracking.tracked(spec.logger, run_dir, f"{run_dir.name} {label}", asdict(spec)) as loggers:
+        _solve(spec, setup, measure, schedule, checkpoints, progress, label, run_dir, should_stop, loggers.log_row)
+        write_metrics(run_dir / "metrics.csv", progress.rows)
+        setup.policy().save(run_dir / policy)
+        checkpoints.save(solver, progress, measure)
+        summary = _summary(run_dir, spec, label, setup, progress, "complete")
+        loggers.log_artifacts(run_dir / name for name in ("config.yaml", "metrics.csv", "summary.json", policy))
+    return summary
 
 
 def _solve(spec: ExperimentConfig, setup: build.Setup, measure, schedule: Schedule, checkpoints: Checkpoints,
-           progress: Progress, label: str, run_dir: Path, should_stop: Callable[[int], bool] | None) -> None:
+           progress: Progress, label: str, run_dir: Path, should_stop: Callable[[int], bool] | None,
+           on_row: Callable[[dict], None]) -> None:
     """Advance the solver batch by batch to the end of the schedule, evaluating and checkpointing on the
-    way; a stop request (signal or `should_stop`) checkpoints and raises `Interrupted`."""
+    way (each metrics row also to `on_row`, the loggers); a stop request (signal or `should_stop`)
+    checkpoints and raises `Interrupted`."""
     solver = setup.solver
     flag = {"stop": False}
     with _stop_on_signals(flag), tqdm(total=spec.run.iterations, initial=min(solver.iteration, spec.run.iterations),
@@ -251,6 +258,7 @@ def _solve(spec: ExperimentConfig, setup: build.Setup, measure, schedule: Schedu
                 progress.rows.append(metrics_row(setup, it, progress, schedule.nodes(), measure))
                 write_metrics(run_dir / "metrics.csv", progress.rows)
                 checkpoints.save(solver, progress, measure)
+                on_row(progress.rows[-1])
             elif checkpoints.due(it):
                 checkpoints.save(solver, progress, measure)
             if flag["stop"] or (should_stop is not None and should_stop(it)):

@@ -22,7 +22,7 @@ from rcfr import SOLVERS, make_rules
 from rcfr.options import check_float, check_int
 from rcfr.registry import check_choice, keyword_names
 
-from . import components
+from . import components, tracking
 from .measures import MEASURES
 
 
@@ -89,6 +89,8 @@ class ExperimentConfig:
     abstraction: ComponentConfig = field(default_factory=ComponentConfig)
     run: RunConfig = field(default_factory=RunConfig)
     label: Optional[str] = None  # the curve this run belongs to in tables and plots (default: solver name)
+    # experiment tracking: logger name -> its options (configs/logger/, experiments.tracking); not the run's identity
+    logger: Dict[str, Any] = field(default_factory=dict)
 
 
 def register_configs() -> None:
@@ -138,8 +140,12 @@ def check_group_options(config_dir: str, arguments: list[str]) -> None:
         if override.is_delete() or not loader.repository.group_exists(group):
             continue  # a value such as run.seed=1, not a group choice
         try:
-            values = list(override.sweep_string_iterator()) if override.is_sweep_override() \
-                else [override.get_value_element_as_str()]
+            if override.is_sweep_override():
+                values = list(override.sweep_string_iterator())
+            elif isinstance(override.value(), list):  # several options at once: logger=[mlflow,tensorboard]
+                values = [str(v) for v in override.value()]
+            else:
+                values = [override.get_value_element_as_str()]
         except Exception:  # noqa: BLE001  (glob(...) and other sweeps Hydra expands itself)
             continue
         allowed = _group_options(loader, group)
@@ -253,6 +259,10 @@ def validate(cfg) -> ExperimentConfig:
     if run.measure not in MEASURES:
         raise ConfigError(f"run.measure must be one of {', '.join(MEASURES)}, got {run.measure!r}")
     _check_approx(run)
+    try:
+        tracking.check_options(spec.logger)
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
     try:
         check_float("run.checkpoint_seconds", run.checkpoint_seconds, 0.0)
     except ValueError:
