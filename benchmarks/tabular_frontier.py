@@ -1,7 +1,8 @@
 """The tabular frontier suite (issue 21): every full-width tabular solver on the DDCFR benchmark games
 (OpenSpiel definitions, through the `openspiel:` bridge) plus Liar's Dice 1x5, 1x6 and Goofspiel-5.
 
-    python benchmarks/tabular_frontier.py table  [--games quick] [--out DIR]   # T = 1,000 table
+    python benchmarks/tabular_frontier.py table  [--games quick] [--solvers a;b] [DIR]   # T = 1,000 table
+    python benchmarks/tabular_frontier.py report DIR [DIR ...]                  # their table.csv files as one table
     python benchmarks/tabular_frontier.py curves [--games quick] [--iterations 20000] [--out DIR]
     python benchmarks/tabular_frontier.py plot DIR                              # curves.csv -> PNG
     python benchmarks/tabular_frontier.py sizes                                 # ours vs a pyspiel walk
@@ -42,7 +43,8 @@ GAMES = {
     "Goofspiel-5": "goofspiel(num_cards=5,imp_info=True,points_order=descending)",
 }
 QUICK = ["Kuhn", "Leduc", "Goofspiel-3", "Liar's Dice 1x3", "Battleship 2x2"]
-SOLVERS = ["cfr", "cfr+", "lcfr", "dcfr", "dcfr+", "pcfr+", "pdcfr+", "hs-dcfr", "hs-pcfr+"]
+SOLVERS = ["cfr", "cfr+", "lcfr", "dcfr", "dcfr+", "pcfr+", "pdcfr+", "hs-dcfr", "hs-pcfr+", "sapcfr+", "apcfr+",
+           "apdcfr+"]
 SCHEDULED = ("hs-dcfr", "hs-pcfr+")
 
 #: Published exploitability at T = 1,000 (chips): the DDCFR authors' repository results (Xu et al.,
@@ -69,12 +71,12 @@ def build(name: str, game, horizon: int):
     return make_solver(name, game, horizon=horizon) if name in SCHEDULED else make_solver(name, game)
 
 
-def run_table(games: list[str], out: Path) -> None:
+def run_table(games: list[str], out: Path, solvers: list[str]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     rows = []
     for label in games:
         game = load(label)
-        for name in SOLVERS:
+        for name in solvers:
             start = time.perf_counter()
             solver = build(name, game, 1000).run(1000)
             value = rcfr.exploitability(game, solver.average_policy())
@@ -82,7 +84,10 @@ def run_table(games: list[str], out: Path) -> None:
                          "seconds": time.perf_counter() - start})
             print(f"{label:16s} {name:9s} {value:.3e}  {rows[-1]['seconds']:.1f}s", flush=True)
     _write(out / "table.csv", rows)
-    print()
+    report(rows)
+
+
+def report(rows: list[dict]) -> None:
     print(markdown_table(rows))
     print()
     print(rule_summary(rows))
@@ -91,11 +96,12 @@ def run_table(games: list[str], out: Path) -> None:
 def markdown_table(rows: list[dict]) -> str:
     values = {(r["game"], r["solver"]): float(r["exploitability"]) for r in rows}
     games = list(dict.fromkeys(r["game"] for r in rows))
-    head = ["game"] + SOLVERS + ["best published (DDCFR)", "best of ours", "goal met by"]
+    solvers = [n for n in SOLVERS if any(r["solver"] == n for r in rows)]
+    head = ["game"] + solvers + ["best published (DDCFR)", "best of ours", "goal met by"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for game in games:
         cells = [game]
-        for name in SOLVERS:
+        for name in solvers:
             cells.append(_fmt(values.get((game, name))))
         published = PUBLISHED.get(game)
         best = published[3] if published else None
@@ -118,7 +124,7 @@ def rule_summary(rows: list[dict]) -> str:
     values = {(r["game"], r["solver"]): float(r["exploitability"]) for r in rows}
     games = [g for g in dict.fromkeys(r["game"] for r in rows) if g in PUBLISHED]
     lines = ["| solver | at or below DDCFR on | above it on (ours / published) |", "|---|---|---|"]
-    for name in SOLVERS:
+    for name in [n for n in SOLVERS if any(r["solver"] == n for r in rows)]:
         met, missed = [], []
         for game in games:
             if (game, name) not in values:
@@ -171,7 +177,7 @@ def plot(out: Path) -> None:
                              squeeze=False)
     # distinct colour, dash and marker per solver: curves that coincide (CFR+ and Linear CFR on
     # Goofspiel-3) stay visible as overlapping markers
-    styles = {n: dict(color=f"C{i}", linestyle="-" if i < 5 else "--", marker="osv^DXP*h"[i], markevery=(i % 3, 4),
+    styles = {n: dict(color=f"C{i}", linestyle="-" if i < 5 else "--" if i < 9 else ":", marker="osv^DXP*h<>p"[i], markevery=(i % 3, 4),
                       markersize=4, markerfacecolor="none") for i, n in enumerate(SOLVERS)}
     for ax, game in zip(axes.flat, games):
         for name in SOLVERS:
@@ -239,8 +245,9 @@ def _write(path: Path, rows: list[dict]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["table", "curves", "plot", "sizes"])
-    parser.add_argument("out", nargs="?", default="outputs/tabular_frontier")
+    parser.add_argument("command", choices=["table", "report", "curves", "plot", "sizes"])
+    parser.add_argument("out", nargs="*", default=["outputs/tabular_frontier"])
+    parser.add_argument("--solvers", default="all", help="'all' or solver names separated by ';'")
     parser.add_argument("--games", default="all", help="'all', 'quick', or labels separated by ';'")
     parser.add_argument("--iterations", type=int, default=20000)
     parser.add_argument("--points", type=int, default=30)
@@ -249,9 +256,18 @@ def main() -> None:
     unknown = [g for g in games if g not in GAMES]
     if unknown:
         parser.error(f"unknown games {unknown}; allowed: {list(GAMES)}")
-    out = Path(args.out)
+    solvers = SOLVERS if args.solvers == "all" else args.solvers.split(";")
+    if set(solvers) - set(SOLVERS):
+        parser.error(f"unknown solvers {sorted(set(solvers) - set(SOLVERS))}; allowed: {SOLVERS}")
+    out = Path(args.out[0])
     if args.command == "table":
-        run_table(games, out)
+        run_table(games, out, solvers)
+    elif args.command == "report":
+        rows = []
+        for folder in args.out:
+            with open(Path(folder) / "table.csv") as handle:
+                rows += list(csv.DictReader(handle))
+        report(rows)
     elif args.command == "curves":
         run_curves(games, args.iterations, out, args.points)
     elif args.command == "plot":
