@@ -261,9 +261,17 @@ class MCCFROptions(Options):
     beta: float = 0.0  # [0, inf)
     chance_sampling: str = "single"
     public_chance: str = "sample"
+    alpha: float | None = None  # the regrets' discount power (linear / discounted MCCFR); None: none
 
     def __post_init__(self):
         check_choice("regret_matching", self.regret_matching, REGRET_MATCHING)
+        if self.alpha is not None:
+            try:
+                object.__setattr__(self, "alpha", check_float("alpha", self.alpha, 1.0, MAX_POWER))
+            except ValueError:
+                raise ValueError(f"alpha must be None (no discounting) or a finite number in [1, {MAX_POWER:g}] "
+                                 f"(1: linear MCCFR; below 1 the sampled solvers' regret weights would grow "
+                                 f"without bound), got {self.alpha!r}") from None
         check_choice("average_mode", self.average_mode, AVERAGE_MODES)
         check_power("averaging", self.averaging)
         check_choice("average_space", self.average_space, AVERAGE_SPACES)
