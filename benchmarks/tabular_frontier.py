@@ -2,7 +2,8 @@
 (OpenSpiel definitions, through the `openspiel:` bridge) plus Liar's Dice 1x5, 1x6 and Goofspiel-5.
 
     python benchmarks/tabular_frontier.py table  [--games quick] [--solvers a;b] [DIR]   # T = 1,000 table
-    python benchmarks/tabular_frontier.py report DIR [DIR ...]                  # their table.csv files as one table
+    python benchmarks/tabular_frontier.py report DIR|CSV [...]                  # table.csv files as one table
+    python benchmarks/tabular_frontier.py variants --ranks 5,9 --iterations 5000 --solvers "dcfr;apdcfr+"
     python benchmarks/tabular_frontier.py curves [--games quick] [--iterations 20000] [--out DIR]
     python benchmarks/tabular_frontier.py plot DIR                              # curves.csv -> PNG
     python benchmarks/tabular_frontier.py sizes                                 # ours vs a pyspiel walk
@@ -140,6 +141,27 @@ def _fmt(value) -> str:
     return "" if value is None else f"{value:.2e}"
 
 
+#: Meng et al. (AAAI 2026), final values on Leduc with 5 / 9 / 13 ranks (REFERENCE.md: probably T = 5,000)
+PUBLISHED_VARIANTS = {"dcfr": (2.8e-5, 1.3e-5, 1.1e-5), "pcfr+": (2.7e-5, 5.2e-5, 3.2e-5),
+                      "sapcfr+": (3.5e-6, 4.1e-5, 1.4e-5), "apdcfr+": (3.7e-6, 3.4e-6, 3.0e-6)}
+
+
+def run_variants(ranks: list[int], iterations: list[int], solvers: list[str]) -> None:
+    """The asymmetric rules' own benchmark: Leduc with more ranks (rcfr's built-in Leduc, two suits)."""
+    print("| ranks | solver | " + " | ".join(f"T = {t:,}" for t in iterations) + " | published (final) |")
+    print("|---|---|" + "---|" * (len(iterations) + 1))
+    for r in ranks:
+        game = rcfr.load_game("leduc", ranks=r)
+        for name in solvers:
+            solver, cells = make_solver(name, game), []
+            for t in iterations:
+                solver.run(t - solver.iteration)
+                cells.append(f"{rcfr.exploitability(game, solver.average_policy()):.2e}")
+            published = PUBLISHED_VARIANTS.get(name)
+            mark = f"{published[(5, 9, 13).index(r)]:.1e}" if published and r in (5, 9, 13) else "—"
+            print(f"| {r} | {name} | " + " | ".join(cells) + f" | {mark} |", flush=True)
+
+
 def run_curves(games: list[str], iterations: int, out: Path, points: int) -> None:
     out.mkdir(parents=True, exist_ok=True)
     marks = np.unique(np.round(np.geomspace(1, iterations, points)).astype(int)).tolist()
@@ -245,7 +267,8 @@ def _write(path: Path, rows: list[dict]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["table", "report", "curves", "plot", "sizes"])
+    parser.add_argument("command", choices=["table", "report", "variants", "curves", "plot", "sizes"])
+    parser.add_argument("--ranks", default="5", help="Leduc ranks for 'variants', separated by ','")
     parser.add_argument("out", nargs="*", default=["outputs/tabular_frontier"])
     parser.add_argument("--solvers", default="all", help="'all' or solver names separated by ';'")
     parser.add_argument("--games", default="all", help="'all', 'quick', or labels separated by ';'")
@@ -262,10 +285,12 @@ def main() -> None:
     out = Path(args.out[0])
     if args.command == "table":
         run_table(games, out, solvers)
+    elif args.command == "variants":
+        run_variants([int(r) for r in args.ranks.split(",")], [1000, args.iterations], solvers)
     elif args.command == "report":
         rows = []
-        for folder in args.out:
-            with open(Path(folder) / "table.csv") as handle:
+        for path in map(Path, args.out):  # a table.csv or the folder holding one
+            with open(path if path.is_file() else path / "table.csv") as handle:
                 rows += list(csv.DictReader(handle))
         report(rows)
     elif args.command == "curves":
