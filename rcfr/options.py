@@ -146,21 +146,19 @@ def check_asymmetry(field: str, value: Any) -> float | str | None:
     "adaptive" (alpha learned per information set, APCFR+)."""
     if value is None or (isinstance(value, str) and value == "adaptive"):
         return value
-    try:
-        return check_float(field, value, 0.0, ASYMMETRY_MAX)
-    except ValueError:
-        raise ValueError(f"{field} must be None, 'adaptive' or a finite number in [0, {ASYMMETRY_MAX:g}], "
-                         f"got {value!r}") from None
+    return _number_or(field, value, 0.0, ASYMMETRY_MAX, "None or 'adaptive'")
 
 
-def check_discount(field: str, value: Any) -> float | None:
-    """A Discounted-CFR power (None: no discounting) in [0, MAX_POWER]."""
-    if value is None:
-        return None
+def check_discount(field: str, value: Any, low: float = 0.0, why: str = "") -> float | None:
+    """A Discounted-CFR power (None: no discounting) in [low, MAX_POWER]; `why` explains the low end."""
+    return None if value is None else _number_or(field, value, low, MAX_POWER, f"None (no discounting{why})")
+
+
+def _number_or(field: str, value: Any, low: float, high: float, alternatives: str) -> float:
     try:
-        return check_float(field, value, 0.0, MAX_POWER)
+        return check_float(field, value, low, high)
     except ValueError:
-        raise ValueError(f"{field} must be a finite number in [0, {MAX_POWER:g}] or None (no discounting), "
+        raise ValueError(f"{field} must be a finite number in [{low:g}, {high:g}] or {alternatives}, "
                          f"got {value!r}") from None
 
 
@@ -265,13 +263,8 @@ class MCCFROptions(Options):
 
     def __post_init__(self):
         check_choice("regret_matching", self.regret_matching, REGRET_MATCHING)
-        if self.alpha is not None:
-            try:
-                object.__setattr__(self, "alpha", check_float("alpha", self.alpha, 1.0, MAX_POWER))
-            except ValueError:
-                raise ValueError(f"alpha must be None (no discounting) or a finite number in [1, {MAX_POWER:g}] "
-                                 f"(1: linear MCCFR; below 1 the sampled solvers' regret weights would grow "
-                                 f"without bound), got {self.alpha!r}") from None
+        object.__setattr__(self, "alpha", check_discount("alpha", self.alpha, 1.0, "; 1 is linear MCCFR, and "
+                                                         "below 1 the sampled regrets' weights grow without bound"))
         check_choice("average_mode", self.average_mode, AVERAGE_MODES)
         check_power("averaging", self.averaging)
         check_choice("average_space", self.average_space, AVERAGE_SPACES)
