@@ -144,6 +144,7 @@ class DiscountedTable(RegretStore):
         self._prediction = [np.zeros(v.num_sequences) for v in self.views] if self.predictive else None
         if self.adaptive:  # the last regrets, and per information set the sums E_I and S_I
             self._last = [np.zeros(v.num_sequences) for v in self.views]
+            self._before = [np.zeros(v.num_sequences) for v in self.views]  # the stored regrets before an update
             self._errors = [np.zeros(len(v.infoset_first)) for v in self.views]
             self._steps = [np.zeros(len(v.infoset_first)) for v in self.views]
 
@@ -167,7 +168,10 @@ class DiscountedTable(RegretStore):
 
     def update(self, player: int, regrets: np.ndarray, iteration: int) -> None:
         total = self.regrets[player]
-        before = total.copy() if self.adaptive else None
+        before = None
+        if self.adaptive:
+            before = self._before[player]
+            before[:] = total
         self._discount(total, iteration - 1)
         total += regrets
         if self.plus:
@@ -179,25 +183,14 @@ class DiscountedTable(RegretStore):
             self._discount(source, iteration)
             if self.asymmetry is None:
                 source += regrets
+            elif not self.adaptive:
+                source += regrets / (1.0 + self.asymmetry)
             else:
-                source += self._step(player, regrets, before) * regrets
+                view = self.views[player]
+                kernels.adaptive_prediction(regrets, total, before, self._last[player], self._errors[player],
+                                            self._steps[player], view.infoset_first, view.infoset_size,
+                                            ASYMMETRY_MAX, source)
         self._match(source, self.views[player], self._strategies[player])
-
-    def _step(self, player: int, regrets: np.ndarray, before: np.ndarray | None) -> float | np.ndarray:
-        """The prediction's step 1 / (1 + a): one number for a fixed asymmetry, else one per sequence."""
-        if not self.adaptive:
-            return 1.0 / (1.0 + self.asymmetry)
-        view, last = self.views[player], self._last[player]
-        starts = view.infoset_first - 1  # local sequences 1.. lie set after set
-        self._errors[player] += np.add.reduceat(((regrets - last) ** 2)[1:], starts)
-        self._steps[player] += np.add.reduceat(((self.regrets[player] - before) ** 2)[1:], starts)
-        last[:] = regrets
-        errors, steps = self._errors[player], self._steps[player]
-        ratio = np.divide(errors, steps, out=np.full(len(steps), ASYMMETRY_MAX ** 2), where=steps > 0)
-        asymmetry = np.minimum(np.sqrt(ratio), ASYMMETRY_MAX)
-        step = np.ones(view.num_sequences)
-        step[1:] = np.repeat(1.0 / (1.0 + asymmetry), view.infoset_size)
-        return step
 
     def size(self) -> int:
         return sum(v.num_sequences - 1 for v in self.views)
