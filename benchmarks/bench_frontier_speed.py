@@ -15,7 +15,7 @@ import time
 import rcfr
 from rcfr.solvers import make_solver
 
-SOLVERS = ["cfr+", "dcfr", "dcfr+", "pcfr+", "pdcfr+", "hs-dcfr", "hs-pcfr+"]
+SOLVERS = ["cfr+", "dcfr", "dcfr+", "pcfr+", "pdcfr+", "hs-dcfr", "hs-pcfr+", "sapcfr+", "apcfr+", "apdcfr+"]
 GAMES = {"leduc": "leduc", "liars_dice_1x6": "openspiel:liars_dice(numdice=1,dice_sides=6)",
          "goofspiel5": "openspiel:goofspiel(num_cards=5,imp_info=True,points_order=descending)"}
 

@@ -1,7 +1,9 @@
 """The tabular frontier suite (issue 21): every full-width tabular solver on the DDCFR benchmark games
 (OpenSpiel definitions, through the `openspiel:` bridge) plus Liar's Dice 1x5, 1x6 and Goofspiel-5.
 
-    python benchmarks/tabular_frontier.py table  [--games quick] [--out DIR]   # T = 1,000 table
+    python benchmarks/tabular_frontier.py table  [--games quick] [--solvers a;b] [DIR]   # T = 1,000 table
+    python benchmarks/tabular_frontier.py report DIR|CSV [...]                  # table.csv files as one table
+    python benchmarks/tabular_frontier.py variants --ranks 5,9 --iterations 5000 --solvers "dcfr;apdcfr+"
     python benchmarks/tabular_frontier.py curves [--games quick] [--iterations 20000] [--out DIR]
     python benchmarks/tabular_frontier.py plot DIR                              # curves.csv -> PNG
     python benchmarks/tabular_frontier.py sizes                                 # ours vs a pyspiel walk
@@ -42,7 +44,8 @@ GAMES = {
     "Goofspiel-5": "goofspiel(num_cards=5,imp_info=True,points_order=descending)",
 }
 QUICK = ["Kuhn", "Leduc", "Goofspiel-3", "Liar's Dice 1x3", "Battleship 2x2"]
-SOLVERS = ["cfr", "cfr+", "lcfr", "dcfr", "dcfr+", "pcfr+", "pdcfr+", "hs-dcfr", "hs-pcfr+"]
+SOLVERS = ["cfr", "cfr+", "lcfr", "dcfr", "dcfr+", "pcfr+", "pdcfr+", "hs-dcfr", "hs-pcfr+", "sapcfr+", "apcfr+",
+           "apdcfr+"]
 SCHEDULED = ("hs-dcfr", "hs-pcfr+")
 
 #: Published exploitability at T = 1,000 (chips): the DDCFR authors' repository results (Xu et al.,
@@ -69,12 +72,12 @@ def build(name: str, game, horizon: int):
     return make_solver(name, game, horizon=horizon) if name in SCHEDULED else make_solver(name, game)
 
 
-def run_table(games: list[str], out: Path) -> None:
+def run_table(games: list[str], out: Path, solvers: list[str]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     rows = []
     for label in games:
         game = load(label)
-        for name in SOLVERS:
+        for name in solvers:
             start = time.perf_counter()
             solver = build(name, game, 1000).run(1000)
             value = rcfr.exploitability(game, solver.average_policy())
@@ -82,7 +85,10 @@ def run_table(games: list[str], out: Path) -> None:
                          "seconds": time.perf_counter() - start})
             print(f"{label:16s} {name:9s} {value:.3e}  {rows[-1]['seconds']:.1f}s", flush=True)
     _write(out / "table.csv", rows)
-    print()
+    report(rows)
+
+
+def report(rows: list[dict]) -> None:
     print(markdown_table(rows))
     print()
     print(rule_summary(rows))
@@ -91,11 +97,12 @@ def run_table(games: list[str], out: Path) -> None:
 def markdown_table(rows: list[dict]) -> str:
     values = {(r["game"], r["solver"]): float(r["exploitability"]) for r in rows}
     games = list(dict.fromkeys(r["game"] for r in rows))
-    head = ["game"] + SOLVERS + ["best published (DDCFR)", "best of ours", "goal met by"]
+    solvers = [n for n in SOLVERS if any(r["solver"] == n for r in rows)]
+    head = ["game"] + solvers + ["best published (DDCFR)", "best of ours", "goal met by"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for game in games:
         cells = [game]
-        for name in SOLVERS:
+        for name in solvers:
             cells.append(_fmt(values.get((game, name))))
         published = PUBLISHED.get(game)
         best = published[3] if published else None
@@ -118,7 +125,7 @@ def rule_summary(rows: list[dict]) -> str:
     values = {(r["game"], r["solver"]): float(r["exploitability"]) for r in rows}
     games = [g for g in dict.fromkeys(r["game"] for r in rows) if g in PUBLISHED]
     lines = ["| solver | at or below DDCFR on | above it on (ours / published) |", "|---|---|---|"]
-    for name in SOLVERS:
+    for name in [n for n in SOLVERS if any(r["solver"] == n for r in rows)]:
         met, missed = [], []
         for game in games:
             if (game, name) not in values:
@@ -132,6 +139,27 @@ def rule_summary(rows: list[dict]) -> str:
 
 def _fmt(value) -> str:
     return "" if value is None else f"{value:.2e}"
+
+
+#: Meng et al. (AAAI 2026), final values on Leduc with 5 / 9 / 13 ranks (REFERENCE.md: probably T = 5,000)
+PUBLISHED_VARIANTS = {"dcfr": (2.8e-5, 1.3e-5, 1.1e-5), "pcfr+": (2.7e-5, 5.2e-5, 3.2e-5),
+                      "sapcfr+": (3.5e-6, 4.1e-5, 1.4e-5), "apdcfr+": (3.7e-6, 3.4e-6, 3.0e-6)}
+
+
+def run_variants(ranks: list[int], iterations: list[int], solvers: list[str]) -> None:
+    """The asymmetric rules' own benchmark: Leduc with more ranks (rcfr's built-in Leduc, two suits)."""
+    print("| ranks | solver | " + " | ".join(f"T = {t:,}" for t in iterations) + " | published (final) |")
+    print("|---|---|" + "---|" * (len(iterations) + 1))
+    for r in ranks:
+        game = rcfr.load_game("leduc", ranks=r)
+        for name in solvers:
+            solver, cells = make_solver(name, game), []
+            for t in iterations:
+                solver.run(t - solver.iteration)
+                cells.append(f"{rcfr.exploitability(game, solver.average_policy()):.2e}")
+            published = PUBLISHED_VARIANTS.get(name)
+            mark = f"{published[(5, 9, 13).index(r)]:.1e}" if published and r in (5, 9, 13) else "—"
+            print(f"| {r} | {name} | " + " | ".join(cells) + f" | {mark} |", flush=True)
 
 
 def run_curves(games: list[str], iterations: int, out: Path, points: int) -> None:
@@ -171,7 +199,7 @@ def plot(out: Path) -> None:
                              squeeze=False)
     # distinct colour, dash and marker per solver: curves that coincide (CFR+ and Linear CFR on
     # Goofspiel-3) stay visible as overlapping markers
-    styles = {n: dict(color=f"C{i}", linestyle="-" if i < 5 else "--", marker="osv^DXP*h"[i], markevery=(i % 3, 4),
+    styles = {n: dict(color=f"C{i}", linestyle="-" if i < 5 else "--" if i < 9 else ":", marker="osv^DXP*h<>p"[i], markevery=(i % 3, 4),
                       markersize=4, markerfacecolor="none") for i, n in enumerate(SOLVERS)}
     for ax, game in zip(axes.flat, games):
         for name in SOLVERS:
@@ -239,8 +267,10 @@ def _write(path: Path, rows: list[dict]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["table", "curves", "plot", "sizes"])
-    parser.add_argument("out", nargs="?", default="outputs/tabular_frontier")
+    parser.add_argument("command", choices=["table", "report", "variants", "curves", "plot", "sizes"])
+    parser.add_argument("--ranks", default="5", help="Leduc ranks for 'variants', separated by ','")
+    parser.add_argument("out", nargs="*", default=["outputs/tabular_frontier"])
+    parser.add_argument("--solvers", default="all", help="'all' or solver names separated by ';'")
     parser.add_argument("--games", default="all", help="'all', 'quick', or labels separated by ';'")
     parser.add_argument("--iterations", type=int, default=20000)
     parser.add_argument("--points", type=int, default=30)
@@ -249,9 +279,20 @@ def main() -> None:
     unknown = [g for g in games if g not in GAMES]
     if unknown:
         parser.error(f"unknown games {unknown}; allowed: {list(GAMES)}")
-    out = Path(args.out)
+    solvers = SOLVERS if args.solvers == "all" else args.solvers.split(";")
+    if set(solvers) - set(SOLVERS):
+        parser.error(f"unknown solvers {sorted(set(solvers) - set(SOLVERS))}; allowed: {SOLVERS}")
+    out = Path(args.out[0])
     if args.command == "table":
-        run_table(games, out)
+        run_table(games, out, solvers)
+    elif args.command == "variants":
+        run_variants([int(r) for r in args.ranks.split(",")], [1000, args.iterations], solvers)
+    elif args.command == "report":
+        rows = []
+        for path in map(Path, args.out):  # a table.csv or the folder holding one
+            with open(path if path.is_file() else path / "table.csv") as handle:
+                rows += list(csv.DictReader(handle))
+        report(rows)
     elif args.command == "curves":
         run_curves(games, args.iterations, out, args.points)
     elif args.command == "plot":

@@ -7,6 +7,7 @@ player's sequences: no recursion, no Python object per node.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 
@@ -75,6 +76,24 @@ def regret_matching(regrets, first, size, out):
                 out[s] = 1.0 / size[i]
     out[0] = 1.0
     return out
+
+
+@njit(cache=True)
+def adaptive_prediction(regrets, total, before, last, errors, steps, first, size, cap, prediction):
+    """APCFR+'s prediction step, in one pass per information set i: E_i += ||r - last||^2 (the prediction
+    `last` was wrong by that), S_i += ||total - before||^2 (the stored regrets' step), a_i = min(sqrt(E_i /
+    S_i), cap) (cap while S_i = 0); adds r / (1 + a_i) to `prediction` and keeps r as the next `last`."""
+    for i in range(first.shape[0]):
+        error, step = 0.0, 0.0
+        for s in range(first[i], first[i] + size[i]):
+            error += (regrets[s] - last[s]) ** 2
+            step += (total[s] - before[s]) ** 2
+            last[s] = regrets[s]
+        errors[i] += error
+        steps[i] += step
+        a = min(np.sqrt(errors[i] / steps[i]), cap) if steps[i] > 0.0 else cap
+        for s in range(first[i], first[i] + size[i]):
+            prediction[s] += regrets[s] / (1.0 + a)
 
 
 @njit(cache=True)

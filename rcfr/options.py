@@ -35,6 +35,8 @@ PROFILES = ("cache", "visited")  # where the lean path's current strategies come
 
 #: the largest averaging power (and discount power): t ** power stays finite for t up to 10 ** 15
 MAX_POWER = 20.0
+#: the cap of the adaptive asymmetry of APCFR+ (Meng et al. 2026): the prediction's step is at least 1 / (1 + 5)
+ASYMMETRY_MAX = 5.0
 #: the largest average-strategy-sampling tau and beta: tau x an average-strategy sum stays finite
 MAX_SCALE = 1e100
 #: seeds: a regressor gets ``2 * seed + player`` as its 32-bit ``random_state`` (the kit's bound too)
@@ -138,14 +140,25 @@ def check_power(field: str, value: Any) -> float | Linear:
                          f"got {value!r}") from None
 
 
-def check_discount(field: str, value: Any) -> float | None:
-    """A Discounted-CFR power (None: no discounting) in [0, MAX_POWER]."""
-    if value is None:
-        return None
+def check_asymmetry(field: str, value: Any) -> float | str | None:
+    """The asymmetry of a predictive store (Meng et al. 2026): None (the prediction at full step, PCFR+), a
+    fixed alpha in [0, ASYMMETRY_MAX] (the prediction's step is 1 / (1 + alpha): SAPCFR+ takes 2), or
+    "adaptive" (alpha learned per information set, APCFR+)."""
+    if value is None or (isinstance(value, str) and value == "adaptive"):
+        return value
+    return _number_or(field, value, 0.0, ASYMMETRY_MAX, "None or 'adaptive'")
+
+
+def check_discount(field: str, value: Any, low: float = 0.0, why: str = "") -> float | None:
+    """A Discounted-CFR power (None: no discounting) in [low, MAX_POWER]; `why` explains the low end."""
+    return None if value is None else _number_or(field, value, low, MAX_POWER, f"None (no discounting{why})")
+
+
+def _number_or(field: str, value: Any, low: float, high: float, alternatives: str) -> float:
     try:
-        return check_float(field, value, 0.0, MAX_POWER)
+        return check_float(field, value, low, high)
     except ValueError:
-        raise ValueError(f"{field} must be a finite number in [0, {MAX_POWER:g}] or None (no discounting), "
+        raise ValueError(f"{field} must be a finite number in [{low:g}, {high:g}] or {alternatives}, "
                          f"got {value!r}") from None
 
 
@@ -190,11 +203,13 @@ class Options:
 
 
 def option_differences(saved: dict[str, Any], own: dict[str, Any], ignore: Iterable[str] = ()) -> list[str]:
-    """``"name: saved -> own"`` for every option but those in `ignore` that differs between two descriptions."""
+    """``"name: saved -> own"`` for every option but those in `ignore` that differs between two descriptions.
+    An option absent on one side and None on the other is no difference: options added later default to None
+    (off), so a checkpoint written before one existed still resumes."""
     ignore = set(ignore)
     keys = [k for k in list(own) + [k for k in saved if k not in own] if k not in ignore]
     return [f"{k}: {saved.get(k, '<absent>')!r} -> {own.get(k, '<absent>')!r}" for k in keys
-            if saved.get(k, "<absent>") != own.get(k, "<absent>")]
+            if saved.get(k) != own.get(k)]
 
 
 def dumps(description: dict[str, Any]) -> str:
@@ -210,6 +225,7 @@ class CFROptions(Options):
     regret_matching: str = "rm"
     alpha: float | None = None
     beta: float | None = None
+    asymmetry: float | str | None = None  # predictive stores only (`check_asymmetry`)
 
     def __post_init__(self):
         check_choice("updates", self.updates, UPDATES)
@@ -218,6 +234,7 @@ class CFROptions(Options):
         for name in ("alpha", "beta"):
             value = check_discount(name, getattr(self, name))
             object.__setattr__(self, name, value)
+        object.__setattr__(self, "asymmetry", check_asymmetry("asymmetry", self.asymmetry))
 
     @property
     def power(self) -> float | Linear:
@@ -242,9 +259,12 @@ class MCCFROptions(Options):
     beta: float = 0.0  # [0, inf)
     chance_sampling: str = "single"
     public_chance: str = "sample"
+    alpha: float | None = None  # the regrets' discount power (linear / discounted MCCFR); None: none
 
     def __post_init__(self):
         check_choice("regret_matching", self.regret_matching, REGRET_MATCHING)
+        object.__setattr__(self, "alpha", check_discount("alpha", self.alpha, 1.0, "; 1 is linear MCCFR, and "
+                                                         "below 1 the sampled regrets' weights grow without bound"))
         check_choice("average_mode", self.average_mode, AVERAGE_MODES)
         check_power("averaging", self.averaging)
         check_choice("average_space", self.average_space, AVERAGE_SPACES)

@@ -86,7 +86,7 @@ def test_bad_solver_is_a_clean_error(capsys):
     (["--game", "leduk"], "python -m rcfr: error: --game leduk: unknown game 'leduk' (did you mean 'leduc'?); "
                           "allowed: dieroll, goofspiel, kuhn, latent_ttt, leduc, "),
     (["--game", "kuhn", "--solver", "cfr++"], "python -m rcfr: error: --solver cfr++: unknown solver 'cfr++' "
-                                               "(did you mean 'cfr+'?); allowed: as-mccfr, cfr, cfr+, "),
+                                               "(did you mean 'cfr+'?); allowed: apcfr+, apdcfr+, as-mccfr, cfr, "),
 ])
 def test_a_misspelled_name_is_one_line_with_the_closest_match(capsys, argv, line):
     with pytest.raises(SystemExit) as exit_info:

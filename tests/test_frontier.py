@@ -1,8 +1,12 @@
-"""The predictive and discounted CFR+ family (pcfr+, dcfr+, pdcfr+, hs-dcfr, hs-pcfr+): each against an
+"""The predictive and discounted CFR+ family (pcfr+, dcfr+, pdcfr+, hs-dcfr, hs-pcfr+, and the asymmetric
+sapcfr+, apcfr+, apdcfr+): each against an
 independent reference (a recursive walk over the rules with per-information-set dictionaries and the
 papers' update formulas written out), invariants, convergence thresholds and loud options."""
 
 from __future__ import annotations
+
+import json
+import math
 
 import numpy as np
 import pytest
@@ -14,7 +18,7 @@ from rcfr.solvers.cfr import CFRSolver
 from rcfr.solvers.stores import DiscountedTable, Linear
 from tests.brute import policy_rows
 
-NEW = ("pcfr+", "dcfr+", "pdcfr+", "hs-dcfr", "hs-pcfr+")
+NEW = ("pcfr+", "dcfr+", "pdcfr+", "hs-dcfr", "hs-pcfr+", "sapcfr+", "apcfr+", "apdcfr+")
 
 
 class MatrixGame(GameRules):
@@ -58,27 +62,46 @@ def _matched(values: np.ndarray) -> np.ndarray:
     return positive / positive.sum() if positive.sum() > 0 else np.full(len(values), 1.0 / len(values))
 
 
+def _adaptive_step(R: np.ndarray, r: np.ndarray, memo: dict, old: np.ndarray) -> float:
+    """APCFR+'s prediction step 1 / (1 + a) at one information set: a = min(sqrt(sum of squared prediction
+    errors / sum of squared steps of the stored regrets), 5), 5 while the stored regrets never moved."""
+    memo["errors"] = memo.get("errors", 0.0) + sum((x - y) ** 2 for x, y in zip(r, memo.get("last", [0.0] * len(r))))
+    memo["steps"] = memo.get("steps", 0.0) + sum((x - y) ** 2 for x, y in zip(R, old))
+    memo["last"] = list(r)
+    a = 5.0 if memo["steps"] == 0 else min(math.sqrt(memo["errors"] / memo["steps"]), 5.0)
+    return 1.0 / (1.0 + a)
+
+
 def _rule(name: str, horizon: int):
-    """(regret update(R, r, t), strategy(R, r, t), averaging power at 0-based index s) per the papers."""
+    """(regret update(R, r, t), strategy(R, r, t, memo, R before the update), averaging power at 0-based
+    index s) per the papers; `memo` is the information set's own scratch dictionary."""
     progress = lambda s: min(s / horizon, 1.0)  # noqa: E731
+    plus = lambda R, r, t: np.maximum(R + r, 0.0)  # noqa: E731
     if name == "pcfr+":
-        return (lambda R, r, t: np.maximum(R + r, 0.0), lambda R, r, t: _matched(np.maximum(R + r, 0.0)),
+        return plus, lambda R, r, t, *_: _matched(np.maximum(R + r, 0.0)), lambda s: 2.0
+    if name == "sapcfr+":
+        return plus, lambda R, r, t, *_: _matched(np.maximum(R + r / 3.0, 0.0)), lambda s: 2.0
+    if name == "apcfr+":
+        return (plus, lambda R, r, t, memo, old: _matched(np.maximum(R + _adaptive_step(R, r, memo, old) * r, 0.0)),
                 lambda s: 2.0)
     if name == "dcfr+":
-        return (lambda R, r, t: np.maximum(R * _power_weight(t - 1, 1.5) + r, 0.0), lambda R, r, t: _matched(R),
+        return (lambda R, r, t: np.maximum(R * _power_weight(t - 1, 1.5) + r, 0.0), lambda R, r, t, *_: _matched(R),
                 lambda s: 4.0)
     if name == "pdcfr+":
         return (lambda R, r, t: np.maximum(R * _power_weight(t - 1, 2.3) + r, 0.0),
-                lambda R, r, t: _matched(np.maximum(R * _power_weight(t, 2.3) + r, 0.0)), lambda s: 5.0)
+                lambda R, r, t, *_: _matched(np.maximum(R * _power_weight(t, 2.3) + r, 0.0)), lambda s: 5.0)
+    if name == "apdcfr+":
+        return (lambda R, r, t: np.maximum(R * _power_weight(t - 1, 2.3) + r, 0.0),
+                lambda R, r, t, memo, old: _matched(np.maximum(
+                    R * _power_weight(t, 2.3) + _adaptive_step(R, r, memo, old) * r, 0.0)), lambda s: 5.0)
     if name == "hs-dcfr":
         def update(R, r, t):
             s = t - 1
             alpha, beta = 1 + 3 * progress(s), -1 - 2 * progress(s)
             return np.array([x * (_power_weight(s, alpha) if x > 0 else _power_weight(s, beta)) for x in R]) + r
-        return update, lambda R, r, t: _matched(R), lambda s: 30 - 5 * progress(s)
+        return update, lambda R, r, t, *_: _matched(R), lambda s: 30 - 5 * progress(s)
     if name == "hs-pcfr+":
-        return (lambda R, r, t: np.maximum(R + r, 0.0), lambda R, r, t: _matched(np.maximum(R + r, 0.0)),
-                lambda s: 30 - 5 * progress(s))
+        return plus, lambda R, r, t, *_: _matched(np.maximum(R + r, 0.0)), lambda s: 30 - 5 * progress(s)
     raise KeyError(name)
 
 
@@ -86,7 +109,7 @@ def reference(rules: GameRules, name: str, iterations: int, horizon: int = 1000)
     """Alternating updates as in the papers' code: player 0's regrets against the profile at t, then
     player 1's against player 0's new strategy; the average is cum * ((t-1)/t)^gamma + reach * sigma^t."""
     update, strategy, gamma = _rule(name, horizon)
-    sigma, R, cum, owner = {}, {}, {}, {}
+    sigma, R, cum, owner, memos = {}, {}, {}, {}, {}
 
     def walk(state, i, mine, other, instant, reach):
         who = rules.player(state)
@@ -115,9 +138,10 @@ def reference(rules: GameRules, name: str, iterations: int, horizon: int = 1000)
             instant, reach = {}, {}
             walk(rules.initial_state(), i, 1.0, 1.0, instant, reach)
             for key, r in instant.items():
-                R[key] = update(R.get(key, np.zeros(len(r))), r, t)
+                old = R.get(key, np.zeros(len(r)))
+                R[key] = update(old, r, t)
                 cum[key] = cum.get(key, 0.0) * ((t - 1) / t) ** gamma(t - 1) + reach[key] * sigma[key]
-                sigma[key] = strategy(R[key], r, t)
+                sigma[key] = strategy(R[key], r, t, memos.setdefault(key, {}), old)
     average = {k: c / c.sum() if c.sum() > 0 else np.full(len(c), 1 / len(c)) for k, c in cum.items()}
     return R, average
 
@@ -154,19 +178,22 @@ def test_each_rule_matches_the_reference(name, which, seed):
         np.testing.assert_allclose(row, average[key], rtol=1e-10, atol=1e-13, err_msg=key)
 
 
-def test_the_reference_can_tell_the_rules_apart():
-    """Negative control: the comparison above would fail for a neighbouring rule."""
-    rules = MatrixGame(0)
+@pytest.mark.parametrize("name,neighbour", [("pcfr+", "dcfr+"), ("sapcfr+", "pcfr+"), ("apcfr+", "sapcfr+"),
+                                            ("apdcfr+", "pdcfr+")])
+def test_the_reference_can_tell_the_rules_apart(name, neighbour):
+    """Negative control: the comparison above would fail for a neighbouring rule (the asymmetric rules: for
+    the rule without the asymmetry, or with a fixed one in place of the adaptive one)."""
+    rules = rcfr.games.Kuhn()
     game = rcfr.compile_game(rules)
-    solver = make_solver("pcfr+", game)
+    solver = make_solver(name, game)
     solver.run(8)
-    _, average = reference(rules, "dcfr+", 8)
+    _, average = reference(rules, neighbour, 8)
     rows = policy_rows(solver.average_policy())
     assert any(not np.allclose(rows[k], average[k], rtol=1e-6) for k in rows)
 
 
 # ---- invariants ----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("name", ["pcfr+", "dcfr+", "pdcfr+", "hs-pcfr+"])
+@pytest.mark.parametrize("name", ["pcfr+", "dcfr+", "pdcfr+", "hs-pcfr+", "sapcfr+", "apcfr+", "apdcfr+"])
 def test_plus_regrets_stay_non_negative_and_strategies_are_distributions(name, leduc):
     solver = make_solver(name, leduc)
     for _ in range(25):
@@ -202,19 +229,55 @@ def test_schedules_follow_the_papers_values():
     assert Linear(1, 4, 100)(50) == 2.5 and Linear(-1, -3, 100)(50) == -2
 
 
-def test_checkpoint_resumes_a_predictive_run_exactly(kuhn):
-    straight = make_solver("pdcfr+", kuhn).run(20)
-    first = make_solver("pdcfr+", kuhn).run(11)
-    resumed = make_solver("pdcfr+", kuhn)
+@pytest.mark.parametrize("name", ["pdcfr+", "sapcfr+", "apcfr+", "apdcfr+"])
+def test_checkpoint_resumes_a_predictive_run_exactly(name, kuhn):
+    straight = make_solver(name, kuhn).run(20)
+    first = make_solver(name, kuhn).run(11)
+    resumed = make_solver(name, kuhn)
     resumed.load_state_dict(first.state_dict())
     resumed.run(9)
     np.testing.assert_array_equal(straight.average_policy().probs, resumed.average_policy().probs)
+    np.testing.assert_array_equal(straight.current_policy().probs, resumed.current_policy().probs)
+    for p in (0, 1):
+        np.testing.assert_array_equal(straight.store.regrets[p], resumed.store.regrets[p])
+
+
+def test_a_checkpoint_without_the_adaptive_state_is_refused(kuhn):
+    """Negative control of the resume test: the adaptive sums are part of the checkpoint."""
+    state = make_solver("apcfr+", kuhn).run(5).state_dict()
+    del state["store.errors0"]
+    with pytest.raises((KeyError, ValueError)):
+        make_solver("apcfr+", kuhn).load_state_dict(state)
+
+
+def test_the_asymmetry_is_recorded_and_checked_on_resume(kuhn):
+    state = make_solver("sapcfr+", kuhn, asymmetry=2.0).run(3).state_dict()
+    assert json.loads(str(state["options"]))["asymmetry"] == 2.0
+    with pytest.raises(ValueError, match="asymmetry"):
+        make_solver("sapcfr+", kuhn, asymmetry=1.0).load_state_dict(state)
+
+
+def test_a_checkpoint_from_before_an_option_existed_still_resumes(kuhn):
+    """Options added later default to None: a saved description without them is the same options."""
+    solver = make_solver("cfr+", kuhn).run(3)
+    state = solver.state_dict()
+    saved = json.loads(str(state["options"]))
+    del saved["asymmetry"]
+    state["options"] = np.array(json.dumps(saved, sort_keys=True))
+    resumed = make_solver("cfr+", kuhn)
+    resumed.load_state_dict(state)
+    saved["regret_matching"] = "rm"  # a real difference is still refused
+    state["options"] = np.array(json.dumps(saved, sort_keys=True))
+    with pytest.raises(ValueError, match="regret_matching"):
+        make_solver("cfr+", kuhn).load_state_dict(state)
 
 
 # ---- convergence -------------------------------------------------------------------------------------
 # measured at 1,000 iterations (docs/tabular_frontier.md), thresholds with headroom
-KUHN = {"pcfr+": 1e-6, "dcfr+": 3e-4, "pdcfr+": 1e-10, "hs-dcfr": 1e-3, "hs-pcfr+": 1e-12}
-LEDUC = {"pcfr+": 2e-3, "dcfr+": 4e-4, "pdcfr+": 2e-3, "hs-dcfr": 1.5e-3, "hs-pcfr+": 2e-3}
+KUHN = {"pcfr+": 1e-6, "dcfr+": 3e-4, "pdcfr+": 1e-10, "hs-dcfr": 1e-3, "hs-pcfr+": 1e-12, "sapcfr+": 1e-7,
+        "apcfr+": 1e-7, "apdcfr+": 1e-12}
+LEDUC = {"pcfr+": 2e-3, "dcfr+": 4e-4, "pdcfr+": 2e-3, "hs-dcfr": 1.5e-3, "hs-pcfr+": 2e-3, "sapcfr+": 4e-4,
+         "apcfr+": 4e-4, "apdcfr+": 4e-4}
 
 
 @pytest.mark.parametrize("name", NEW)
@@ -229,10 +292,21 @@ def test_convergence_on_kuhn_and_leduc(name, kuhn, leduc):
     ("dcfr+", {"alpha": -1.0}, "alpha"), ("pdcfr+", {"alpha": float("nan")}, "alpha"),
     ("hs-pcfr+", {"horizon": 0}, "horizon"), ("hs-dcfr", {"horizon": 2.5}, "horizon"),
     ("hs-pcfr+", {"gamma_start": 4}, "gamma_start"), ("pcfr+", {"averaging": "cubic"}, "averaging"),
+    ("sapcfr+", {"asymmetry": float("nan")}, "asymmetry"), ("sapcfr+", {"asymmetry": -1.0}, "asymmetry"),
+    ("sapcfr+", {"asymmetry": 6.0}, "asymmetry"), ("sapcfr+", {"asymmetry": "adaptive"}, "asymmetry"),
+    ("sapcfr+", {"asymmetry": None}, "asymmetry"), ("apdcfr+", {"alpha": -0.5}, "alpha"),
+    ("apdcfr+", {"alpha": float("inf")}, "alpha"), ("apcfr+", {"averaging": float("nan")}, "averaging"),
 ])
 def test_bad_options_fail_naming_the_field(name, options, field, kuhn):
     with pytest.raises(ValueError, match=field):
         make_solver(name, kuhn, **options)
+
+
+def test_an_asymmetry_without_a_prediction_is_refused():
+    with pytest.raises(ValueError, match="predictive"):
+        DiscountedTable(asymmetry=2.0)
+    with pytest.raises(ValueError, match="asymmetry"):
+        DiscountedTable(predictive=True, asymmetry="fixed")
 
 
 def test_unknown_options_name_the_allowed_ones(kuhn):

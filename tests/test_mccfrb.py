@@ -231,3 +231,39 @@ def test_a_lossless_abstraction_reproduces_the_unabstracted_run(leduc):
     assert not np.array_equal(ours.buffers.regrets, plain.buffers.regrets)  # the slots really moved
     np.testing.assert_array_equal(ours.buffers.baseline, plain.buffers.baseline)
     np.testing.assert_array_equal(ours.average_policy().probs, plain.average_policy().probs)
+
+
+@pytest.mark.parametrize("decay", [0.3, 0.75])
+def test_exponentially_decaying_baselines_follow_the_decay_strictly_between_0_and_1(decay):
+    """At decay d in (0, 1) (where d and d^2 differ, unlike d = 1) each update is b <- (1 - d) b + d u: after n
+    updates from b_0, b_n = (1 - d)^n b_0 + (1 - (1 - d)^n) u. A matrix game whose row player plays row 0
+    makes u exact at the column player's (I, a): the payoff of (row 0, a). The counts n come from a direct
+    average run with the same seed (the same sampled paths: baselines never steer sampling). Negative
+    controls: the same formula with d^2, or with d and 1 - d swapped, misses."""
+    from tests.test_frontier import MatrixGame
+
+    game = rcfr.compile_game(MatrixGame(seed=3, rows=2, cols=4))
+    view = game.views[0]
+    rows = np.zeros(view.num_sequences)
+    rows[1] = 1.0  # row 0 only
+    policy = Policy.from_local(game, [view.regret_matching(rows), game.views[1].regret_matching(
+        np.zeros(game.views[1].num_sequences))])
+    start = noisy_baseline(game, seed=4)
+    runs = {}
+    for mode in ("da", "eda"):
+        sampler = RegretSampler(game, "infoset_baseline", seed=9, epsilon=EPSILON, baseline=start.copy())
+        sampler.settings = sampler.settings._replace(baseline_update=DA if mode == "da" else EDA,
+                                                     baseline_decay=decay if mode == "eda" else 0.0)
+        sampler.sample(policy, 1, 12)
+        runs[mode] = sampler.buffers
+    _, stride, _ = baseline_layout(game, "infoset_baseline")
+    column = game.views[1]
+    slots = stride + np.arange(column.offset, column.offset + column.num_sequences - 1)  # traverser 1's (I, a)
+    n = runs["da"].state.baseline_visits[slots]
+    assert n.min() >= 1 and n.max() >= 3  # every column sampled, some several times
+    u = game.utility[[h for h in range(game.num_histories) if game.player[h] == -2]][:4]  # (row 0, a), a = 0..3
+    ours = runs["eda"].baseline[slots]
+    for rate, ok in ((decay, True), (decay ** 2, False), (1 - decay, False)):
+        kept = (1 - rate) ** n
+        expected = kept * start[slots] + (1 - kept) * u
+        assert np.allclose(ours, expected, rtol=0, atol=1e-12) == ok, rate

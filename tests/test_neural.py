@@ -236,6 +236,57 @@ def test_sd_cfr_average_is_the_exact_mixture_of_the_stored_networks(kuhn):
     np.testing.assert_allclose(solver.mixed_policy().probs, solver.average_policy().probs, atol=1e-12)
 
 
+def _reconstructed_average(game, solver, weight) -> np.ndarray:
+    """SD-CFR's average rebuilt from its stored networks without the solver's views: each network's
+    predictions, regret matching per information set, the realization plan down each player's sequence
+    tree, the plans summed with `weight(t)`, and each sequence's share of its set's summed plan."""
+    total = np.zeros(game.num_sequences)
+    for p in (0, 1):
+        offset = game.views[p].offset
+        sets = [i for i in range(game.num_infosets) if game.infoset_player[i] == p]  # parents come first
+        for t, model in solver.networks[p]:
+            own = np.arange(offset, offset + game.views[p].num_sequences - 1)
+            regret = dict(zip(own.tolist(), np.asarray(model.predict(solver.features.matrix[own]), float)))
+            plan = {}
+            for i in sets:
+                first, n = int(game.infoset_first_seq[i]), int(game.infoset_num_actions[i])
+                positive = [max(regret[s], 0.0) for s in range(first, first + n)]
+                mass = sum(positive)
+                parent = int(game.infoset_parent_seq[i])
+                reach = 1.0 if parent < 0 else plan[parent]
+                for a, s in enumerate(range(first, first + n)):
+                    plan[s] = reach * (positive[a] / mass if mass > 0 else 1.0 / n)
+            for s, value in plan.items():
+                total[s] += weight(t) * value
+    probs = np.empty(game.num_sequences)
+    for i in range(game.num_infosets):
+        first, n = int(game.infoset_first_seq[i]), int(game.infoset_num_actions[i])
+        mass = total[first:first + n].sum()
+        probs[first:first + n] = total[first:first + n] / mass if mass > 0 else 1.0 / n
+    return probs
+
+
+def test_sd_cfr_average_matches_an_independent_reconstruction_from_its_networks(kuhn):
+    """The t-weighted sum of the stored networks' realization plans, rebuilt here from the models alone, is
+    the solver's average; a wrong weighting would fail: uniform or quadratic weights, or weighting each
+    network's strategy by t without its reach, give another policy (negative controls)."""
+    solver = make_solver("sd-cfr", kuhn, regressor=TREES, traversals=30, keep_networks=True, seed=2).run(8)
+    ours = solver.average_policy().probs
+    np.testing.assert_allclose(ours, _reconstructed_average(kuhn, solver, lambda t: float(t)), rtol=0, atol=1e-12)
+    for wrong in (lambda t: 1.0, lambda t: float(t) ** 2):
+        assert np.abs(ours - _reconstructed_average(kuhn, solver, wrong)).max() > 1e-3
+    strategies = np.zeros(kuhn.num_sequences)  # t-weighted strategies, reach ignored
+    for p in (0, 1):
+        view = kuhn.views[p]
+        for t, model in solver.networks[p]:
+            estimate = np.zeros(view.num_sequences)
+            estimate[1:] = model.predict(solver.features.player_rows(kuhn, p))
+            strategies[view.offset:view.offset + view.num_sequences - 1] += t * view.regret_matching(estimate)[1:]
+    sums = np.add.reduceat(strategies, kuhn.infoset_first_seq)
+    ignoring_reach = strategies / np.repeat(sums, kuhn.infoset_num_actions)
+    assert np.abs(ours - ignoring_reach).max() > 1e-3
+
+
 def test_deep_cfr_policy_network_reproduces_the_strategy_memory_with_a_table(kuhn):
     """With indicator features and the exact table as the policy network, the average policy is the
     strategy memory's weighted mean per sequence: a visit- and t-weighted mean of the sigma_t."""

@@ -17,6 +17,7 @@ from ..compiler import _settle
 from ..sampling import bundles, driver
 from ..sampling.buffers import CACHING, PUBLIC, SAMPLERS, public_work, seed_state
 from ..sampling.public import empty_public_tree
+from ..sampling.strategies import regret_weight
 from ..games.base import TERMINAL
 from ..games.fast import ABSTRACT_CODE
 from .abstraction import CodeAbstraction, no_abstraction
@@ -161,6 +162,9 @@ class RulesBuffers:
                 self._restore(saved)
                 self.grow(4, both=True)
                 continue
+            if done + ran < iterations and ran:  # the next call starts at iteration t0 + done + ran + 1
+                settings = settings._replace(regret_weight=regret_weight(
+                    settings.regret_weight, t0 + done + 1, t0 + done + ran + 1, settings.regret_discount))
             done += ran
             if done < iterations:
                 self.grow()

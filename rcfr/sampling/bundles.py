@@ -96,12 +96,14 @@ weight w(S) per public state, reaches and values per slot of each player, and on
 (action, slot)."""
 
 Settings = namedtuple("Settings", ["sampler", "updates", "epsilon", "baseline_decay", "baseline_update", "tau",
-                                   "beta", "averaging_power", "average_mode", "regret_matching", "chance_sampling"])
+                                   "beta", "averaging_power", "average_mode", "regret_matching", "chance_sampling",
+                                   "regret_discount", "regret_weight"])
 Settings.__doc__ = """The sampler code, `ALTERNATING` or `SIMULTANEOUS` updates, exploration epsilon (outcome
 sampling; the floor of average strategy sampling), how baselines learn (`EDA` with weight ``baseline_decay`` on
 the newest estimate, decay 0 keeping them fixed, or `DA`), average strategy sampling's tau and beta, the
-averaging weight power and the average mode, `RM` or `RM_PLUS`, and how chance nodes are walked (`SINGLE`,
-`PAIRED`, `COMMON`, `ALL`)."""
+averaging weight power and the average mode, `RM` or `RM_PLUS`, how chance nodes are walked (`SINGLE`,
+`PAIRED`, `COMMON`, `ALL`), and the regrets' discount power alpha (0: none) with the weight W(t0 + 1) of the
+first iteration of a driver call (`strategies.next_regret_weight`: linear and discounted MCCFR)."""
 
 
 Tally = namedtuple("Tally", ["sums", "squares", "visits", "listed", "count"])
@@ -124,7 +126,8 @@ NO_TALLY = make_tally(0, 0, squares=False)
 def make_settings(sampler: str, *, updates: str = "alternating", epsilon: float = 0.0, baseline_decay: float = 0.0,
                   baseline_update: str = "eda", tau: float = 1.0, beta: float = 0.0, averaging_power: float = 0.0,
                   average_mode: str = "stochastic", regret_matching: str = "rm", chance_sampling: str = "single",
-                  public_chance: str = "sample") -> Settings:
+                  public_chance: str = "sample", regret_discount: float | None = None,
+                  regret_weight: float = 1.0) -> Settings:
     """`Settings` from the options' words (validated by the solvers; a word unknown here is a bug, so it
     raises KeyError naming it). ``public_chance`` applies to sampler "public", ``chance_sampling`` to the others."""
     chance = PUBLIC_CHANCE_CODES[public_chance] if sampler == "public" else CHANCE_SAMPLING_CODES[chance_sampling]
@@ -132,4 +135,5 @@ def make_settings(sampler: str, *, updates: str = "alternating", epsilon: float 
                     baseline_decay=float(baseline_decay), baseline_update=BASELINE_UPDATE_CODES[baseline_update],
                     tau=float(tau), beta=float(beta), averaging_power=float(averaging_power),
                     average_mode=AVERAGE_MODE_CODES[average_mode], regret_matching=REGRET_MATCHING_CODES[regret_matching],
-                    chance_sampling=chance)
+                    chance_sampling=chance, regret_discount=float(regret_discount or 0.0),
+                    regret_weight=float(regret_weight))

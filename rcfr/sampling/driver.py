@@ -27,7 +27,7 @@ from .bundles import ALTERNATING, BASELINE_OUTCOME, BOTH, CHANCE_SAMPLED, NO_TAL
 from .chance_walks import chance_walk, public_chance_walk
 from .outcome_walks import baseline_outcome_walk, outcome_walk
 from .states import room
-from .strategies import apply_regrets, collect_regrets
+from .strategies import apply_regrets, collect_regrets, next_regret_weight
 from .tree_walks import tree_walk
 
 
@@ -60,6 +60,7 @@ def drive(tree, state, scratch, settings, t0, iterations, fixed, weight, tally):
     docs/mccfr.md)."""
     estimating = fixed >= 0
     passes = 2 if settings.updates == ALTERNATING and not estimating else 1
+    regret_weight = settings.regret_weight  # W(t0 + 1): see `strategies.next_regret_weight`
     for it in range(iterations):
         if not room(tree):
             return it
@@ -71,7 +72,8 @@ def drive(tree, state, scratch, settings, t0, iterations, fixed, weight, tally):
             if estimating:
                 collect_regrets(tree, state, tally)
             else:
-                apply_regrets(tree, state, settings.regret_matching)
+                apply_regrets(tree, state, settings.regret_matching, regret_weight)
+        regret_weight = next_regret_weight(regret_weight, t, settings.regret_discount)
     return iterations
 
 

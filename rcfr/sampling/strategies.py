@@ -52,19 +52,42 @@ def touch(J, touched, num_touched, touched_stamp, counters):
 
 
 @njit(cache=True, inline="always")
-def apply_regrets(tree, state, regret_matching_code):
-    """Add the sampled regrets of the touched (abstract) information sets to the table (clipping at zero for
-    `RM_PLUS`), clear them from ``delta`` and empty the touched list."""
+def apply_regrets(tree, state, regret_matching_code, weight):
+    """Add the sampled regrets of the touched (abstract) information sets, times `weight` (the iteration's
+    regret weight, `next_regret_weight`), to the table (clipping at zero for `RM_PLUS`), clear them from
+    ``delta`` and empty the touched list."""
     regrets, delta, touched, num_touched = state.regrets, state.delta, state.touched, state.num_touched
     first_seq, num_actions = tree.first_seq, tree.num_actions
     clip = regret_matching_code == RM_PLUS
     for k in range(num_touched[0]):
         J = touched[k]
         for s in range(first_seq[J], first_seq[J] + num_actions[J]):
-            r = regrets[s] + delta[s]
+            r = regrets[s] + weight * delta[s]
             regrets[s] = r if (r > 0.0 or not clip) else 0.0
             delta[s] = 0.0
     num_touched[0] = 0
+
+
+@njit(cache=True, inline="always")
+def next_regret_weight(weight, t, alpha):
+    """W(t + 1) from W(t), the weight of iteration t's sampled regrets: W(1) = 1, W(t + 1) = W(t) (1 + t^-alpha).
+
+    Discounted CFR multiplies the cumulative regrets by d(t) = t^alpha / (t^alpha + 1) after iteration t; a
+    sampled iteration touches few regrets, so the table is kept divided by prod_{k <= t} d(k) instead, which
+    weights iteration t's regrets by 1 / prod_{k < t} d(k) = W(t) and changes no strategy (regret matching is
+    scale free). alpha 1 is Linear CFR's W(t) = t; alpha 0 means no discounting (W = 1). For alpha >= 1,
+    W(t) <= t stays finite."""
+    if alpha == 0.0:
+        return weight
+    return weight * (1.0 + np.float64(t) ** -alpha)
+
+
+@njit(cache=True)
+def regret_weight(weight, first, last, alpha):
+    """W(last) from W(first) = `weight`, by the multiplications the driver makes (so bit for bit the same)."""
+    for t in range(first, last):
+        weight = next_regret_weight(weight, t, alpha)
+    return weight
 
 
 @njit(cache=True, inline="always")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from ..registry import build
 from ..tree import Game
 from .cfr import CFR, CFRPlus, CFRSolver, DiscountedCFR, LinearCFR
-from .cfr import (DiscountedCFRPlus, HSDiscountedCFR, HSPredictiveCFRPlus, PredictiveCFRPlus,
-                  PredictiveDiscountedCFRPlus)
+from .cfr import (AsymmetricPCFRPlus, AsymmetricPDCFRPlus, DiscountedCFRPlus, HSDiscountedCFR, HSPredictiveCFRPlus,
+                  PredictiveCFRPlus, PredictiveDiscountedCFRPlus, SimpleAsymmetricPCFRPlus)
 from .mccfr import (AverageStrategySampling, ChanceSamplingCFR, ExternalSamplingMCCFR, MCCFRb, MCCFRSolver,
                     OutcomeSamplingMCCFR, ProbingMCCFR, PublicChanceSamplingCFR, PureCFR,
                     VarianceReducedMCCFR)
@@ -28,6 +28,9 @@ SOLVERS = {
     "pdcfr+": PredictiveDiscountedCFRPlus,
     "hs-dcfr": HSDiscountedCFR,
     "hs-pcfr+": HSPredictiveCFRPlus,
+    "sapcfr+": SimpleAsymmetricPCFRPlus,
+    "apcfr+": AsymmetricPCFRPlus,
+    "apdcfr+": AsymmetricPDCFRPlus,
     "cscfr": ChanceSamplingCFR,
     "os-mccfr": OutcomeSamplingMCCFR,
     "es-mccfr": ExternalSamplingMCCFR,

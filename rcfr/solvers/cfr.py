@@ -269,3 +269,41 @@ class HSPredictiveCFRPlus(CFRSolver):
         horizon, gamma_start = _check_horizon(horizon), _check_gamma_start(gamma_start)
         options = CFROptions(regret_matching="rm+", averaging=Linear(gamma_start, gamma_start - 5.0, horizon))
         super().__init__(game, DiscountedTable(predictive=True), options=options)
+
+
+class SimpleAsymmetricPCFRPlus(CFRSolver):
+    """SAPCFR+ (Meng et al., AAAI 2026): PCFR+ whose prediction takes the step 1 / (1 + asymmetry) while the
+    stored regrets take step 1 (their one-line change to PCFR+); asymmetry 2 and quadratic averaging."""
+
+    solver_name = "sapcfr+"
+
+    def __init__(self, game: Game, *, asymmetry: float = 2.0, averaging: str | float = "quadratic"):
+        if isinstance(asymmetry, str) or asymmetry is None:
+            raise ValueError(f"asymmetry of sapcfr+ must be a finite number in [0, 5] (for the adaptive one use "
+                             f"apcfr+, for none pcfr+), got {asymmetry!r}")
+        options = CFROptions(regret_matching="rm+", averaging=averaging, asymmetry=asymmetry)
+        super().__init__(game, DiscountedTable(predictive=True, asymmetry=options.asymmetry), options=options)
+
+
+class AsymmetricPCFRPlus(CFRSolver):
+    """APCFR+ (Meng et al., AAAI 2026): PCFR+ whose prediction takes the step 1 / (1 + a_I), a_I learned per
+    information set from how wrong the predictions were against how far the stored regrets moved
+    (`DiscountedTable`, ``asymmetry="adaptive"``); quadratic averaging."""
+
+    solver_name = "apcfr+"
+
+    def __init__(self, game: Game, *, averaging: str | float = "quadratic"):
+        options = CFROptions(regret_matching="rm+", averaging=averaging, asymmetry="adaptive")
+        super().__init__(game, DiscountedTable(predictive=True, asymmetry="adaptive"), options=options)
+
+
+class AsymmetricPDCFRPlus(CFRSolver):
+    """APDCFR+ (Meng et al., AAAI 2026): PDCFR+ (discounted, clipped regrets; alpha 2.3, average weights
+    t ** 5) with APCFR+'s adaptive asymmetry on the prediction."""
+
+    solver_name = "apdcfr+"
+
+    def __init__(self, game: Game, *, alpha: float = 2.3, averaging: str | float = 5.0):
+        options = CFROptions(regret_matching="rm+", averaging=averaging, alpha=alpha, asymmetry="adaptive")
+        super().__init__(game, DiscountedTable(alpha=options.alpha, predictive=True, asymmetry="adaptive"),
+                         options=options)

@@ -31,6 +31,7 @@ from ..rules.game import RulesGame
 from ..rules.policy import CodePolicy, normalized
 from ..sampling.bundles import Settings, make_settings
 from ..sampling.buffers import PUBLIC, SamplerBuffers
+from ..sampling.strategies import regret_weight
 from ..tree import Game
 from ..tree.abstraction import Abstraction
 from .base import IterativeSolver, abstraction_identity, check_game
@@ -38,15 +39,23 @@ from .base import IterativeSolver, abstraction_identity, check_game
 
 class MCCFRSolver(IterativeSolver):
     """Base class: a regret table and average-strategy sums filled by a compiled sampler. Every option
-    lives in ``self.options`` (`rcfr.options.MCCFROptions`); subclasses check which of them apply."""
+    lives in ``self.options`` (`rcfr.options.MCCFROptions`); subclasses check which of them apply.
+
+    Linear and discounted MCCFR (Brown & Sandholm 2019's schedules on sampled regrets): ``alpha`` discounts
+    the cumulative regrets by t^alpha / (t^alpha + 1) after iteration t, positive and negative alike, by
+    weighting iteration t's sampled regrets by W(t) = prod_{k<t} (1 + k^-alpha) instead (the table stays
+    divided by the discounts, which changes no strategy; `rcfr.sampling.strategies.next_regret_weight`);
+    ``averaging`` weights the average strategy by t^gamma as before. alpha 1 with linear averaging is linear
+    MCCFR; alpha 1.5 with averaging 2 is DCFR's schedule with beta = alpha."""
 
     sampler = ""
     chunk = 4096  # iterations per compiled call
 
     def __init__(self, game: Game, *, regret_matching: str = "rm", average_mode: str = "stochastic",
-                 averaging: str | float = "uniform", abstraction=None, average_space: str = "full", seed: int = 0):
+                 averaging: str | float = "uniform", abstraction=None, average_space: str = "full", seed: int = 0,
+                 alpha: float | None = None):
         self._setup(game, abstraction, regret_matching=regret_matching, average_mode=average_mode,
-                    averaging=averaging, average_space=average_space, seed=seed)
+                    averaging=averaging, average_space=average_space, seed=seed, alpha=alpha)
 
     def _setup(self, game: Game, abstraction, **options) -> None:
         """Check `options` (an `MCCFROptions`' fields) and `abstraction`, then allocate the sampler's arrays
@@ -58,6 +67,7 @@ class MCCFRSolver(IterativeSolver):
         self.average_mode, self.average_space, self.seed = o.average_mode, o.average_space, o.seed
         self.updates, self.epsilon, self.baseline_decay = o.updates, o.epsilon, o.baseline_decay
         self.tau, self.beta, self.chance_sampling = o.tau, o.beta, o.chance_sampling
+        self._weight = (1, 1.0)  # (t, W(t)): the last regret weight computed (`regret_weight_at`)
         if isinstance(abstraction, CodeAbstraction) and not self.on_rules:
             abstraction = abstraction.on(game)  # the same function, as a map of the compiled sets
         if abstraction is not None:
@@ -119,7 +129,17 @@ class MCCFRSolver(IterativeSolver):
                              baseline_update="da" if self.direct_average else "eda", tau=o.tau, beta=o.beta,
                              averaging_power=o.power, average_mode=o.average_mode,
                              regret_matching=o.regret_matching, chance_sampling=o.chance_sampling,
-                             public_chance=o.public_chance)
+                             public_chance=o.public_chance, regret_discount=o.alpha,
+                             regret_weight=self.regret_weight_at(self.iteration + 1))
+
+    def regret_weight_at(self, t: int) -> float:
+        """W(t), the weight of iteration t's sampled regrets (1 without ``alpha``), by the driver's own
+        multiplications from the last one computed, so a resumed run weighs bit for bit as a straight one."""
+        if self.options.alpha is None:
+            return 1.0
+        first, weight = self._weight if self._weight[0] <= t else (1, 1.0)
+        self._weight = (t, regret_weight(weight, first, t, self.options.alpha))
+        return self._weight[1]
 
     @property
     def nodes_touched(self) -> int:
@@ -184,10 +204,11 @@ class ChanceSamplingCFR(MCCFRSolver):
 
     def __init__(self, game: Game, *, updates: str = "simultaneous", chance_sampling: str = "single",
                  regret_matching: str = "rm", average_mode: str = "stochastic", averaging: str | float = "uniform",
-                 abstraction=None, average_space: str = "full", seed: int = 0):
+                 abstraction=None, average_space: str = "full", seed: int = 0,
+                 alpha: float | None = None):
         self._setup(game, abstraction, updates=updates, chance_sampling=chance_sampling,
                     regret_matching=regret_matching, average_mode=average_mode, averaging=averaging,
-                    average_space=average_space, seed=seed)
+                    average_space=average_space, seed=seed, alpha=alpha)
 
 
 
@@ -200,10 +221,11 @@ class OutcomeSamplingMCCFR(MCCFRSolver):
 
     def __init__(self, game: Game, *, epsilon: float = 0.6, updates: str = "alternating",
                  regret_matching: str = "rm", average_mode: str = "stochastic", averaging: str | float = "uniform",
-                 abstraction=None, average_space: str = "full", seed: int = 0):
+                 abstraction=None, average_space: str = "full", seed: int = 0,
+                 alpha: float | None = None):
         self._setup(game, abstraction, epsilon=check_float("epsilon", epsilon, 0.0, 1.0, low_open=True),
                     updates=updates, regret_matching=regret_matching, average_mode=average_mode,
-                    averaging=averaging, average_space=average_space, seed=seed)
+                    averaging=averaging, average_space=average_space, seed=seed, alpha=alpha)
 
 
 
@@ -225,11 +247,12 @@ class VarianceReducedMCCFR(OutcomeSamplingMCCFR):
 
     def __init__(self, game: Game, *, epsilon: float = 0.6, baseline_decay: float = 0.5,
                  updates: str = "alternating", regret_matching: str = "rm", average_mode: str = "stochastic",
-                 averaging: str | float = "uniform", abstraction=None, average_space: str = "full", seed: int = 0):
+                 averaging: str | float = "uniform", abstraction=None, average_space: str = "full", seed: int = 0,
+                 alpha: float | None = None):
         self._setup(game, abstraction, epsilon=check_float("epsilon", epsilon, 0.0, 1.0, low_open=True),
                     baseline_decay=check_float("baseline_decay", baseline_decay, 0.0, 1.0), updates=updates,
                     regret_matching=regret_matching, average_mode=average_mode, averaging=averaging,
-                    average_space=average_space, seed=seed)
+                    average_space=average_space, seed=seed, alpha=alpha)
 
 
 
@@ -248,7 +271,8 @@ class MCCFRb(OutcomeSamplingMCCFR):
     def __init__(self, game: Game, *, baseline: str = "da", baseline_decay: float | None = None,
                  epsilon: float = 0.6, updates: str = "alternating", regret_matching: str = "rm",
                  average_mode: str = "stochastic", averaging: str | float = "uniform", abstraction=None,
-                 average_space: str = "full", seed: int = 0):
+                 average_space: str = "full", seed: int = 0,
+                 alpha: float | None = None):
         self.baseline = check_choice("baseline", baseline, BASELINES)
         if baseline_decay is not None and baseline != "eda":
             raise ValueError(f"baseline_decay applies to baseline='eda' only, got baseline_decay={baseline_decay!r} "
@@ -262,7 +286,7 @@ class MCCFRb(OutcomeSamplingMCCFR):
         self._setup(game, abstraction, baseline=baseline, baseline_decay=decay,
                     epsilon=check_float("epsilon", epsilon, 0.0, 1.0, low_open=True), updates=updates,
                     regret_matching=regret_matching, average_mode=average_mode, averaging=averaging,
-                    average_space=average_space, seed=seed)
+                    average_space=average_space, seed=seed, alpha=alpha)
 
 
 class PureCFR(ExternalSamplingMCCFR):
@@ -284,10 +308,11 @@ class AverageStrategySampling(ExternalSamplingMCCFR):
 
     def __init__(self, game: Game, *, epsilon: float = 0.05, tau: float = 1000.0, beta: float = 1e6,
                  regret_matching: str = "rm", average_mode: str = "stochastic", averaging: str | float = "uniform",
-                 abstraction=None, average_space: str = "full", seed: int = 0):
+                 abstraction=None, average_space: str = "full", seed: int = 0,
+                 alpha: float | None = None):
         self._setup(game, abstraction, epsilon=check_float("epsilon", epsilon, 0.0, 1.0, low_open=True), tau=tau,
                     beta=beta, regret_matching=regret_matching, average_mode=average_mode, averaging=averaging,
-                    average_space=average_space, seed=seed)
+                    average_space=average_space, seed=seed, alpha=alpha)
 
 
 class ProbingMCCFR(AverageStrategySampling):
@@ -315,12 +340,13 @@ class PublicChanceSamplingCFR(MCCFRSolver):
 
     def __init__(self, game: Game, *, public_chance: str = "sample", updates: str = "alternating",
                  regret_matching: str = "rm", average_mode: str = "stochastic", averaging: str | float = "uniform",
-                 abstraction=None, average_space: str = "full", seed: int = 0):
+                 abstraction=None, average_space: str = "full", seed: int = 0,
+                 alpha: float | None = None):
         if average_mode == "lazy":
             raise ValueError("average_mode='lazy' is not available for pcs-cfr (its walk has no per-sequence "
                              "parent mass to push down); allowed: 'stochastic', 'optimistic'")
         self._setup(game, abstraction, public_chance=public_chance, updates=updates,
                     regret_matching=regret_matching, average_mode=average_mode, averaging=averaging,
-                    average_space=average_space, seed=seed)
+                    average_space=average_space, seed=seed, alpha=alpha)
         self.public_chance = self.options.public_chance
         self.public, self.build_seconds = self.buffers.tree.public, self.buffers.public_seconds

@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import kernels
-from ..options import MAX_POWER, REGRET_MATCHING, Linear, check_bool, check_choice, check_discount, check_float
+from ..options import (ASYMMETRY_MAX, MAX_POWER, REGRET_MATCHING, Linear, check_asymmetry, check_bool, check_choice,
+                       check_discount, check_float)
 from ..tree import Game
 
 
@@ -113,23 +114,39 @@ class DiscountedTable(RegretStore):
 
     * R^t = R^{t-1} * d(t-1) + r^t, clipped at 0 when ``plus`` (regret-matching+);
     * the next strategy is regret matching on R^t when not ``predictive``, and on the prediction
-      R^t * d(t) + r^t (the last regrets predict the next ones: Farina et al. 2021, Xu et al. 2024)
-      when it is.
+      R^t * d(t) + r^t / (1 + a) (the last regrets predict the next ones: Farina et al. 2021, Xu et al.
+      2024) when it is. The prediction's step 1 / (1 + a) is 1 when ``asymmetry`` is None; a fixed a
+      (SAPCFR+: 2) damps it; ``"adaptive"`` learns a per information set I (APCFR+, Meng et al. 2026):
+      a_I = min(sqrt(E_I / S_I), ASYMMETRY_MAX), E_I the sum over iterations of ||r^t - r^{t-1}||^2 (the
+      prediction's errors, r^0 = 0) and S_I that of ||R^t - R^{t-1}||^2 (the steps of the stored regrets),
+      ASYMMETRY_MAX where S_I = 0.
 
     ``alpha`` / ``beta`` may be a `Linear` schedule; its value for d(s) is taken at index s.
     """
 
     def __init__(self, *, alpha: float | Linear | None = None, beta: float | Linear | None = None,
-                 plus: bool = True, predictive: bool = False):
+                 plus: bool = True, predictive: bool = False, asymmetry: float | str | None = None):
         self.alpha = alpha if isinstance(alpha, Linear) else _check_power("alpha", alpha)
         self.beta = beta if isinstance(beta, Linear) else _check_power("beta", beta, negative=True)
         self.plus, self.predictive = check_bool("plus", plus), check_bool("predictive", predictive)
+        self.asymmetry = check_asymmetry("asymmetry", asymmetry)
+        if self.asymmetry is not None and not self.predictive:
+            raise ValueError(f"asymmetry={asymmetry!r} damps a prediction: it needs predictive=True")
+
+    @property
+    def adaptive(self) -> bool:
+        return self.asymmetry == "adaptive"
 
     def bind(self, game: Game) -> None:
         self.views = game.views
         self.regrets = [np.zeros(v.num_sequences) for v in self.views]
         self._strategies = [self._match(r, v) for r, v in zip(self.regrets, self.views)]
         self._prediction = [np.zeros(v.num_sequences) for v in self.views] if self.predictive else None
+        if self.adaptive:  # the last regrets, and per information set the sums E_I and S_I
+            self._last = [np.zeros(v.num_sequences) for v in self.views]
+            self._before = [np.zeros(v.num_sequences) for v in self.views]  # the stored regrets before an update
+            self._errors = [np.zeros(len(v.infoset_first)) for v in self.views]
+            self._steps = [np.zeros(len(v.infoset_first)) for v in self.views]
 
     @staticmethod
     def _match(regrets: np.ndarray, view, out: np.ndarray | None = None) -> np.ndarray:
@@ -151,6 +168,10 @@ class DiscountedTable(RegretStore):
 
     def update(self, player: int, regrets: np.ndarray, iteration: int) -> None:
         total = self.regrets[player]
+        before = None
+        if self.adaptive:
+            before = self._before[player]
+            before[:] = total
         self._discount(total, iteration - 1)
         total += regrets
         if self.plus:
@@ -160,7 +181,15 @@ class DiscountedTable(RegretStore):
             source = self._prediction[player]
             source[:] = total
             self._discount(source, iteration)
-            source += regrets
+            if self.asymmetry is None:
+                source += regrets
+            elif not self.adaptive:
+                source += regrets / (1.0 + self.asymmetry)
+            else:
+                view = self.views[player]
+                kernels.adaptive_prediction(regrets, total, before, self._last[player], self._errors[player],
+                                            self._steps[player], view.infoset_first, view.infoset_size,
+                                            ASYMMETRY_MAX, source)
         self._match(source, self.views[player], self._strategies[player])
 
     def size(self) -> int:
@@ -170,12 +199,19 @@ class DiscountedTable(RegretStore):
         # the current strategy is stored: a predictive one depends on the last regrets and iteration
         state = {f"regrets{p}": self.regrets[p].copy() for p in (0, 1)}
         state.update({f"strategy{p}": self._strategies[p].copy() for p in (0, 1)})
+        for name, arrays in self._adaptive_state().items():
+            state.update({f"{name}{p}": arrays[p].copy() for p in (0, 1)})
         return state
+
+    def _adaptive_state(self) -> dict[str, list[np.ndarray]]:
+        return {"last_regrets": self._last, "errors": self._errors, "steps": self._steps} if self.adaptive else {}
 
     def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
         for p in (0, 1):
             self.regrets[p][:] = state[f"regrets{p}"]
             self._strategies[p][:] = state[f"strategy{p}"]
+            for name, arrays in self._adaptive_state().items():
+                arrays[p][:] = state[f"{name}{p}"]
 
 
 def _check_power(name: str, value, negative: bool = False) -> float | None:
