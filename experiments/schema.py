@@ -9,7 +9,6 @@ typo fails at start with the field and the allowed values.
 
 from __future__ import annotations
 
-import difflib
 import re
 from pathlib import Path
 from dataclasses import dataclass, field, fields, is_dataclass
@@ -19,7 +18,7 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig, OmegaConf
 
 from rcfr import SOLVERS, make_rules
-from rcfr.options import check_float, check_int
+from rcfr.options import check_float, check_int, did_you_mean
 from rcfr.registry import check_choice, keyword_names
 
 from . import components, tracking
@@ -107,12 +106,6 @@ def register_configs() -> None:
 
     open_children(node)
     ConfigStore.instance().store(name="experiment_schema", node=node)
-
-
-def did_you_mean(value: str, allowed) -> str:
-    """" (did you mean 'x'?)" for the allowed name closest to `value` (difflib), or "" when none is close."""
-    close = difflib.get_close_matches(str(value), [str(a) for a in allowed], n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def check_group_options(config_dir: str, arguments: list[str]) -> None:

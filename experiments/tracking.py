@@ -23,6 +23,8 @@ import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
+
+from rcfr.options import did_you_mean
 from typing import Protocol
 
 #: logger name -> its options (the keys of ``logger.<name>``) and the package it needs (the extra's name)
@@ -45,7 +47,6 @@ class Logger(Protocol):
 def check_options(loggers: dict) -> None:
     """Refuse, with a ValueError naming the field, an unknown logger or option, a logger whose package is
     not installed, and a directory that cannot be written (checked without creating anything)."""
-    from .schema import did_you_mean  # schema imports this module: a call-time import
 
     for name, options in loggers.items():
         if name not in OPTIONS:

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import argparse
 import ast
-import difflib
 import sys
 import time
 
 import numpy as np
 
 import rcfr
+from rcfr.options import did_you_mean
 
 
 def _parse_param(text: str) -> tuple[str, object]:
@@ -58,9 +58,7 @@ def _check_name(option: str, value: str, allowed: list[str]) -> None:
     """One line naming the closest allowed name and all of them, then exit 2 (argparse's code)."""
     if value in allowed:
         return
-    close = difflib.get_close_matches(value, allowed, n=1, cutoff=0.6)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    print(f"python -m rcfr: error: {option} {value}: unknown {option[2:]} {value!r}{hint}; "
+    print(f"python -m rcfr: error: {option} {value}: unknown {option[2:]} {value!r}{did_you_mean(value, allowed)}; "
           f"allowed: {', '.join(allowed)}",
           file=sys.stderr)
     sys.exit(2)

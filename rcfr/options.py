@@ -58,6 +58,13 @@ def _same(value, option) -> bool:
         return False
 
 
+def did_you_mean(value: Any, allowed: Iterable[Any]) -> str:
+    """" (did you mean 'x'?)" for the allowed name closest to `value` (difflib), or "" when none is close."""
+    import difflib
+    close = difflib.get_close_matches(str(value), [str(a) for a in allowed], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 def check_choice(field: str, value: Any, allowed: Iterable[Any]) -> Any:
     """`value` if it is one of `allowed`, else ``ValueError: unknown <field> <value>; allowed: ...``."""
     allowed = list(allowed)
