@@ -70,3 +70,53 @@ def test_dominion_searches_refuse_a_state_that_cannot_be(field, value, match):
             searcher.decide(tuple(state))  # -3 Coppers in the deck was searched
     with pytest.raises(ValueError, match="must be a tuple of 85 integers"):
         MCTS(game, simulations=3).decide(tuple(state[:-1]))
+
+
+# ---- policies ------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def kuhn():
+    import rcfr
+    return rcfr.load_game("kuhn")
+
+
+def test_a_policy_taken_over_without_a_copy_cannot_be_changed_behind_its_back(kuhn):
+    from rcfr import Policy
+    owner = np.array(Policy.uniform(kuhn).probs)
+    policy = Policy(kuhn, owner[:], copy=False)  # a view: was frozen while its base stayed writable
+    owner[0] = math.nan
+    assert np.isfinite(policy.probs).all()
+    taken = np.array(Policy.uniform(kuhn).probs)
+    policy = Policy(kuhn, taken, copy=False)  # an array owning its memory is taken over, frozen
+    with pytest.raises(ValueError, match="read-only"):
+        taken[0] = 5.0
+    assert policy.probs[0] == 0.5
+
+
+def _shifted(policy, shift):
+    """The same rows under codes that are not the game's (all but the first row moved by `shift`)."""
+    from rcfr.rules.policy import CodePolicy
+    codes = policy.codes.copy()
+    codes[1:] += shift
+    order = np.argsort(codes)
+    rows = [policy.probs[policy.first[i]:policy.first[i + 1]] for i in order]
+    first = np.concatenate([[0], np.cumsum([len(r) for r in rows])])
+    from rcfr.games import make_rules
+    return CodePolicy(make_rules("kuhn"), codes[order], first, np.concatenate(rows))
+
+
+def test_code_policy_rows_that_match_no_information_set_are_refused(kuhn):
+    from rcfr import Policy, PolicyError
+    from rcfr.rules import evaluation
+    from rcfr.rules.policy import CodePolicy
+    exact = CodePolicy.from_policy(Policy.random(kuhn, seed=1))
+    assert evaluation.exploitability(kuhn.rules, exact) == pytest.approx(rcfr_exploitability(kuhn, exact))
+    stray = _shifted(exact, 1 << 40)
+    with pytest.raises(PolicyError, match=r"11 of the 12 rows of this code policy of kuhn\(\) match no information"):
+        evaluation.exploitability(kuhn.rules, stray, default="uniform")  # was: scored as the uniform policy
+    with pytest.raises(PolicyError, match="11 of the 12 rows .* match no information set"):
+        stray.to_policy(kuhn, default="uniform")
+
+
+def rcfr_exploitability(game, code_policy):
+    import rcfr
+    return rcfr.exploitability(game, code_policy.to_policy(game))

@@ -27,6 +27,7 @@ from numba import types as nb
 from numba.typed import Dict
 
 from ..compiler import _grow, _settled
+from ..errors import PolicyError
 from ..evaluation import Evaluation
 from ..games.base import CHANCE, TERMINAL, GameRules
 from ..games.fast import ABSTRACT_CODE, DATA, FUNCTION_TYPES
@@ -268,7 +269,13 @@ def walk(rules: GameRules, policy: CodePolicy, default: str | None = None) -> di
           no_abstraction if abstraction is None else abstraction.code,
           fast.data if abstraction is None else abstraction.data, abstraction is not None, out, error)
     raise_walk_error(rules, error, _ERRORS)
-    return dict(zip(OUT_FIELDS, out.tolist()))
+    raw = dict(zip(OUT_FIELDS, out.tolist()))
+    unmatched = len(policy.codes) - int(raw["infosets"] - raw["extra_infosets"])
+    if abstraction is None and unmatched:  # rows whose codes the walk never met: not this game's sets
+        raise PolicyError(f"{unmatched} of the {len(policy.codes)} rows of this code policy of "
+                          f"{rules.description()} match no information set of the game (codes the rules never "
+                          f"give); the policy was built for other codes")
+    return raw
 
 
 def raise_walk_error(rules: GameRules, error: np.ndarray, messages: dict[int, str]) -> None:

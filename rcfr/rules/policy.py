@@ -176,6 +176,12 @@ class CodePolicy:
                 raise PolicyError(f"information set {game.infoset_key(i)!r} (code {int(code_of[i])}) of "
                                   f"{self.description} is not in this code policy ({int((~found).sum())} of "
                                   f"{len(found)} missing); pass default='uniform' to play uniformly there")
+        used = np.zeros(len(self.codes), bool)
+        used[at[found]] = True
+        if not used.all():
+            raise PolicyError(f"{int((~used).sum())} of the {len(used)} rows of this code policy of "
+                              f"{self.description} match no information set of the game (first: code "
+                              f"{int(self.codes[np.argmin(used)])}); the policy was built for other codes")
         mine = np.where(found, self.first[np.minimum(at, len(self.codes) - 1)] if len(self.codes) else 0, -1)
         theirs = np.where(found, np.diff(self.first)[np.minimum(at, len(self.codes) - 1)]
                           if len(self.codes) else 0, sizes)
