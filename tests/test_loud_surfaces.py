@@ -120,3 +120,54 @@ def test_code_policy_rows_that_match_no_information_set_are_refused(kuhn):
 def rcfr_exploitability(game, code_policy):
     import rcfr
     return rcfr.exploitability(game, code_policy.to_policy(game))
+
+
+# ---- solvers: checkpoints, run, the neural family -------------------------------------------------------
+TREES = {"name": "best_first", "max_leaves": 64}
+
+
+def test_a_deep_cfr_family_checkpoint_records_its_options_and_refuses_others(kuhn):
+    from rcfr import make_solver
+    state = make_solver("sd-cfr", kuhn, regressor=TREES, traversals=5, seed=1).run(1).state_dict()
+    assert '"traversals": 5' in str(state["options"]) and str(state["solver"]) == "sd-cfr"  # was '{}'
+    with pytest.raises(ValueError, match=r"other options .*regressor: .* -> 'table'; seed: 1 -> 2; traversals: 5 -> 6"):
+        make_solver("sd-cfr", kuhn, regressor="table", traversals=6, seed=2).load_state_dict(state)
+    resumed = make_solver("sd-cfr", kuhn, regressor=TREES, traversals=5, seed=1, keep_networks=True)
+    resumed.load_state_dict(state)  # keep_networks never changes results
+    assert resumed.iteration == 1
+
+
+@pytest.mark.parametrize("name", ["deep-cfr", "sd-cfr", "dream", "escher"])
+def test_the_neural_family_refuses_a_game_walked_by_its_rules_by_name(name):
+    import rcfr
+    game = rcfr.load_game("kuhn", compiled=False)
+    with pytest.raises(ValueError, match=f"{name} on kuhn\\(\\) walked by its rules: the Deep CFR family needs the "
+                                         "compiled game"):
+        rcfr.make_solver(name, game)  # was AttributeError: 'RulesGame' object has no attribute 'views'
+
+
+def test_a_neural_capacity_beyond_memory_is_refused_by_name(kuhn):
+    from rcfr import make_solver
+    with pytest.raises(ValueError, match=r"capacity 1,000,000,000,000,000,000,000,000,000,000 needs .* GiB for its "
+                                         r"reservoir, more than the .* GiB available"):
+        make_solver("sd-cfr", kuhn, regressor=TREES, capacity=10 ** 30)  # was: Maximum allowed dimension exceeded
+
+
+def test_a_checkpoint_that_is_not_a_mapping_and_a_callback_that_is_not_a_function(kuhn):
+    from rcfr import make_solver
+    solver = make_solver("cfr", kuhn)
+    with pytest.raises(TypeError, match="state must be a mapping of field names to arrays, .* got NoneType"):
+        solver.load_state_dict(None)
+    with pytest.raises(TypeError, match="callback must be None or a function of the solver, got int 5"):
+        solver.run(5, callback=5)
+    assert solver.iteration == 0  # refused before any work
+
+
+def test_an_mlp_fit_on_one_row_predicts_on_the_targets_scale():
+    pytest.importorskip("torch")
+    from rcfr import make_regressor
+    from rcfr.regressors import base
+    model = make_regressor({"name": "mlp", "random_state": 0})
+    base.fit(model, np.array([[1.0, 2.0, 3.0]]), np.array([0.25]), np.ones(1))
+    prediction = base.predict(model, np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0], [1.0, 2.0, 4.0]]))
+    assert np.abs(prediction).max() < 2.0  # was 8e6 and 1e7 off the fitted row: constant columns scaled by 1e-8
