@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from features import make_features
-from rcfr import SOLVERS, load_game, make_rules, make_solver  # noqa: F401  (make_rules: validation)
+from rcfr import SOLVERS, TooLarge, load_game, make_rules, make_solver  # noqa: F401  (make_rules: validation)
 from rcfr.regressors import make_regressor
 from rcfr.policy import Policy
 from rcfr.registry import keyword_names
@@ -32,7 +32,10 @@ from .schema import ConfigError, ExperimentConfig, check_rules_path, resolve_sha
 
 def make_game(spec: ExperimentConfig) -> Game | RulesGame:
     """The compiled game, or the game walked by its rules (``game.compiled``; `rcfr.load_game`)."""
-    game = load_game(spec.game.name, compiled=spec.game.compiled, **spec.game.params)
+    try:
+        game = load_game(spec.game.name, compiled=spec.game.compiled, **spec.game.params)
+    except TooLarge as err:  # game.compiled=true on a game above the compile limit
+        raise ConfigError(f"game: {err}; or walk it by its rules: game.compiled=false (or null)") from None
     if is_walked(game):
         check_rules_path(spec)
     return game

@@ -32,7 +32,7 @@ from ..evaluation import Evaluation
 from ..games.base import CHANCE, TERMINAL, GameRules
 from ..games.fast import ABSTRACT_CODE, DATA, FUNCTION_TYPES
 from .abstraction import no_abstraction
-from .policy import CodePolicy, check_default, fast_game
+from .policy import CodePolicy, fast_game
 
 _FN = FUNCTION_TYPES
 #: Fields of the walk's `out` array.
@@ -258,7 +258,7 @@ def walk(rules: GameRules, policy: CodePolicy, default: str | None = None) -> di
         if not isinstance(policy, Policy):
             raise TypeError(f"policy must be a CodePolicy (or a compiled rcfr.Policy), got {type(policy).__name__}")
         policy = CodePolicy.from_policy(policy)
-    default = check_default(default)
+    default = policy.default_for(default)
     policy.check_rules(rules)
     fast = fast_game(rules)
     out = np.zeros(len(OUT_FIELDS))

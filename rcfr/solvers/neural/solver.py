@@ -98,6 +98,8 @@ class NeuralCFR(IterativeSolver):
     """One sampled loop with a learned advantage per sequence (see the module docstring for the options)."""
 
     chunk = 1
+    #: a game walked by its rules is refused (the experiment kit reads this before building anything)
+    compiled_only = True
 
     def __init__(self, game: Game, *, sampler: str = "external", average: str = "network", regressor=None,
                  features="auto", value_regressor=None, policy_regressor=None, traversals: int = 200,
