@@ -71,6 +71,9 @@ class RunConfig:
     # > 0: the sweep's aggregate plays every pair of final policies of one game against each other, this
     # many play-outs per seating (experiments.matches: matches.md, matches.csv); 0: no match table
     matches: int = 0
+    # True: run exact evaluation points on a game walked by its rules even when each is estimated to take over
+    # an hour (rcfr.budget.walk_estimate); False refuses them before any work, with the estimate
+    long_evaluations: bool = False
 
 
 POLICY_FORMATS = ("auto", "json", "npz")

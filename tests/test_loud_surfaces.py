@@ -250,3 +250,59 @@ def test_the_kit_says_a_game_too_large_to_compile_is_a_config_error(no_enumerati
     spec = validate(_kit("phantom_ttt", compiled=True))
     with pytest.raises(ConfigError, match=r"game: phantom_ttt.* too many to compile.*game.compiled=false"):
         make_game(spec)  # was a TooLarge traceback
+
+
+# ---- walks too long to finish, or long enough to say so ----------------------------------------------------
+def _uniform_code_policy(rules):
+    from rcfr.rules.policy import CodePolicy
+    return CodePolicy(rules, np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0), default="uniform")
+
+
+GOOFSPIEL13 = (r"an exact evaluation of goofspiel\(cards=13[^)]*\) walks every history: [\d,]+ \(estimated\), about "
+               r".* years .* it would not finish")
+
+
+def test_an_exact_evaluation_that_would_not_finish_is_refused_with_its_estimate():
+    import rcfr
+    from rcfr import TooLarge
+    from rcfr.rules import evaluation
+    rules = rcfr.make_rules("goofspiel", cards=13)
+    with pytest.raises(TooLarge, match=GOOFSPIEL13):
+        evaluation.evaluate(rules, _uniform_code_policy(rules))
+
+
+@pytest.mark.slow  # compiles Goofspiel's fast functions for the rules game
+def test_approx_exploitability_refuses_an_exact_evaluation_that_would_not_finish():
+    import rcfr
+    from rcfr import TooLarge, approx_exploitability
+    game = rcfr.load_game("goofspiel", cards=13, compiled=False)
+    with pytest.raises(TooLarge, match=GOOFSPIEL13):
+        approx_exploitability(game, _uniform_code_policy(game.rules), evaluation="exact", budget=10)  # hung
+
+
+def test_an_exact_evaluation_of_hours_says_so_before_it_starts():
+    import warnings
+
+    import rcfr
+    from rcfr.errors import LongWalkWarning
+    from rcfr.rules import evaluation
+    rules = rcfr.make_rules("phantom_ttt")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LongWalkWarning)  # the warning stops the ~3 hour walk here
+        with pytest.raises(LongWalkWarning, match=r"an exact evaluation of phantom_ttt.* [\d,]+ \(estimated\), "
+                                                  r"about [\d.]+ hours"):
+            evaluation.evaluate(rules, _uniform_code_policy(rules))
+
+
+@pytest.mark.parametrize("params, long, match", [
+    ({"cards": 13}, True, r"goofspiel\(cards=13[^)]*\): [\d,]+ \(estimated\), about .* years each, .* it would not "
+                          r"finish"),
+    ({"cards": 9}, False, r"goofspiel\(cards=9[^)]*\): [\d,]+ \(estimated\), about .* each, .* "
+                          r"run.long_evaluations=true"),
+])
+def test_the_kit_refuses_exact_evaluation_points_it_cannot_finish_unless_asked(params, long, match):
+    from experiments.build import make_game
+    from experiments.schema import ConfigError, validate
+    spec = validate(_kit("goofspiel", params, long_evaluations=long))
+    with pytest.raises(ConfigError, match=f"each exact evaluation point walks every history of {match}"):
+        make_game(spec)  # cards=13 printed nothing and never returned

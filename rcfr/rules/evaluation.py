@@ -26,6 +26,7 @@ from numba import njit
 from numba import types as nb
 from numba.typed import Dict
 
+from ..budget import check_walk
 from ..compiler import _grow, _settled
 from ..errors import PolicyError
 from ..evaluation import Evaluation
@@ -260,6 +261,7 @@ def walk(rules: GameRules, policy: CodePolicy, default: str | None = None) -> di
         policy = CodePolicy.from_policy(policy)
     default = policy.default_for(default)
     policy.check_rules(rules)
+    check_walk(rules, "an exact evaluation")
     fast = fast_game(rules)
     out = np.zeros(len(OUT_FIELDS))
     error = np.zeros(4, np.int64)
