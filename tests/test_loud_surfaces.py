@@ -306,3 +306,16 @@ def test_the_kit_refuses_exact_evaluation_points_it_cannot_finish_unless_asked(p
     spec = validate(_kit("goofspiel", params, long_evaluations=long))
     with pytest.raises(ConfigError, match=f"each exact evaluation point walks every history of {match}"):
         make_game(spec)  # cards=13 printed nothing and never returned
+
+
+# ---- the game cache ------------------------------------------------------------------------------------
+def test_a_cached_game_file_cut_short_is_refused_on_open_and_rebuilt(kuhn, tmp_path):
+    from rcfr.tree.cache import DamagedEntry, open_game, read_game, save_game
+    path = tmp_path / "kuhn.rcfrgame"
+    save_game(kuhn, path)
+    assert open_game(kuhn.rules, path, verify=False) is not None
+    with open(path, "r+b") as f:
+        f.truncate(path.stat().st_size - 64)
+    with pytest.raises(DamagedEntry, match="array table does not match the file"):
+        read_game(kuhn.rules, path, verify=False)  # its size no longer matches its header: never mapped
+    assert open_game(kuhn.rules, path, verify=False) is None
