@@ -4,7 +4,7 @@ numba keys a cached function by a hash of its own file only. A function that cal
 functions of other files (the sampling driver inlines the walks) compiles their code into its own, so
 after an edit to one of those files the cached function kept running the old code until its cache was
 deleted. Here each cached function's key (numba's "source stamp") also holds a digest of the files,
-under a watched source root (the one holding `rcfr`), that its code can come from:
+in a watched package (`rcfr` itself), that its code can come from:
 
 * the files of the jitted functions it names, transitively (as globals, as attributes of a module it
   names, or in its closure), and of the plain functions and classes it names;
@@ -15,7 +15,7 @@ under a watched source root (the one holding `rcfr`), that its code can come fro
 The names are read from the bytecode, and the overloads from the sources, so the key does not depend on
 which modules happen to be imported. It is computed at the first load or save of each cached function in
 a process (every module it names is imported by then). `install` patches numba once numba is imported
-(`import rcfr` stays free of numba); `watch` adds a source root (the tests watch a temporary package).
+(`import rcfr` stays free of numba); `watch` adds a package (the tests watch a temporary one).
 """
 
 from __future__ import annotations
@@ -31,13 +31,13 @@ import types
 from functools import lru_cache
 from pathlib import Path
 
-#: source roots whose cached functions get the wider key: the directory holding the `rcfr` package
-ROOTS: list[Path] = [Path(__file__).resolve().parent.parent]
+#: package directories whose cached functions get the wider key (and whose files count): `rcfr`'s own
+ROOTS: list[Path] = [Path(__file__).resolve().parent]
 _CACHING = "numba.core.caching"
 
 
 def watch(root) -> None:
-    """Key the cached functions under `root` by their dependencies too."""
+    """Key the cached functions of the package directory `root` by their dependencies too."""
     path = Path(root).resolve()
     if path not in ROOTS:
         ROOTS.append(path)
@@ -79,7 +79,7 @@ def _imported_from(path: str) -> dict[str, str]:
         tree = ast.parse(file.read_text())
     except (OSError, SyntaxError, ValueError):
         return {}
-    package = list(file.relative_to(root).with_suffix("").parts)[:-1]
+    package = list(file.relative_to(root.parent).with_suffix("").parts)[:-1]
     out = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
@@ -106,8 +106,10 @@ def _overloads(root: Path) -> dict[str, frozenset[str]]:
 
 
 def _module_file(name: str, root: Path) -> str | None:
-    """The file of module `name` under `root` (found without importing anything), or None."""
-    base = root.joinpath(*name.split("."))
+    """The file of module `name` in the package `root` (found without importing anything), or None."""
+    base = root.parent.joinpath(*name.split("."))
+    if not base.resolve().is_relative_to(root):
+        return None
     for path in (base.with_suffix(".py"), base / "__init__.py"):
         if path.is_file():
             return str(path)
@@ -115,7 +117,7 @@ def _module_file(name: str, root: Path) -> str | None:
 
 
 def sources(py_func) -> list[str]:
-    """The files under `py_func`'s source root that its compiled code can come from (its own included)."""
+    """The files of `py_func`'s watched package that its compiled code can come from (its own included)."""
     root = _root_of(_file_of(py_func))
     if root is None:
         return []
@@ -181,7 +183,7 @@ def digest(py_func) -> str:
     root = _root_of(_file_of(py_func))
     h = hashlib.sha256()
     for path in sources(py_func):
-        h.update(str(Path(path).resolve().relative_to(root)).encode())
+        h.update(str(Path(path).resolve().relative_to(root.parent)).encode())
         h.update(Path(path).read_bytes())
     return h.hexdigest()
 

@@ -58,7 +58,7 @@ def test_an_edit_to_an_inlined_file_takes_effect_in_the_next_process(tmp_path, e
     code = "import rcfr, rcfr.numba_cache as c; {watch}from pkg.entry import run; print(run(1))"
     runs = {}
     for name, package in (("watched", watched), ("plain", plain)):
-        watch = f"c.watch({str(package.parent)!r}); " if name == "watched" else ""
+        watch = f"c.watch({str(package)!r}); " if name == "watched" else ""
         first = _fresh(code.format(watch=watch), package.parent, package.parent)
         walk = package / "walk.py"
         walk.write_text(walk.read_text().replace(*edit))
@@ -73,7 +73,7 @@ def test_the_digest_follows_the_inlined_file_and_only_what_is_compiled_in(tmp_pa
     from rcfr import numba_cache
     package = _package(tmp_path)
     (package / "other.py").write_text("X = 1\n")
-    monkeypatch.setattr(numba_cache, "ROOTS", numba_cache.ROOTS + [tmp_path.resolve()])
+    monkeypatch.setattr(numba_cache, "ROOTS", numba_cache.ROOTS + [package.resolve()])
     monkeypatch.syspath_prepend(str(tmp_path))
     entry = importlib.import_module("pkg.entry")
     try:
