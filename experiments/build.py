@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from rcfr.features import make_features
-from rcfr import SOLVERS, load_game, make_rules, make_solver  # noqa: F401  (make_rules: validation)
+from rcfr import SOLVERS, TooLarge, load_game, make_rules, make_solver  # noqa: F401  (make_rules: validation)
 from rcfr.regressors import make_regressor
 from rcfr.policy import Policy
 from rcfr.registry import keyword_names
@@ -32,10 +32,38 @@ from .schema import ConfigError, ExperimentConfig, check_rules_path, resolve_sha
 
 def make_game(spec: ExperimentConfig) -> Game | RulesGame:
     """The compiled game, or the game walked by its rules (``game.compiled``; `rcfr.load_game`)."""
-    game = load_game(spec.game.name, compiled=spec.game.compiled, **spec.game.params)
+    if spec.game.compiled is False:  # before the rules' fast functions compile
+        _check_exact_points(spec, make_rules(spec.game.name, **spec.game.params))
+    try:
+        game = load_game(spec.game.name, compiled=spec.game.compiled, **spec.game.params)
+    except TooLarge as err:  # game.compiled=true on a game above the compile limit
+        raise ConfigError(f"game: {err}; or walk it by its rules: game.compiled=false (or null)") from None
     if is_walked(game):
         check_rules_path(spec)
+        _check_exact_points(spec, game.rules)
     return game
+
+
+#: seconds an exact evaluation point on the rules path may be estimated to take unless run.long_evaluations
+LONG_EVALUATION = 3600.0
+
+
+def _check_exact_points(spec: ExperimentConfig, rules) -> None:
+    """Refuse evaluation points whose exact walk of every history is estimated to take over an hour each,
+    unless ``run.long_evaluations`` asks for them (Bluff is scored on its much smaller public tree)."""
+    from rcfr.budget import MAX_WALK_SECONDS, duration, walk_estimate
+    from rcfr.rules import bluff_evaluation
+    estimate = None if bluff_evaluation.walks(rules) else walk_estimate(rules)
+    if estimate is None or estimate[1] <= LONG_EVALUATION:
+        return
+    histories, seconds = estimate
+    cannot = seconds > MAX_WALK_SECONDS  # refused by the evaluation itself, asked or not
+    if spec.run.long_evaluations and not cannot:
+        return
+    size = (f"each exact evaluation point walks every history of {rules.description()}: {histories:,} (estimated), about "
+            f"{duration(seconds)} each, {spec.run.eval_points} points or more")
+    raise ConfigError(f"{size}; it would not finish: choose smaller game parameters" if cannot else
+                      f"{size}; set run.long_evaluations=true to run them anyway, or choose smaller game parameters")
 
 
 def is_walked(game) -> bool:

@@ -71,6 +71,9 @@ class RunConfig:
     # > 0: the sweep's aggregate plays every pair of final policies of one game against each other, this
     # many play-outs per seating (rcfr.experiments.matches: matches.md, matches.csv); 0: no match table
     matches: int = 0
+    # True: run exact evaluation points on a game walked by its rules even when each is estimated to take over
+    # an hour (rcfr.budget.walk_estimate); False refuses them before any work, with the estimate
+    long_evaluations: bool = False
 
 
 POLICY_FORMATS = ("auto", "json", "npz")
@@ -307,8 +310,8 @@ def validate(cfg) -> ExperimentConfig:
 def check_rules_path(spec: ExperimentConfig) -> None:
     """What a game walked by its rules (``game.compiled=false``, or a game above the compile limit) cannot do:
     abstractions other than the code-keyed recall ones (`rcfr.abstraction.CODE_ABSTRACTIONS`) need the
-    compiled tree, and a share ("1%") needs the game's sequence count, which
-    the rules path never takes."""
+    compiled tree, a share ("1%") needs the game's sequence count, which the rules path never takes, and
+    solvers that read the compiled arrays (the Deep CFR family, dense sampled RCFR) need the tree."""
     from rcfr.abstraction import CODE_ABSTRACTIONS
     if spec.abstraction.name not in ("none", *CODE_ABSTRACTIONS):
         raise ConfigError(f"abstraction {spec.abstraction.name!r} needs the compiled game, and this game is walked by "
@@ -322,6 +325,15 @@ def check_rules_path(spec: ExperimentConfig) -> None:
             if parse_share(f"{field_name}.{key}", value) is not None:
                 raise ConfigError(f"{field_name}.{key}={value!r} is a share of the game's sequences, which a game "
                                   f"walked by its rules does not count; give a number")
+    name = spec.solver.name
+    if getattr(SOLVERS.get(name), "compiled_only", False):
+        raise ConfigError(f"solver {name!r} needs the compiled game, and this game is walked by its rules; choose a "
+                          f"solver that walks the rules (os-mccfr, es-mccfr, sampled-rcfr with "
+                          f"solver.options.features_on_demand=true), or game.compiled=true for a game within the "
+                          f"compile limit")
+    if name in ("sampled-rcfr", "sampled-rcfr+") and not spec.solver.options.get("features_on_demand", False):
+        raise ConfigError(f"solver {name!r} on a game walked by its rules needs solver.options.features_on_demand=true "
+                          f"(a dense feature matrix needs the compiled game)")
 
 
 def _check_average_space(spec: ExperimentConfig, kit_options: list[str]) -> None:

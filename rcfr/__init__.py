@@ -11,9 +11,11 @@ import importlib
 import importlib.util
 import warnings
 
+from . import numba_cache
 from .errors import RulesPathWarning, TooLarge
 
 __version__ = "0.2.0.dev0"
+numba_cache.install()  # before any cached function loads: keys the cache by every file it compiles in
 
 # public name -> the submodule that defines it
 _HOMES = {

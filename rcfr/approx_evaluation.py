@@ -132,11 +132,12 @@ def approx_exploitability(game, policy, method: str = "es-br", budget: int = 1_0
     (`UninformativeBound`): raise the budget, or the policy may be near an equilibrium."""
     check_approx_options(method=method, budget=budget, seed=seed, samples=samples, evaluation=evaluation, eps=eps,
                          min_visits=min_visits, chance=chance)
-    default = check_default(default)
+    check_default(default)
     if min_visits is None:
         min_visits = MIN_VISITS[method]
     rules, fast = _source(game)
     frozen = _code_policy(game, rules, policy, "policy")
+    default = frozen.default_for(default)
     if frozen.abstraction is not None:  # the responder's rows are full sets, the policy's abstract ones
         raise ValueError(f"approx_exploitability needs a policy of the full game; this one has rows per abstract set "
                          f"of {frozen.abstraction.name!r}: score it exactly (rcfr.rules.evaluation, or "
@@ -217,10 +218,11 @@ def match_policies(game, policy_a, policy_b, samples: int = 10_000, seed: int = 
     check_int("samples", samples, 2)
     check_seed("seed", seed)
     check_choice("chance", chance, MATCH_CHANCE)
-    default = check_default(default)
+    check_default(default)
     rules, fast = _source(game)
     a = _code_policy(game, rules, policy_a, "policy_a")
     b = _code_policy(game, rules, policy_b, "policy_b")
+    default = default or (a.default if a.default == b.default else None)  # one flag for both seats
     streams = np.random.SeedSequence([seed, 23]).generate_state(3, np.uint64)
     seated = []
     nodes = 0
@@ -311,4 +313,5 @@ def _responder(frozen: CodePolicy, codes: np.ndarray, sizes: np.ndarray, best: n
     first = np.zeros(len(order) + 1, np.int64)
     np.cumsum(all_sizes[order], out=first[1:])
     gather = np.repeat(starts[order] - first[:-1], all_sizes[order]) + np.arange(first[-1], dtype=np.int64)
-    return CodePolicy._trusted(frozen.description, frozen.fingerprint, all_codes[order], first, flat[gather])
+    return CodePolicy._trusted(frozen.description, frozen.fingerprint, all_codes[order], first, flat[gather],
+                               default=frozen.default)

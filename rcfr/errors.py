@@ -10,7 +10,12 @@ class PolicyError(ValueError):
 
 
 class TooLarge(ValueError):
-    """A game with more histories than the compile limit (`rcfr.budget`): refused before the work."""
+    """A game too large for the request (to compile within the limit, or to walk exactly before the heat death
+    of the machine: `rcfr.budget`): refused before the work."""
+
+
+class LongWalkWarning(UserWarning):
+    """An exact walk of a game's rules estimated to take minutes or more, said before it starts (`rcfr.budget`)."""
 
 
 class RulesPathWarning(UserWarning):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from numbers import Integral, Real
 from typing import Any, Iterable
@@ -89,6 +90,14 @@ def check_int(field: str, value: Any, low: int | None = None, high: int | None =
             bound = f" in [{low}, {high:,}]" if low is not None else f" <= {high:,}"
         raise ValueError(f"{field} must be an integer{bound}, got {value!r}")
     return int(value)
+
+
+def check_checkpoint(value: Any) -> Mapping:
+    """`value` if it is a mapping (a dict, an opened .npz), as a checkpoint is, else a TypeError."""
+    if not isinstance(value, Mapping):
+        raise TypeError(f"state must be a mapping of field names to arrays, as state_dict() returns (or np.load of "
+                        f"a saved one), got {type(value).__name__}")
+    return value
 
 
 def check_seed(field: str, value: Any) -> int:
@@ -436,6 +445,79 @@ class SampledRCFROptions(Options):
         if self.profile is not None:
             return self.profile
         return "cache" if self.sampler == "probing" else "visited"
+
+
+NEURAL_SAMPLERS = ("external", "outcome", "baseline", "fixed")  # the Deep CFR family's data sources
+NEURAL_AVERAGES = ("network", "mixture")
+VALUE_TARGETS = ("returns", "corrected")
+
+
+@dataclass(frozen=True)
+class NeuralOptions(Options):
+    """The Deep CFR family (`rcfr.solvers.neural`): data source, memories, regressors and averaging.
+    ``regressor`` None is the family's small network; ``value_regressor`` and ``policy_regressor`` None
+    are ``regressor``; ``value_traversals`` None is ``traversals`` for the samplers that learn values.
+    Regressor specs are checked by the solver (`make_regressor`), which builds them."""
+
+    SAME_RESULTS = ("keep_networks",)  # kept networks are for inspection, never part of a checkpoint
+
+    sampler: str = "external"
+    average: str = "network"
+    regressor: Any = None
+    features: Any = "auto"
+    value_regressor: Any = None
+    policy_regressor: Any = None
+    traversals: int = 200
+    value_traversals: int | None = None
+    capacity: int = 1_000_000
+    buffer_weighting: str | float = "linear"
+    averaging: str | float = "linear"
+    epsilon: float = 0.6
+    value_exploration: float = 0.2
+    value_capacity: int | None = None
+    exact_terminals: bool = True
+    value_targets: str = "returns"
+    keep_networks: bool = False
+    seed: int = 0
+
+    def __post_init__(self):
+        set_ = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
+        sampler = check_choice("sampler", self.sampler, NEURAL_SAMPLERS)
+        average = check_choice("average", self.average, NEURAL_AVERAGES)
+        if average == "network" and sampler not in ("external", "fixed"):
+            raise ValueError(f"average='network' needs a strategy memory of visit counts: sampler 'external' or "
+                             f"'fixed', not {sampler!r} (use average='mixture')")
+        if self.policy_regressor is not None and average != "network":
+            raise ValueError("policy_regressor applies to average='network' only")
+        if not self.learns_values:
+            for name in ("value_regressor", "value_traversals", "value_capacity"):
+                if getattr(self, name) is not None:
+                    raise ValueError(f"{name} applies to samplers 'baseline' and 'fixed' only, not {sampler!r}")
+        check_choice("value_targets", self.value_targets, VALUE_TARGETS)
+        for name in ("keep_networks", "exact_terminals"):
+            set_(name, check_bool(name, getattr(self, name)))
+        if self.keep_networks and average != "mixture":
+            raise ValueError("keep_networks applies to average='mixture' only")
+        set_("seed", check_seed("seed", self.seed))
+        set_("epsilon", check_float("epsilon", self.epsilon, 0.0, 1.0, low_open=True))
+        set_("value_exploration", check_float("value_exploration", self.value_exploration, 0.0, 1.0, high_open=True))
+        for name in ("traversals", "capacity") + (("value_traversals", "value_capacity") if self.learns_values else ()):
+            if getattr(self, name) is not None:
+                set_(name, check_int(name, getattr(self, name), 1))
+        check_power("buffer_weighting", self.buffer_weighting)
+        check_power("averaging", self.averaging)
+
+    @property
+    def learns_values(self) -> bool:
+        return self.sampler in ("baseline", "fixed")
+
+    @property
+    def power(self) -> float | Linear:
+        return check_power("averaging", self.averaging)
+
+    @property
+    def buffer_power(self) -> float | Linear:
+        return check_power("buffer_weighting", self.buffer_weighting)
 
 
 # ---- solvers whose keywords are an options object's fields ----------------------------------------------

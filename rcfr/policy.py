@@ -40,12 +40,15 @@ NPZ_FIELDS = ("format", "version", "game", "fingerprint", "probs")
 
 class Policy:
     """Probabilities for all sequences of `game`, stored flat in global sequence order. ``probs`` is read-only
-    once checked (a copy of what was given; ``copy=False`` takes over a fresh array the caller drops)."""
+    once checked (a copy of what was given; ``copy=False`` takes over, and freezes, an array that owns its
+    memory, and copies a view, whose base would stay writable)."""
 
     def __init__(self, game: Game, probs: np.ndarray, *, copy: bool = True):
         if not isinstance(game, Game):
             raise TypeError(f"game must be a compiled rcfr.Game, got {type(game).__name__}")
         probs = np.array(probs, dtype=np.float64, copy=True) if copy else np.asarray(probs, dtype=np.float64)
+        if probs.base is not None:  # a view: freezing it would leave its base writable
+            probs = probs.copy()
         if probs.shape != (game.num_sequences,):
             raise ValueError(f"a policy of {game.name} needs {game.num_sequences} probabilities, "
                              f"got shape {probs.shape}")

@@ -306,7 +306,7 @@ def test_a_run_is_checked_before_hydra_touches_its_directory(hydra_ctx, tmp_path
 
 @pytest.mark.parametrize("arguments, line", [
     (["solver=cfr++", "game=kuhn"], "solver=cfr++: solver has no option 'cfr++' (did you mean 'cfr+'?); allowed: "
-                                    "as-mccfr, cfr, cfr+, "),
+                                    "apcfr+, apdcfr+, as-mccfr, cfr, cfr+, "),
     (["game=leduk"], "game=leduk: game has no option 'leduk' (did you mean 'leduc'?); allowed: dieroll, "),
     (["-m", "solver=cfr,cfr++"], "solver=cfr,cfr++: solver has no option 'cfr++' (did you mean 'cfr+'?)"),
     (["+experiment=leduc_quik"], "+experiment=leduc_quik: experiment has no option 'leduc_quik' "

@@ -30,7 +30,7 @@ import numpy as np
 from ..errors import PolicyError
 from ..files import atomic_write
 from ..games.openspiel import canonical_name, load_openspiel_game, openspiel_version, pyspiel_module
-from ..options import check_choice, check_float, check_int, check_seed
+from ..options import check_checkpoint, check_choice, check_float, check_int, check_seed
 
 #: the walks of the state path, in the words of sampled RCFR's `sampler` option (rcfr.options.SAMPLERS)
 SAMPLERS = ("external", "outcome")
@@ -397,6 +397,7 @@ class StateMCCFR:
 
     def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
         """Resume from `state_dict`'s arrays; another solver, game, OpenSpiel version or options is refused."""
+        check_checkpoint(state)
         mine = {"solver": SOLVER, "game": self.game_string, "open_spiel": self.version,
                 "options": json.dumps(self.options, sort_keys=True)}
         for field, want in mine.items():

@@ -105,7 +105,10 @@ class MLP(RegressorMixin, BaseEstimator):
                 seed = self.random_state  # None: a fresh seed from NumPy's global RNG
                 seed = check_random_state(None).randint(2 ** 31) if seed is None else seed
                 self.seed_, self.rng_ = int(seed), np.random.default_rng(seed)
-            self.mean_, self.scale_ = X.mean(0), X.std(0) + 1e-8  # over the rows predicted, weighted or not
+            # over the rows predicted, weighted or not; a column constant there keeps its scale (dividing by
+            # ~0 sent any other row's input, and prediction, to ~1e8)
+            std = X.std(0)
+            self.mean_, self.scale_ = X.mean(0), np.where(std > 1e-8 * (1.0 + np.abs(X.mean(0))), std, 1.0)
             self._inputs = None
             self._build(X.shape[1])
         inputs = self._tensor(X)

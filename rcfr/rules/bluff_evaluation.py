@@ -32,7 +32,7 @@ from ..games.dice_fast import BIDS, LAST, MASK, ROLL0, ROLLED
 from ..games.fast import ABSTRACT_CODE, DATA
 from .abstraction import no_abstraction
 from .evaluation import POLICY_ERRORS, evaluation_of, raise_walk_error
-from .policy import CodePolicy, check_default, rules_identity
+from .policy import CodePolicy, rules_identity
 
 #: Fields of the walk's `out` array.
 OUT_FIELDS = ("value", "br0", "br1", "public_nodes", "infosets", "defaulted")
@@ -255,7 +255,7 @@ def walk(rules: Bluff, policy: CodePolicy, default: str | None = None) -> dict[s
     rules = _check_bluff(rules)
     if not isinstance(policy, CodePolicy):
         raise TypeError(f"policy must be a CodePolicy, got {type(policy).__name__}")
-    default = check_default(default)
+    default = policy.default_for(default)
     policy.check_rules(rules)
     q0, q1, c0, c1 = roll_tables(rules)
     out = np.zeros(len(OUT_FIELDS))

@@ -26,12 +26,14 @@ from numba import njit
 from numba import types as nb
 from numba.typed import Dict
 
+from ..budget import check_walk
 from ..compiler import _grow, _settled
+from ..errors import PolicyError
 from ..evaluation import Evaluation
 from ..games.base import CHANCE, TERMINAL, GameRules
 from ..games.fast import ABSTRACT_CODE, DATA, FUNCTION_TYPES
 from .abstraction import no_abstraction
-from .policy import CodePolicy, check_default, fast_game
+from .policy import CodePolicy, fast_game
 
 _FN = FUNCTION_TYPES
 #: Fields of the walk's `out` array.
@@ -257,8 +259,9 @@ def walk(rules: GameRules, policy: CodePolicy, default: str | None = None) -> di
         if not isinstance(policy, Policy):
             raise TypeError(f"policy must be a CodePolicy (or a compiled rcfr.Policy), got {type(policy).__name__}")
         policy = CodePolicy.from_policy(policy)
-    default = check_default(default)
+    default = policy.default_for(default)
     policy.check_rules(rules)
+    check_walk(rules, "an exact evaluation")
     fast = fast_game(rules)
     out = np.zeros(len(OUT_FIELDS))
     error = np.zeros(4, np.int64)
@@ -268,7 +271,13 @@ def walk(rules: GameRules, policy: CodePolicy, default: str | None = None) -> di
           no_abstraction if abstraction is None else abstraction.code,
           fast.data if abstraction is None else abstraction.data, abstraction is not None, out, error)
     raise_walk_error(rules, error, _ERRORS)
-    return dict(zip(OUT_FIELDS, out.tolist()))
+    raw = dict(zip(OUT_FIELDS, out.tolist()))
+    unmatched = len(policy.codes) - int(raw["infosets"] - raw["extra_infosets"])
+    if abstraction is None and unmatched:  # rows whose codes the walk never met: not this game's sets
+        raise PolicyError(f"{unmatched} of the {len(policy.codes)} rows of this code policy of "
+                          f"{rules.description()} match no information set of the game (codes the rules never "
+                          f"give); the policy was built for other codes")
+    return raw
 
 
 def raise_walk_error(rules: GameRules, error: np.ndarray, messages: dict[int, str]) -> None:

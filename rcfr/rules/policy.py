@@ -42,6 +42,7 @@ FORMAT = "rcfr.code_policy"
 VERSION = 1
 NPZ_FIELDS = ("format", "version", "game", "fingerprint", "codes", "first", "probs")
 ABSTRACTION_FIELD = "abstraction"  # "name identity"; absent or empty: no abstraction
+DEFAULT_FIELD = "default"  # "uniform": the policy plays uniformly at sets it lacks; absent or empty: an error
 #: dtypes `probs` may have.
 PROB_DTYPES = (np.float64, np.float32)
 #: What `to_policy` and the evaluation do at a code the policy lacks.
@@ -79,7 +80,7 @@ class CodePolicy:
 
     abstraction = None  # or the `CodeAbstraction` whose abstract sets the rows are
 
-    def __init__(self, rules: GameRules, codes, first, probs, abstraction=None):
+    def __init__(self, rules: GameRules, codes, first, probs, abstraction=None, default: str | None = None):
         self.fingerprint = rules_identity(rules)  # checks that `rules` are rules
         self.description = rules.description()
         if abstraction is not None:
@@ -88,13 +89,16 @@ class CodePolicy:
                                 f"walked by its rules) or None, got {type(abstraction).__name__}")
             abstraction.check_rules(rules, "code policy")
         self.abstraction = abstraction
+        self.default = check_default(default)
         self.codes, self.first, self.probs = _checked(codes, first, probs, self.description)
 
     @classmethod
-    def _trusted(cls, description: str, fingerprint: str, codes, first, probs, abstraction=None) -> "CodePolicy":
+    def _trusted(cls, description: str, fingerprint: str, codes, first, probs, abstraction=None,
+                 default: str | None = None) -> "CodePolicy":
         """A policy read from a file whose identity has been checked against the rules."""
         policy = cls.__new__(cls)
         policy.description, policy.fingerprint, policy.abstraction = description, fingerprint, abstraction
+        policy.default = check_default(default)
         policy.codes, policy.first, policy.probs = _checked(codes, first, probs, description)
         return policy
 
@@ -114,6 +118,11 @@ class CodePolicy:
         detail = (f" (fingerprint {self.fingerprint}, the rules' is {theirs}: their source changed since)"
                   if ours == self.description else "")
         raise ValueError(f"{what} belongs to the game {self.description}, not to {ours}{detail}")
+
+    def default_for(self, default: str | None) -> str | None:
+        """What an evaluation plays at a set this policy lacks: the caller's `default` ("uniform"), else the
+        policy's own (a solver's policy plays uniformly at the sets it never met, as on the compiled path)."""
+        return check_default(default) or self.default
 
     @property
     def num_infosets(self) -> int:
@@ -136,7 +145,7 @@ class CodePolicy:
     def astype(self, dtype) -> "CodePolicy":
         """The same policy with `probs` in float32 or float64."""
         return CodePolicy._trusted(self.description, self.fingerprint, self.codes, self.first,
-                                   np.asarray(self.probs, dtype=_prob_dtype(dtype)), self.abstraction)
+                                   np.asarray(self.probs, dtype=_prob_dtype(dtype)), self.abstraction, self.default)
 
     # ---- conversions for compilable games ----------------------------------------------------
     @classmethod
@@ -163,7 +172,7 @@ class CodePolicy:
         if not isinstance(game, Game):
             raise TypeError(f"game must be a compiled rcfr.Game, got {type(game).__name__}")
         self.check_rules(game.rules)
-        default = check_default(default)
+        default = self.default_for(default)
         code_of = infoset_codes(game) if self.abstraction is None else self.abstraction.keys(game)
         at = np.searchsorted(self.codes, code_of)
         inside = at < len(self.codes)
@@ -176,6 +185,12 @@ class CodePolicy:
                 raise PolicyError(f"information set {game.infoset_key(i)!r} (code {int(code_of[i])}) of "
                                   f"{self.description} is not in this code policy ({int((~found).sum())} of "
                                   f"{len(found)} missing); pass default='uniform' to play uniformly there")
+        used = np.zeros(len(self.codes), bool)
+        used[at[found]] = True
+        if not used.all():
+            raise PolicyError(f"{int((~used).sum())} of the {len(used)} rows of this code policy of "
+                              f"{self.description} match no information set of the game (first: code "
+                              f"{int(self.codes[np.argmin(used)])}); the policy was built for other codes")
         mine = np.where(found, self.first[np.minimum(at, len(self.codes) - 1)] if len(self.codes) else 0, -1)
         theirs = np.where(found, np.diff(self.first)[np.minimum(at, len(self.codes) - 1)]
                           if len(self.codes) else 0, sizes)
@@ -198,7 +213,8 @@ class CodePolicy:
         _npz_suffix(path)
         arrays = {"format": np.array(FORMAT), "version": np.array(VERSION), "game": np.array(self.description),
                   "fingerprint": np.array(self.fingerprint), ABSTRACTION_FIELD: np.array(self.abstraction_label),
-                  "codes": self.codes, "first": self.first, "probs": self.probs}
+                  DEFAULT_FIELD: np.array(self.default or ""), "codes": self.codes, "first": self.first,
+                  "probs": self.probs}
         atomic_write(path, lambda f: np.savez(f, **arrays))
 
     @classmethod
@@ -214,7 +230,7 @@ class CodePolicy:
                 arrays = {k: data[k] for k in data.files}
         except (ValueError, EOFError, KeyError, zipfile.BadZipFile) as err:
             raise PolicyError(f"{path}: not a readable .npz code policy ({str(err)[:80]})") from None
-        fields = NPZ_FIELDS + ((ABSTRACTION_FIELD,) if ABSTRACTION_FIELD in arrays else ())  # optional
+        fields = NPZ_FIELDS + tuple(f for f in (ABSTRACTION_FIELD, DEFAULT_FIELD) if f in arrays)  # optional
         texts = npz_texts(path, arrays, "a code policy", fields, FORMAT, VERSION)
         stored = arrays.get(ABSTRACTION_FIELD, np.array(""))
         if stored.dtype.kind != "U" or stored.shape != ():
@@ -226,8 +242,11 @@ class CodePolicy:
                               f"{stored.rsplit(' ', 1)[0] if stored else 'none'!r}; it was loaded with "
                               f"{abstraction.name if abstraction is not None else 'none'!r}: pass the same "
                               f"abstraction= (rcfr.abstraction.make_abstraction on the rules game)")
+        default = arrays.get(DEFAULT_FIELD, np.array(""))
+        if default.dtype.kind != "U" or default.shape != () or str(default) not in ("", "uniform"):
+            raise PolicyError(f"{path}: field {DEFAULT_FIELD!r} must be the string '' or 'uniform'")
         policy = cls._trusted(texts["game"][:300], texts["fingerprint"][:300], arrays["codes"], arrays["first"],
-                              arrays["probs"], abstraction)
+                              arrays["probs"], abstraction, str(default) or None)
         try:
             policy.check_rules(rules, f"code policy file {path}")
         except ValueError as err:

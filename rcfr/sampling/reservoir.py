@@ -11,7 +11,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..budget import available_memory
+from ..options import check_int
 from .buffers import seed_state
+
+#: bytes per reservoir slot: a sequence (int64), a regret (float64) and an iteration (int64)
+EXAMPLE_BYTES = 24
 from .decisions import uniform01
 
 
@@ -38,8 +43,12 @@ class Reservoir:
     """At most `capacity` examples, a uniform sample of all those offered (seeded)."""
 
     def __init__(self, capacity: int, seed: int = 0):
-        if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)) or capacity < 1:
-            raise ValueError(f"capacity must be an integer >= 1, got {capacity!r}")
+        capacity = check_int("capacity", capacity, 1)
+        need = capacity * EXAMPLE_BYTES  # the slots are allocated now, so a capacity beyond memory is an error now
+        if need > available_memory():
+            raise ValueError(f"capacity {capacity:,} needs {need / 2**30:.3g} GiB for its reservoir, more than the "
+                             f"{available_memory() / 2**30:.1f} GiB available; choose a capacity of at most "
+                             f"{available_memory() // EXAMPLE_BYTES:,}")
         self.sequence = np.zeros(int(capacity), np.int64)
         self.regret = np.zeros(int(capacity))
         self.iteration = np.zeros(int(capacity), np.int64)

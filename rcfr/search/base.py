@@ -72,6 +72,11 @@ class SearchGame:
         """Heuristic value for player 0 at a non-terminal state, in ``[vmin, vmax]``."""
         raise NotImplementedError
 
+    def check_state(self, state: State) -> None:
+        """Raise a ValueError naming what is wrong unless `state` could be one of this game's states: the
+        searches call it before any work (the rules themselves may run on nonsense, such as a negative
+        count). Default: no check beyond what the rules refuse."""
+
     # -- shared helpers -------------------------------------------------------------------
     def value(self, state: State) -> float:
         """Utility at a terminal state, the heuristic elsewhere."""

@@ -40,6 +40,7 @@ import math
 import numpy as np
 from numba import njit
 
+from ..options import check_int
 from .base import SearchGame, draw_chance
 
 CARDS = ("Copper", "Silver", "Gold", "Estate", "Duchy", "Province", "Moat", "Village", "Woodcutter", "Gardens",
@@ -68,6 +69,8 @@ LEFT, PHASE, ACTIONS, BUYS, COINS = range(5)
 DECK, HAND, DISCARD, PLAY, PILES = (5 + K * j for j in range(5))
 FIELDS = 5 + 5 * K
 SEED_SPACE = 1 << 62
+#: the most turns a game may last: a rollout plays every one, and states hold the count in an int64
+MAX_TURNS = 10_000
 _MASK = (1 << 64) - 1
 
 
@@ -159,9 +162,7 @@ class DominionRules(SearchGame):
     crn_scope = "recursive"
 
     def __init__(self, turns: int = 16):
-        if not isinstance(turns, int) or turns < 1:
-            raise ValueError(f"dominion_solitaire turns must be an integer >= 1, got {turns!r}")
-        self.turns = turns
+        self.turns = check_int("dominion_solitaire turns", turns, 1, MAX_TURNS)
         self.name = f"dominion_solitaire(turns={turns})"  # the same game whichever form of the rules
 
     # -- protocol ---------------------------------------------------------------------------------
@@ -174,6 +175,23 @@ class DominionRules(SearchGame):
         _draw(deck, hand, discard, 5, Stream(seed))
         return self._skip_actions((self.turns, ACTION, 1, 1, 0, *deck, *hand, *discard, *[0] * K,
                                    *SUPPLY.tolist()))
+
+    def check_state(self, state):
+        """A tuple of FIELDS integers: turns left in [0, turns], a phase and non-negative counts (the
+        kernels would run on a negative count and draw from it)."""
+        if not isinstance(state, tuple) or len(state) != FIELDS or not all(
+                isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in state):
+            raise ValueError(f"a {self.name} state must be a tuple of {FIELDS} integers, got {state!r:.80}")
+        bad = [f"{name} {state[i]}" for name, i in (("turns left", LEFT), ("actions", ACTIONS), ("buys", BUYS),
+                                                     ("coins", COINS)) if state[i] < 0]
+        bad += [f"{where} {CARDS[c]} {state[f + c]}" for where, f in (("deck", DECK), ("hand", HAND),
+                ("discard", DISCARD), ("play", PLAY), ("supply", PILES)) for c in range(K) if state[f + c] < 0]
+        if state[LEFT] > self.turns:
+            bad.append(f"turns left {state[LEFT]} > {self.turns}")
+        if state[PHASE] not in (ACTION, BUY_PHASE):
+            bad.append(f"phase {state[PHASE]} (allowed: {ACTION} action, {BUY_PHASE} buy)")
+        if bad:
+            raise ValueError(f"not a {self.name} state: {', '.join(bad)}")
 
     def is_terminal(self, state):
         return state[LEFT] == 0

@@ -109,10 +109,15 @@ class MCTS:
             simulations = check_int("simulations", simulations, 1)
         if seconds is not None:  # finite: an infinite budget with no simulation limit never returns
             seconds = check_float("seconds", seconds, 0.0, low_open=True)
+        c = check_float("c (the UCB exploration constant)", c, 0.0)
         if widening is not None:
-            widening = tuple(widening)
-            if len(widening) != 2 or widening[0] <= 0 or not 0 <= widening[1] <= 1:
-                raise ValueError(f"widening must be (C > 0, 0 <= alpha <= 1), got {widening!r}")
+            widening = tuple(widening) if isinstance(widening, (tuple, list)) else (widening,)
+            if len(widening) != 2:
+                raise ValueError(f"widening must be a pair (C > 0, 0 <= alpha <= 1) or None, got {widening!r}")
+            widening = (check_float("widening C", widening[0], 0.0, low_open=True),
+                        check_float("widening alpha", widening[1], 0.0, 1.0))
+        cv_online = check_int("cv_online", cv_online, 1)
+        seed = check_int("seed", seed, 0)
         for flag, method in ((control_variates, "control"), (antithetic, "antithetic")):
             if flag and not hasattr(game, method):
                 raise ValueError(f"{game.name} has no {method}(); variance reduction '{method}' needs it")
@@ -133,6 +138,7 @@ class MCTS:
         """Build a fresh tree from `state` within the budget; the root node. A terminal state, or one the
         game cannot read, is refused (there is no decision to search)."""
         g = self.game
+        g.check_state(state)
         try:
             terminal = bool(g.is_terminal(state))
             actions = [] if terminal else list(g.actions(state))
@@ -149,7 +155,7 @@ class MCTS:
         deadline = time.perf_counter() + self.seconds if self.seconds is not None else math.inf
         limit = self.simulations if self.simulations is not None else math.inf
         done = 0
-        while done < limit and (done & 15 or time.perf_counter() < deadline):
+        while done < limit and (done & 15 or done == 0 or time.perf_counter() < deadline):  # one at least
             self._simulate(root)
             done += 1
         return root

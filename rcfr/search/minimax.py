@@ -21,6 +21,7 @@ import math
 import time
 import zlib
 
+from ..options import check_float, check_int
 from .base import SearchGame
 
 MASK = (1 << 64) - 1
@@ -63,10 +64,14 @@ class StarSearch:
                  seed: int = 0):
         if pruning not in (None, "star1", "star2"):
             raise ValueError(f"unknown pruning {pruning!r}; allowed: None, star1, star2")
-        if width is not None and (not isinstance(width, int) or width < 1):
-            raise ValueError(f"width must be a positive integer or None, got {width!r}")
+        if width is not None:
+            width = check_int("width", width, 1)
         if depth is None and seconds is None and nodes is None:
             raise ValueError("give a depth, seconds or nodes budget")
+        depth = None if depth is None else check_int("depth", depth, 1)
+        seconds = None if seconds is None else check_float("seconds", seconds, 0.0, low_open=True)
+        nodes = None if nodes is None else check_int("nodes", nodes, 1)
+        seed = check_int("seed", seed, 0)
         self.game, self.pruning, self.width = game, pruning, width
         self.depth, self.seconds, self.nodes = depth, seconds, nodes
         self.seed = seed
@@ -87,6 +92,7 @@ class StarSearch:
     def decide(self, state) -> tuple[int, float, int]:
         """(action, value estimate, depth reached) by iterative deepening within the budget; sampled
         outcome sets are fresh for each decision."""
+        self.game.check_state(state)
         self._samples = {}
         self._stream = splitmix64(self.seed * 1_000_003 + self.decisions)
         self.decisions += 1

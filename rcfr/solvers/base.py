@@ -9,7 +9,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..options import Options, check_int, describe, dumps, option_differences
+from ..options import Options, check_checkpoint, check_int, describe, dumps, option_differences
 from ..tree import Game
 
 #: Checkpoint fields owned by a regressor (weights, optimizer state): their names and sizes change with
@@ -98,7 +98,7 @@ class IterativeSolver:
         abstraction, and every field's name, shape and dtype are checked against this solver's own state
         before anything is assigned, and should a part still fail (a regressor's own state), the solver is
         put back as it was and the error raised."""
-        state = {k: np.asarray(v) for k, v in dict(state).items()}
+        state = {k: np.asarray(v) for k, v in dict(check_checkpoint(state)).items()}
         own = self.state_dict()
         check_identity(state, own, () if self.options is None else self.options.SAME_RESULTS)
         check_state(self.game, state, own, self.sized_fields)
@@ -119,6 +119,9 @@ class IterativeSolver:
         from tqdm.auto import tqdm
         left = _check_count("iterations", iterations, 0)
         every = _check_count("every", every, 1)
+        if callback is not None and not callable(callback):
+            raise TypeError(f"callback must be None or a function of the solver, got {type(callback).__name__} "
+                            f"{callback!r:.60}")
         with tqdm(total=left, disable=not progress, desc=type(self).__name__, unit="it") as bar:
             while left:
                 step = min(left, self.chunk)

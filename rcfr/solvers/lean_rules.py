@@ -129,7 +129,8 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
 
     def _code_policy(self, values: np.ndarray, positive: bool) -> CodePolicy:
         codes, first, values = self.buffers.table(values)
-        return CodePolicy(self.game.rules, codes, first, normalized(values, first, positive))
+        return CodePolicy(self.game.rules, codes, first, normalized(values, first, positive),
+                          default="uniform")  # sets never met play uniformly, as on the compiled tree
 
     def current_policy(self) -> CodePolicy:
         """The model's current strategy at every set met (refreshed), as a `CodePolicy`."""

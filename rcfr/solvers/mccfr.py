@@ -157,7 +157,8 @@ class MCCFRSolver(IterativeSolver):
 
     def _code_policy(self, values: np.ndarray, positive: bool) -> CodePolicy:
         codes, first, values = self.buffers.table(values)
-        return CodePolicy(self.game.rules, codes, first, normalized(values, first, positive), self.abstraction)
+        return CodePolicy(self.game.rules, codes, first, normalized(values, first, positive), self.abstraction,
+                          default="uniform")  # sets never met play uniformly, as on the compiled tree
 
     def current_policy(self) -> Policy | CodePolicy:
         """Regret matching on the cumulative regrets (of each set's abstract set under an abstraction); a

@@ -37,21 +37,28 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...options import NeuralOptions
 from ...policy import Policy
 from ...registry import check_choice
+from ...rules.game import RulesGame
 from ...sampling import RegretSampler
 from ...sampling.reservoir import Reservoir
-from ..base import IterativeSolver, _check_count
-from ..cfr import averaging_power
+from ..base import IterativeSolver, check_game
 from ...tree import Game
 from .walks import Walker
-
-SAMPLERS = ("external", "outcome", "baseline", "fixed")
-VALUE_TARGETS = ("returns", "corrected")
-AVERAGES = ("network", "mixture")
 #: a small network for Kuhn and Leduc: two hidden layers of 64, Adam, trained from scratch each iteration
 NETWORK = {"name": "mlp", "hidden": [64, 64], "epochs": 100, "learning_rate": 3e-3, "batch_size": 512}
 ADVANTAGE, VALUE, POLICY = 0, 1, 2  # seed roles
+
+
+def _check_compiled(game, name: str) -> None:
+    """The family reads the compiled arrays (history features, the samplers' and walks' buffers): a game
+    walked by its rules is refused by name, before any work, as is anything that is not a game."""
+    if isinstance(game, RulesGame):
+        raise ValueError(f"{name} on {game.name} walked by its rules: the Deep CFR family needs the compiled game "
+                         f"(its walks read the compiled arrays); load it with compiled=True if it fits, or use a "
+                         f"solver that walks the rules (os-mccfr, es-mccfr, sampled-rcfr with features_on_demand=True)")
+    check_game(game)
 
 
 def history_features(game: Game, matrix: np.ndarray) -> np.ndarray:
@@ -91,6 +98,8 @@ class NeuralCFR(IterativeSolver):
     """One sampled loop with a learned advantage per sequence (see the module docstring for the options)."""
 
     chunk = 1
+    #: a game walked by its rules is refused (the experiment kit reads this before building anything)
+    compiled_only = True
 
     def __init__(self, game: Game, *, sampler: str = "external", average: str = "network", regressor=None,
                  features="auto", value_regressor=None, policy_regressor=None, traversals: int = 200,
@@ -100,67 +109,50 @@ class NeuralCFR(IterativeSolver):
                  value_targets: str = "returns", keep_networks: bool = False, seed: int = 0):
         from rcfr.features import make_features
         from ...regressors import make_regressor
-        self.sampler_name = check_choice("sampler", sampler, SAMPLERS)
-        self.average_kind = check_choice("average", average, AVERAGES)
-        if average == "network" and sampler not in ("external", "fixed"):
-            raise ValueError(f"average='network' needs a strategy memory of visit counts: sampler 'external' or "
-                             f"'fixed', not {sampler!r} (use average='mixture')")
-        if policy_regressor is not None and average != "network":
-            raise ValueError("policy_regressor applies to average='network' only")
-        learns_values = sampler in ("baseline", "fixed")
-        if value_regressor is not None and not learns_values:
-            raise ValueError(f"value_regressor applies to samplers 'baseline' and 'fixed' only, not {sampler!r}")
-        if value_traversals is not None and not learns_values:
-            raise ValueError(f"value_traversals applies to samplers 'baseline' and 'fixed' only, not {sampler!r}")
-        self.value_targets = check_choice("value_targets", value_targets, VALUE_TARGETS)
-        if value_capacity is not None and not learns_values:
-            raise ValueError(f"value_capacity applies to samplers 'baseline' and 'fixed' only, not {sampler!r}")
-        for name, flag in (("keep_networks", keep_networks), ("exact_terminals", exact_terminals)):
-            if not isinstance(flag, bool):
-                raise ValueError(f"{name} must be True or False, got {flag!r}")
-        if keep_networks and average != "mixture":
-            raise ValueError("keep_networks applies to average='mixture' only")
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-        if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0.0 < epsilon <= 1.0:
-            raise ValueError(f"epsilon must be a number in (0, 1], got {epsilon!r}")
-        if (isinstance(value_exploration, bool) or not isinstance(value_exploration, (int, float))
-                or not 0.0 <= value_exploration < 1.0):
-            raise ValueError(f"value_exploration must be a number in [0, 1), got {value_exploration!r}")
-        self.value_exploration = float(value_exploration)
-        self.traversals = _check_count("traversals", traversals, 1)
-        self.value_traversals = (_check_count("value_traversals", value_traversals, 1) if value_traversals is not None
-                                 else self.traversals if learns_values else 0)
-        self.capacity = _check_count("capacity", capacity, 1)
-        self.buffer_power, self.power = averaging_power(buffer_weighting), averaging_power(averaging)
-        self.seed, self.keep_networks, self.exact_terminals = int(seed), keep_networks, exact_terminals
+        _check_compiled(game, self.solver_name or type(self).__name__)
+        o = self.options = NeuralOptions(
+            sampler=sampler, average=average, regressor=regressor, features=features, value_regressor=value_regressor,
+            policy_regressor=policy_regressor, traversals=traversals, value_traversals=value_traversals,
+            capacity=capacity, buffer_weighting=buffer_weighting, averaging=averaging, epsilon=epsilon,
+            value_exploration=value_exploration, value_capacity=value_capacity, exact_terminals=exact_terminals,
+            value_targets=value_targets, keep_networks=keep_networks, seed=seed)
+        self.sampler_name, self.average_kind, self.value_targets = o.sampler, o.average, o.value_targets
+        learns_values = o.learns_values
+        self.value_exploration = o.value_exploration
+        self.traversals = o.traversals
+        self.value_traversals = (o.value_traversals if o.value_traversals is not None
+                                 else o.traversals if learns_values else 0)
+        self.capacity = o.capacity
+        self.buffer_power, self.power = o.buffer_power, o.power
+        self.seed, self.keep_networks, self.exact_terminals = o.seed, o.keep_networks, o.exact_terminals
+        regressor, value_regressor, policy_regressor = o.regressor, o.value_regressor, o.policy_regressor
         self.specs = {ADVANTAGE: NETWORK if regressor is None else regressor,
                       VALUE: (NETWORK if regressor is None else regressor) if value_regressor is None else value_regressor,
                       POLICY: (NETWORK if regressor is None else regressor) if policy_regressor is None else policy_regressor}
         for role in (ADVANTAGE, VALUE, POLICY):
             make_regressor(self.specs[role])  # a bad name or parameter fails here, before any work
         self.game, self.views = game, game.views
-        self.features = make_features(game, features)
+        self.features = make_features(game, o.features)
         self.rows = [self.features.player_rows(game, p) for p in (0, 1)]
         self.history_rows = history_features(game, self.features.matrix) if learns_values else None
-        if sampler in ("external", "outcome", "baseline"):
-            self.sampler = RegretSampler(game, sampler, seed=self.seed, epsilon=epsilon)
+        if o.sampler in ("external", "outcome", "baseline"):
+            self.sampler = RegretSampler(game, o.sampler, seed=self.seed, epsilon=o.epsilon)
         else:
             self.sampler = None
         self.walker = Walker(game, [self.seed, 1])
         self.advantages = [Reservoir(self.capacity, self._seed(ADVANTAGE, p, 0)) for p in (0, 1)]
         self.strategy_memory = ([Reservoir(self.capacity, self._seed(POLICY, p, 0)) for p in (0, 1)]
-                                if average == "network" else None)
-        self.value_memory = (Reservoir(_check_count("value_capacity", value_capacity, 1), self._seed(VALUE, 2, 0))
-                             if value_capacity is not None else None)
+                                if o.average == "network" else None)
+        self.value_memory = (Reservoir(o.value_capacity, self._seed(VALUE, 2, 0))
+                             if o.value_capacity is not None else None)
         terminal = game.player == -2
-        self.fitted_histories = np.flatnonzero(~terminal if exact_terminals else np.ones_like(terminal))
+        self.fitted_histories = np.flatnonzero(~terminal if o.exact_terminals else np.ones_like(terminal))
         self.strategies = [v.regret_matching(np.zeros(v.num_sequences)) for v in self.views]  # uniform
         self.plan_sums = [np.zeros(v.num_sequences) for v in self.views]
         self.networks: list[list] = [[], []]  # (t, fitted advantage regressor) with keep_networks
         self.latest = [None, None]  # each player's latest advantage regressor
         # the latest history-value predictions (terminals exact from the start with exact_terminals)
-        self.values = np.where(terminal, game.utility, 0.0) if exact_terminals else np.zeros(game.num_histories)
+        self.values = np.where(terminal, game.utility, 0.0) if o.exact_terminals else np.zeros(game.num_histories)
         self._average_cache = None
         self.iteration = 0
 
@@ -381,6 +373,8 @@ class DeepCFR(NeuralCFR):
     """Deep CFR (Brown et al. 2019): external sampling, reservoir advantage memories with linear weights,
     the advantage network retrained from scratch each iteration, an average-policy network."""
 
+    solver_name = "deep-cfr"
+
     def __init__(self, game: Game, *, regressor=None, features="auto", policy_regressor=None, traversals: int = 200,
                  capacity: int = 1_000_000, buffer_weighting: str | float = "linear",
                  averaging: str | float = "linear", seed: int = 0):
@@ -393,6 +387,8 @@ class SingleDeepCFR(NeuralCFR):
     """Single Deep CFR (Steinberger 2019): Deep CFR without the policy network; the average is the mixture
     of the per-iteration advantage networks' strategies weighted by t (exact here). ``sampler`` is
     "external" or "outcome"."""
+
+    solver_name = "sd-cfr"
 
     def __init__(self, game: Game, *, sampler: str = "external", regressor=None, features="auto",
                  traversals: int = 200, capacity: int = 1_000_000, buffer_weighting: str | float = "linear",
@@ -409,6 +405,8 @@ class DREAM(NeuralCFR):
     value memory of control-variate rollout targets, terminal values exact), SD-CFR averaging. The
     memory and the corrected targets are defaults because they halve Leduc's exploitability at 4.5e6
     nodes (docs/neural.md)."""
+
+    solver_name = "dream"
 
     def __init__(self, game: Game, *, regressor=None, features="auto", value_regressor=None, traversals: int = 1000,
                  value_traversals: int | None = None, capacity: int = 1_000_000,
@@ -431,6 +429,8 @@ class ESCHER(NeuralCFR):
     SD-CFR averaging (``average="network"`` for a policy network instead). On Leduc it needs large
     batches (thousands of value rollouts per fit): small ones leave the values too noisy for their
     differences to carry regrets (docs/neural.md)."""
+
+    solver_name = "escher"
 
     def __init__(self, game: Game, *, regressor=None, features="auto", value_regressor=None, policy_regressor=None,
                  average: str = "mixture", traversals: int = 500, value_traversals: int | None = None,
