@@ -53,6 +53,33 @@ def _keep(kept, bid, d, r):
     return kept
 
 
+@njit(cache=True, inline="always")
+def _descend(last, mask, kept, nxt, d, bid, r):
+    """Enter the child of the node at depth `d` reached by `bid`; returns its depth."""
+    last[d + 1] = bid
+    mask[d + 1] = mask[d] | (np.int64(1) << bid)
+    kept[d + 1] = _keep(kept[d], bid, d, r)
+    nxt[d + 1] = 0
+    return d + 1
+
+
+@njit(cache=True, inline="always")
+def _row_strategy(table, row, na, positive, out, start):
+    """``out[start:start+na]``: the row's entries normalized, or with `positive` regret matching (the positive
+    part normalized); uniform where that sums to zero."""
+    total = 0.0
+    for a in range(na):
+        x = table[row + a]
+        if not positive or x > 0.0:
+            total += x
+    for a in range(na):
+        x = table[row + a]
+        if total > 0.0:
+            out[start + a] = x / total if (not positive or x > 0.0) else 0.0
+        else:
+            out[start + a] = 1.0 / na
+
+
 @njit(cache=True)
 def fill_offsets(nb, r, rolls0, rolls1, full, abstract):
     """Assign every table block in depth-first order: ``full[mask]`` (the full game's table) and, when
@@ -85,11 +112,7 @@ def fill_offsets(nb, r, rolls0, rolls1, full, abstract):
         b = last[d] + 1 + nxt[d]
         if b < nb - 1:  # a child decision node (the top bid leaves only the forced call)
             nxt[d] += 1
-            last[d + 1] = b
-            mask[d + 1] = mask[d] | (np.int64(1) << b)
-            kept[d + 1] = _keep(kept[d], b, d, r)
-            nxt[d + 1] = 0
-            d += 1
+            d = _descend(last, mask, kept, nxt, d, b, r)
             fresh = True
             continue
         if d == 0:
@@ -144,23 +167,9 @@ def walk(nb, faces, act0, act1, q0, q1, c0, c1, r, abstracted, regrets, avg, del
             for i in range(n[p]):
                 s = sig[d, i]
                 if mode == EVALUATE:
-                    row = base_a + act[i] * na
-                    total = 0.0
-                    for a in range(na):
-                        total += avg[row + a]
-                    for a in range(na):
-                        s[a] = avg[row + a] / total if total > 0.0 else 1.0 / na
+                    _row_strategy(avg, base_a + act[i] * na, na, False, s, 0)
                     continue
-                row = base_r[d] + act[i] * na
-                total = 0.0
-                for a in range(na):
-                    if regrets[row + a] > 0.0:
-                        total += regrets[row + a]
-                for a in range(na):
-                    if total > 0.0:
-                        s[a] = regrets[row + a] / total if regrets[row + a] > 0.0 else 0.0
-                    else:
-                        s[a] = 1.0 / na
+                _row_strategy(regrets, base_r[d] + act[i] * na, na, True, s, 0)
                 own = reach[p, d, i]
                 if credit and own > 0.0:
                     row = base_a + act[i] * na
@@ -190,11 +199,7 @@ def walk(nb, faces, act0, act1, q0, q1, c0, c1, r, abstracted, regrets, avg, del
             else:
                 b = L + 1 + a
                 if b < nb - 1:  # a decision node: go down
-                    last[d + 1] = b
-                    mask[d + 1] = mask[d] | (np.int64(1) << b)
-                    kept[d + 1] = _keep(kept[d], b, d, r)
-                    nxt[d + 1] = 0
-                    d += 1
+                    d = _descend(last, mask, kept, nxt, d, b, r)
                     fresh = True
                     continue
                 # the top bid: the next player's call is forced (collapsed, as in the compiled tree)
@@ -267,14 +272,4 @@ def fill_rows(nb, codes, first, table, offsets, r, abstracted, off_reg, positive
             row = off_reg[2 * kept + p] + roll * na
         else:
             row = offsets[m] + roll * na
-        total = 0.0
-        for a in range(na):
-            x = table[row + a]
-            if not positive or x > 0.0:
-                total += x
-        for a in range(na):
-            x = table[row + a]
-            if total > 0.0:
-                probs[first[j] + a] = x / total if (not positive or x > 0.0) else 0.0
-            else:
-                probs[first[j] + a] = 1.0 / na
+        _row_strategy(table, row, na, positive, probs, first[j])
