@@ -184,13 +184,14 @@ class BluffPublicCFR(IterativeSolver):
             self.abstract = self.full
 
     def _dtype(self, dtype: str) -> str:
-        """float64 if asked or if it fits, float32 if asked or if only it fits; refused, with the estimate and
-        the machine's memory, if the asked type does not fit."""
+        """float64 if asked, or by default where its tables take at most half the available memory (a
+        checkpoint copies them); float32 otherwise. Refused, with the estimate and the machine's memory, if the
+        type asked does not fit."""
         free = available_memory()
         entries = self.sizes[0] + self.sizes[1] * (2 if self.abstracted else 1)
         need = {t: entries * np.dtype(t).itemsize for t in DTYPES[1:]}
         if dtype == "auto":
-            dtype = "float64" if need["float64"] <= free else "float32"
+            dtype = "float64" if 2 * need["float64"] <= free else "float32"
         if need[dtype] > free:
             hint = " (dtype='float32' halves it)" if dtype == "float64" else ""
             raise MemoryError(f"BluffPublicCFR on {self.rules.description()} with dtype={dtype!r}: its tables "
