@@ -120,7 +120,8 @@ def bluff_solver(name: str, game, walk: str, options: dict):
 class BluffPublicCFR(IterativeSolver):
     """Vanilla CFR (``solver="cfr"``, or ``"cscfr"`` with ``chance_sampling="all"``) or chance-sampled CFR
     (``"cscfr"``) of Bluff on its public tree, full game or last-r-bids recall (module docstring).
-    ``exploitability()`` evaluates the average exactly from the table, without building a policy."""
+    ``exploitability()`` evaluates the average exactly from the table, without building a policy.
+    ``nodes_touched`` counts the public nodes (bid sequences) the update walks entered."""
 
     chunk = 1
 
