@@ -40,6 +40,15 @@ def evaluate_policy(game, policy) -> Evaluation:
     return module.evaluate(game.rules, policy, default="uniform")
 
 
+def evaluate_average(setup) -> Evaluation:
+    """The exact evaluation of the run's average policy: from the solver's own table where it evaluates it
+    (`BluffPublicCFR.exploitability`: no policy of 176M sets built for Bluff(2,2)), else of `setup.policy()`."""
+    from rcfr.solvers import BluffPublicCFR
+    if isinstance(setup.solver, BluffPublicCFR):
+        return setup.solver.exploitability()
+    return evaluate_policy(setup.game, setup.policy())
+
+
 def metrics_row(setup, it: int, progress: Progress, nodes, measure) -> dict:
     """Evaluate the average policy at iteration `it` into one metrics.csv row (the evaluation's memory
     is counted in the run's peak, not in the solve's), with what the solver holds (`state_bytes`)."""
@@ -47,7 +56,7 @@ def metrics_row(setup, it: int, progress: Progress, nodes, measure) -> dict:
     game = setup.game
     progress.note_memory(True)
     size, held = setup.size(), state_bytes(setup.solver)
-    result = evaluate_policy(game, setup.policy())
+    result = evaluate_average(setup)
     progress.note_memory(False)
     memory.reset_peak()
     log.info("iteration %d: exploitability %.6g chips (%.4g mbb/g), %.3g s",

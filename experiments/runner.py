@@ -45,7 +45,7 @@ from rcfr.files import atomic_write, write_json
 from . import build, memory, tracking
 from .checkpoints import Checkpoints, Progress
 from .measures import make_measure
-from .metrics import METRICS, evaluate_policy, metrics_row, write_metrics
+from .metrics import METRICS, evaluate_average, metrics_row, write_metrics
 from .schedule import FIRST_NODE_MARK, Schedule, eval_schedule, node_schedule  # noqa: F401  (old names)
 from .schema import JSON_POLICY_LIMIT, ConfigError, ExperimentConfig, to_spec, validate
 
@@ -125,7 +125,7 @@ def _warm_up(spec: ExperimentConfig, setup: build.Setup) -> float:
     measure = make_measure(spec.run.measure, spare, spec.run.approx)
     measure.observe(spare)
     spare.solver.run(1)
-    measure.value(evaluate_policy(spare.game, spare.policy()))
+    measure.value(evaluate_average(spare))
     return time.perf_counter() - started
 
 

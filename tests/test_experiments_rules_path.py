@@ -101,15 +101,14 @@ def test_full_regret_on_the_rules_measures_what_the_tree_measures(tmp_path):
 def test_a_recall_abstraction_runs_on_the_rules_as_on_the_tree(tmp_path):
     """Chance-sampled CFR on Bluff(1,1) remembering the last 2 bids: the same numbers on both paths."""
     changes = dict(abstraction={"name": "bluff_last_bids", "params": {"r": 2}}, run__iterations=300)
-    scores = []
-    for compiled in (False, None):
+
+    def make(compiled):
         cfg = config("liars_dice", {"dice1": 1, "dice2": 1}, compiled=compiled, solver="cscfr",
                      **{k: v for k, v in changes.items() if "__" in k})
         cfg["abstraction"] = changes["abstraction"]
         cfg["solver"]["options"] = {"average_space": "abstract"}
-        run_experiment(cfg, tmp_path / str(compiled))
-        scores.append([float(r["exploitability"]) for r in rows(tmp_path / str(compiled))])
-    assert scores[0] == pytest.approx(scores[1], abs=1e-12)
+        return cfg
+    scores = _bluff_scores_on_both_paths(tmp_path, make)
     assert scores[0][-1] < 0.5 * scores[0][0]  # it learned (from uniform's 0.78)
 
 
@@ -173,3 +172,41 @@ def test_lean_rcfr_plus_runs_on_the_rules_through_the_kit(tmp_path):
     policy = CodePolicy.load(rules, tmp_path / "False" / "policy.npz")
     saved = bluff_evaluation.evaluate(rules, policy, default="uniform").exploitability
     assert saved == pytest.approx(scores[0][-1], abs=1e-12) and saved < 0.9  # it learned (uniform: above 0.9)
+
+
+def test_the_bluff22_panel_presets_compose():
+    specs = _preset_specs("lanctot_fig54_bluff22")
+    assert {(s.game.params["dice1"], s.game.params["dice2"], s.game.compiled) for s in specs} == {(2, 2, False)}
+    assert sorted(s.abstraction.params.get("r", 99) for s in specs) == [1, 2, 3, 4, 6, 8, 10, 99]
+    assert {s.solver.name for s in specs} == {"cscfr"} and {s.run.iterations for s in specs} == {2000}
+    quick = _preset_specs("lanctot_fig54_bluff22_quick")
+    assert sorted(s.abstraction.params.get("r", 99) for s in quick) == [1, 4, 99]
+    assert {s.run.iterations for s in quick} == {10}
+
+
+@pytest.mark.parametrize("abstraction", [None, {"name": "bluff_last_bids", "params": {"r": 3}}])
+def test_chance_sampling_on_bluffs_rules_takes_the_public_tree_and_scores_the_compiled_run(tmp_path, abstraction):
+    """cscfr on Bluff walked by its rules is the public-tree solver (evaluated from its table): its rows equal
+    those of the compiled run, which samples the same rolls, over a short run (a long free run drifts apart
+    by rounding: tests/test_bluff_public_cfr.py), and its saved policy scores what it reported."""
+    def make(compiled):
+        cfg = config("liars_dice", {"dice1": 1, "dice2": 1}, compiled=compiled, solver="cscfr", run__iterations=8)
+        if abstraction is not None:
+            cfg["abstraction"] = abstraction
+        return cfg
+    _bluff_scores_on_both_paths(tmp_path, make, saved={"dice1": 1, "dice2": 1})
+
+
+def _bluff_scores_on_both_paths(tmp_path, make, saved=None):
+    """Run ``make(compiled)`` on Bluff's rules and on its compiled tree: equal exploitability rows (1e-12), and
+    with `saved` (the dice) the rules run's saved policy scores its last row. Returns the rows."""
+    scores = []
+    for compiled in (False, None):
+        run_experiment(make(compiled), tmp_path / str(compiled))
+        scores.append([float(r["exploitability"]) for r in rows(tmp_path / str(compiled))])
+    assert scores[0] == pytest.approx(scores[1], abs=1e-12)
+    if saved is not None:
+        rules = rcfr.make_rules("liars_dice", **saved)
+        policy = CodePolicy.load(rules, tmp_path / "False" / "policy.npz")
+        assert bluff_evaluation.evaluate(rules, policy).exploitability == pytest.approx(scores[0][-1], abs=1e-12)
+    return scores

@@ -85,8 +85,8 @@ def bluff_last_bids(game: Game, r: int = 4) -> Abstraction:
     """Bluff keyed by (own roll, whose turn, the last `r` bids). Abstract key: own roll index * 2^bids + the
     mask of the last r bids."""
     rules = _rules(game, Bluff, "bluff_last_bids")
-    r = check_int("abstraction 'bluff_last_bids': r (bids remembered)", r, 1)
-    data = (np.append(rules.fast().data[0], min(r, rules.num_bids)), np.zeros(0))
+    r = check_int("abstraction 'bluff_last_bids': r (bids remembered)", r, 1, rules.num_bids)
+    data = (np.append(rules.fast().data[0], r), np.zeros(0))
     return _from_codes(game, f"bluff_last_bids(r={r})", _bluff_code, data)
 
 

@@ -336,14 +336,26 @@ def bluff_policy(rules: Bluff, kind: str = "uniform", seed: int = 0, dtype=np.fl
     dtype = np.dtype(dtype)
     if dtype not in (np.dtype(np.float64), np.dtype(np.float32)):
         raise ValueError(f"dtype must be float64 or float32, got {dtype}")
+    codes, first = decision_sets(rules)
+    probs = np.empty(int(first[-1]), dtype)
+    _fill_probs(first, probs, -1 if kind == "uniform" else int(seed))
+    return whole_policy(rules, codes, first, probs)
+
+
+def decision_sets(rules: Bluff) -> tuple[np.ndarray, np.ndarray]:
+    """Every decision set's code, in increasing order, and its row offsets (a whole policy's layout)."""
     q0, q1, _, _ = roll_tables(rules)
     n = num_decision_sets(rules)
     codes = np.empty(n, np.int64)
     first = np.zeros(n + 1, np.int64)
     if _fill_codes(rules.num_bids, len(q0), len(q1), codes, first) != n:
         raise AssertionError("Bluff's decision sets miscounted")
-    probs = np.empty(int(first[-1]), dtype)
-    _fill_probs(first, probs, -1 if kind == "uniform" else int(seed))
+    return codes, first
+
+
+def whole_policy(rules: Bluff, codes: np.ndarray, first: np.ndarray, probs: np.ndarray) -> CodePolicy:
+    """The `CodePolicy` of rows built in the layout of `decision_sets`, without the row checks (correct by
+    construction; they would copy Bluff(2,2)'s gigabytes twice). The arrays become read-only."""
     policy = CodePolicy.__new__(CodePolicy)
     policy.description, policy.fingerprint = rules.description(), rules_identity(rules)
     for array in (codes, first, probs):

@@ -13,6 +13,7 @@ from .mccfr import (AverageStrategySampling, ChanceSamplingCFR, ExternalSampling
 from .regression import RCFR, RCFRPlus, RegressionRegrets
 from .rrm import RRM, solve_matrix_game
 from .on_demand import LeanSampledRCFR
+from .public_tree import BluffPublicCFR, bluff_solver
 from .sampled_rcfr import SampledRCFR, SampledRCFRPlus
 from .sampled_regression import DenseSampledRCFR, SampledRCFRSolver, SampledRegressionRegrets
 from .stores import RegretStore, RegretTable
@@ -52,11 +53,14 @@ SOLVERS = {
 
 
 def make_solver(name: str, game: Game, **options) -> CFRSolver | MCCFRSolver | SampledRCFRSolver:
-    """Build solver `name` for `game`; unknown names or options fail with the allowed ones."""
-    return build("solver", SOLVERS, name, game, **options)
+    """Build solver `name` for `game`; unknown names or options fail with the allowed ones. ``walk`` ("auto",
+    "public", "general") chooses, for "cfr" and "cscfr" on Liar's Dice, between the public-tree walk
+    (`BluffPublicCFR`: taken by "auto" on a Bluff walked by its rules) and the general solver."""
+    solver = bluff_solver(name, game, options.pop("walk", "auto"), options)
+    return solver if solver is not None else build("solver", SOLVERS, name, game, **options)
 
 
-__all__ = ["AverageStrategySampling", "CFR", "CFRPlus", "CFRSolver", "ChanceSamplingCFR", "DenseSampledRCFR",
+__all__ = ["AverageStrategySampling", "BluffPublicCFR", "CFR", "CFRPlus", "CFRSolver", "ChanceSamplingCFR", "DenseSampledRCFR",
            "DiscountedCFR", "LeanSampledRCFR", "SampledRCFRSolver",
            "ExternalSamplingMCCFR", "LinearCFR", "MCCFRb", "MCCFRSolver", "OutcomeSamplingMCCFR", "ProbingMCCFR",
            "PublicChanceSamplingCFR", "PureCFR", "RCFR", "RCFRPlus", "RRM", "RegressionRegrets", "RegretStore",

@@ -1,0 +1,275 @@
+"""CFR on Bluff's public bid tree: a direct index of its information sets and one numba walk that updates,
+or evaluates, a whole table with vectors over the private rolls.
+
+Why: Bluff's bids and calls are public and only the rolls are private, so an information set is (own roll,
+bid sequence) and, under the last-r-bids recall abstraction (`rcfr.abstraction.bluff_last_bids`), (own
+roll, whose turn, last r bids). Tables are laid out by public node, then roll, then action:
+
+    element of (roll, node, action) = offset[node] + roll * actions(node) + action
+
+where ``offset`` holds one int64 per public node (not per set: a set is its node's block plus an
+arithmetic roll term), assigned in depth-first order so a walk reads the table front to back. The full
+game's nodes are indexed by their bid mask; an abstract node by ``2 * (kept mask) + player`` (the kept
+mask is the last r bids; with fewer bids it is the whole sequence, whose length gives the player). A
+node's actions follow from its last bid (the highest bit), the same in the full game and the
+abstraction. No hash, no per-set key: Bluff(2,2)'s 528,482,262 (set, action) pairs take one number per
+pair per table.
+
+`walk` is vanilla CFR when given every roll of both players (weights: the roll probabilities) and
+chance-sampled CFR when given one sampled roll per player (weight 1): the rolls a walk carries are
+*positions*, so both are the same loop. At a call the payoff depends on the rolls only through how many
+dice show the bid's face, so values there cost O(rolls) (`bluff_evaluation._call`). ``mode=EVALUATE``
+walks the normalized average table instead and takes the acting player's best action roll by roll: the
+exact best responses of the average, in the same pass.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .bluff_evaluation import _call
+
+UPDATE, EVALUATE = 0, 1
+#: Fields of the walk's `out` array: player 0's expected value of the walked profile (the average's
+#: in EVALUATE), the two best-response values (EVALUATE) and the public nodes entered.
+OUT_FIELDS = ("value", "br0", "br1", "public_nodes")
+
+
+@njit(cache=True, inline="always")
+def _actions(nb, last, d):
+    """Actions at a decision node at depth `d` (bids made) whose last bid is `last`: the higher bids, and the
+    call after the first bid."""
+    return nb - 1 - last + (1 if d > 0 else 0)
+
+
+@njit(cache=True, inline="always")
+def _keep(kept, bid, d, r):
+    """The kept mask after `bid`, the d-th bid (0-based): the new bid is the highest, so once r are kept the
+    lowest is dropped."""
+    kept |= np.int64(1) << bid
+    if d + 1 > r:
+        kept &= kept - 1
+    return kept
+
+
+@njit(cache=True, inline="always")
+def _descend(last, mask, kept, nxt, d, bid, r):
+    """Enter the child of the node at depth `d` reached by `bid`; returns its depth."""
+    last[d + 1] = bid
+    mask[d + 1] = mask[d] | (np.int64(1) << bid)
+    kept[d + 1] = _keep(kept[d], bid, d, r)
+    nxt[d + 1] = 0
+    return d + 1
+
+
+@njit(cache=True, inline="always")
+def _row_strategy(table, row, na, positive, out, start):
+    """``out[start:start+na]``: the row's entries normalized, or with `positive` regret matching (the positive
+    part normalized); uniform where that sums to zero."""
+    total = 0.0
+    for a in range(na):
+        x = table[row + a]
+        if not positive or x > 0.0:
+            total += x
+    for a in range(na):
+        x = table[row + a]
+        if total > 0.0:
+            out[start + a] = x / total if (not positive or x > 0.0) else 0.0
+        else:
+            out[start + a] = 1.0 / na
+
+
+@njit(cache=True)
+def fill_offsets(nb, r, rolls0, rolls1, full, abstract):
+    """Assign every table block in depth-first order: ``full[mask]`` (the full game's table) and, when
+    ``abstract`` is not empty, ``abstract[2 * kept + player]`` (the last-r-bids abstraction's table; r
+    bids kept). Entries not met stay -1. Returns the two table sizes."""
+    full[:] = -1
+    abstract[:] = -1
+    rolls = (rolls0, rolls1)
+    sizes = np.zeros(2, np.int64)
+    depth = nb + 1
+    last = np.empty(depth, np.int64)
+    mask = np.zeros(depth, np.int64)
+    kept = np.zeros(depth, np.int64)
+    nxt = np.zeros(depth, np.int64)
+    d = 0
+    last[0] = -1
+    fresh = True
+    while True:
+        if fresh:
+            fresh = False
+            p = d & 1
+            n = _actions(nb, last[d], d)
+            full[mask[d]] = sizes[0]
+            sizes[0] += rolls[p] * n
+            if abstract.shape[0]:
+                k = 2 * kept[d] + p
+                if abstract[k] < 0:
+                    abstract[k] = sizes[1]
+                    sizes[1] += rolls[p] * n
+        b = last[d] + 1 + nxt[d]
+        if b < nb - 1:  # a child decision node (the top bid leaves only the forced call)
+            nxt[d] += 1
+            d = _descend(last, mask, kept, nxt, d, b, r)
+            fresh = True
+            continue
+        if d == 0:
+            break
+        d -= 1
+    return sizes
+
+
+@njit(cache=True)
+def walk(nb, faces, act0, act1, q0, q1, c0, c1, r, abstracted, regrets, avg, delta, off_reg, off_avg, mode,
+         regret_players, average_players, weight, clip, out):
+    """One depth-first walk of the bid tree carrying, per player, the rolls ``act_p`` (positions), their
+    chance weights ``q_p`` and face counts ``c_p`` (rows per position). UPDATE: strategies by regret
+    matching on `regrets` (the abstract table when `abstracted`); the players in the bit set
+    `regret_players` add their counterfactual regrets into `delta` (the regret table itself, clipped at
+    zero when `clip`, unless abstracted: an abstract set is met at many nodes, so its sum is applied after
+    the walk); those in `average_players` add ``weight x own reach x strategy`` to `avg` (full sets).
+    EVALUATE: the strategies are `avg` normalized (uniform where it is zero) and the acting player's
+    value is its best action per roll. Writes `OUT_FIELDS` into `out`."""
+    acts = (act0, act1)
+    n = (act0.shape[0], act1.shape[0])
+    width = max(n[0], n[1])
+    depth = nb + 1
+    last = np.empty(depth, np.int64)
+    mask = np.zeros(depth, np.int64)
+    kept = np.zeros(depth, np.int64)
+    nxt = np.zeros(depth, np.int64)
+    base_r = np.zeros(depth, np.int64)
+    reach = np.ones((2, depth, width))
+    val = np.zeros((2, depth, width))
+    sig = np.empty((depth, width, nb + 1))
+    cv = np.zeros((depth, width, nb + 1))
+    ev = np.zeros(depth)
+    t = np.zeros((2, width))
+    buckets = np.zeros(max(c0.max(), c1.max()) + 2)
+    nodes = 0
+    d = 0
+    last[0] = -1
+    fresh = True
+    while True:
+        p = d & 1
+        o = 1 - p
+        act = acts[p]
+        L = last[d]
+        na = _actions(nb, L, d)
+        if fresh:  # enter the node: the acting player's strategy per roll; credit its average
+            fresh = False
+            nodes += 1
+            base_a = off_avg[mask[d]]
+            base_r[d] = off_reg[2 * kept[d] + p] if abstracted else base_a
+            credit = mode == UPDATE and (average_players >> p) & 1
+            for i in range(n[p]):
+                s = sig[d, i]
+                if mode == EVALUATE:
+                    _row_strategy(avg, base_a + act[i] * na, na, False, s, 0)
+                    continue
+                _row_strategy(regrets, base_r[d] + act[i] * na, na, True, s, 0)
+                own = reach[p, d, i]
+                if credit and own > 0.0:
+                    row = base_a + act[i] * na
+                    for a in range(na):
+                        avg[row + a] += weight * own * s[a]
+            for i in range(n[o]):
+                val[o, d, i] = 0.0
+            ev[d] = 0.0
+        a = nxt[d]
+        if a < na:
+            nxt[d] = a + 1
+            live = False
+            for i in range(n[p]):
+                x = reach[p, d, i] * sig[d, i, a]
+                reach[p, d + 1, i] = x
+                live |= x > 0.0
+            for i in range(n[o]):
+                x = reach[o, d, i]
+                reach[o, d + 1, i] = x
+                live |= x > 0.0
+            if not live:  # neither player reaches it: it adds nothing
+                for i in range(n[p]):
+                    cv[d, i, a] = 0.0
+                continue
+            if a == na - 1 and d > 0:  # the acting player calls the last bid
+                e = _call(p, L, faces, q0, q1, c0, c1, reach[0, d + 1], reach[1, d + 1], t[0], t[1], buckets)
+            else:
+                b = L + 1 + a
+                if b < nb - 1:  # a decision node: go down
+                    d = _descend(last, mask, kept, nxt, d, b, r)
+                    fresh = True
+                    continue
+                # the top bid: the next player's call is forced (collapsed, as in the compiled tree)
+                e = _call(o, b, faces, q0, q1, c0, c1, reach[0, d + 1], reach[1, d + 1], t[0], t[1], buckets)
+            for i in range(n[p]):
+                cv[d, i, a] = t[p, i]
+            for i in range(n[o]):
+                val[o, d, i] += t[o, i]
+            ev[d] += e
+            continue
+        # node done: the acting player's values (and regrets), then fold into the parent
+        update = mode == UPDATE and (regret_players >> p) & 1
+        for i in range(n[p]):
+            v = 0.0
+            if mode == EVALUATE:
+                v = -np.inf
+                for a in range(na):
+                    v = max(v, cv[d, i, a])
+            else:
+                for a in range(na):
+                    v += sig[d, i, a] * cv[d, i, a]
+            val[p, d, i] = v
+            if update:
+                row = base_r[d] + act[i] * na
+                for a in range(na):
+                    x = delta[row + a] + (cv[d, i, a] - v)
+                    delta[row + a] = max(x, 0.0) if clip else x
+        if d == 0:
+            break
+        d -= 1  # the parent's acting player is o
+        a = nxt[d] - 1
+        for i in range(n[o]):
+            cv[d, i, a] = val[o, d + 1, i]
+        for i in range(n[p]):
+            val[p, d, i] += val[p, d + 1, i]
+        ev[d] += ev[d + 1]
+    out[0] = ev[0]
+    out[1] = val[0, 0, :n[0]].sum()
+    out[2] = val[1, 0, :n[1]].sum()
+    out[3] = nodes
+
+
+@njit(cache=True)
+def apply_delta(regrets, delta, clip):
+    """Add an abstract walk's regret sums to the table (clipped at zero for regret-matching+) and clear them."""
+    for i in range(regrets.shape[0]):
+        x = regrets[i] + delta[i]
+        regrets[i] = max(x, 0.0) if clip else x
+        delta[i] = 0.0
+
+
+@njit(cache=True)
+def fill_rows(nb, codes, first, table, offsets, r, abstracted, off_reg, positive, probs):
+    """Rows of a `CodePolicy` (sets `codes`, sorted, with offsets `first`) from a table: normalized (the
+    average) or by regret matching (`positive`: the current strategy, read from the abstract table when
+    `abstracted`)."""
+    for j in range(codes.shape[0]):
+        code = codes[j]
+        p = code & 1
+        roll = (code >> 1) >> nb
+        m = (code >> 1) & ((np.int64(1) << nb) - 1)
+        na = first[j + 1] - first[j]
+        if abstracted:
+            kept = np.int64(0)
+            k = 0
+            for b in range(nb - 1, -1, -1):  # the r highest bids are the r most recent
+                if k < r and m & (np.int64(1) << b):
+                    kept |= np.int64(1) << b
+                    k += 1
+            row = off_reg[2 * kept + p] + roll * na
+        else:
+            row = offsets[m] + roll * na
+        _row_strategy(table, row, na, positive, probs, first[j])
