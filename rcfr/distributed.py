@@ -25,13 +25,14 @@ def check_workers(workers: Any) -> int:
     return check_int("workers", workers, 1)
 
 
-def check_shards(shards: Any, workers: int, most: int | None = None, where: str = "") -> int:
-    """The shard count: `workers` when None; at least one, and at most `most` (the pieces there are to split)."""
+def check_sharding(workers: Any = 1, shards: Any = None, ray_address: Any = None) -> dict[str, Any]:
+    """The sharding options of a full-width computation, checked before any work: ``workers >= 1``, ``shards``
+    (`workers` when None) >= 1, and a reachable `ray_address` when the shards go to Ray."""
+    workers = check_workers(workers)
     shards = workers if shards is None else check_int("shards", shards, 1)
-    if most is not None and shards > most:
-        raise ValueError(f"shards={shards} is more than the {most:,} pieces{where}; pass fewer shards"
-                         f"{' or a deeper cut' if 'cut' in where else ''}")
-    return shards
+    if workers > 1:
+        check_ray_address(ray_address)
+    return dict(workers=workers, shards=shards, ray_address=ray_address)
 
 
 def check_ray_address(ray_address: Any) -> str | None:

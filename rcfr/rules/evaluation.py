@@ -27,7 +27,7 @@ from numba import types as nb
 from numba.typed import Dict
 
 from ..compiler import _grow, _settled
-from ..distributed import check_ray_address, check_workers, run_shards
+from ..distributed import check_sharding, run_shards
 from ..evaluation import Evaluation
 from ..games.base import CHANCE, TERMINAL, GameRules
 from ..games.fast import ABSTRACT_CODE, DATA, FUNCTION_TYPES
@@ -304,11 +304,8 @@ def walk(rules: GameRules, policy: CodePolicy, default: str | None = None, *, wo
         policy = CodePolicy.from_policy(policy)
     default = check_default(default)
     policy.check_rules(rules)
-    workers = check_workers(workers)
-    shards = check_int("shards", shards, 1) if shards is not None else workers
+    workers, shards, ray_address = check_sharding(workers, shards, ray_address).values()
     cut = None if cut is None else check_int("cut", cut, 1)
-    if workers > 1:
-        check_ray_address(ray_address)  # refused before any walk
     common = (rules, policy, default == "uniform")
     if shards == 1 and cut is None:
         arrays = _shard(common, (-1, 0, 1))
@@ -384,9 +381,10 @@ def evaluation_of(rules: GameRules, raw: dict[str, float]) -> Evaluation:
                       exploitability=nash_conv / 2, exploitability_mbb=1000.0 * nash_conv / 2 / rules.big_blind)
 
 
-def evaluate(rules: GameRules, policy: CodePolicy, default: str | None = None) -> Evaluation:
-    """Value, best-response values, NashConv and exploitability, as `rcfr.evaluate` gives them."""
-    return evaluation_of(rules, walk(rules, policy, default))
+def evaluate(rules: GameRules, policy: CodePolicy, default: str | None = None, **sharding) -> Evaluation:
+    """Value, best-response values, NashConv and exploitability, as `rcfr.evaluate` gives them; `sharding`:
+    `walk`'s ``workers``, ``shards``, ``cut``, ``ray_address``."""
+    return evaluation_of(rules, walk(rules, policy, default, **sharding))
 
 
 def expected_value(rules: GameRules, policy: CodePolicy, default: str | None = None) -> float:
@@ -401,14 +399,15 @@ def best_response_value(rules: GameRules, policy: CodePolicy, player: int, defau
     return walk(rules, policy, default)[f"br{player}"]
 
 
-def nash_conv(rules: GameRules, policy: CodePolicy, default: str | None = None) -> float:
+def nash_conv(rules: GameRules, policy: CodePolicy, default: str | None = None, **sharding) -> float:
     """BR_0 + BR_1, chips."""
-    return evaluate(rules, policy, default).nash_conv
+    return evaluate(rules, policy, default, **sharding).nash_conv
 
 
-def exploitability(rules: GameRules, policy: CodePolicy, unit: str = "chips", default: str | None = None) -> float:
+def exploitability(rules: GameRules, policy: CodePolicy, unit: str = "chips", default: str | None = None,
+                   **sharding) -> float:
     """(BR_0 + BR_1) / 2, in chips (``unit="chips"``) or milli-big-blinds per game (``"mbb"``)."""
     if unit not in ("chips", "mbb"):
         raise ValueError(f"unit must be 'chips' or 'mbb', got {unit!r}")
-    result = evaluate(rules, policy, default)
+    result = evaluate(rules, policy, default, **sharding)
     return result.exploitability if unit == "chips" else result.exploitability_mbb
