@@ -1,0 +1,94 @@
+"""Sharded exact evaluation on a local Ray (issue 36): one process against `--workers` Ray workers.
+
+    python benchmarks/bench_distributed.py                                   # Bluff(2,1), Goofspiel(7) rules path
+    python benchmarks/bench_distributed.py --rules "goofspiel(cards=6)" --compiled "goofspiel(cards=6)"
+
+Per game, exploitability of the uniform policy three ways: *one walk* (``workers=1``, the unsharded code),
+*shards here* (``shards=workers`` run one after another in this process: the cost of splitting and merging;
+`--no-here` skips it)
+and *Ray* (``workers`` Ray workers, the same shards, so the same numbers bit for bit). Rules-path games
+(`--rules`) walk the game by its rules with an empty `CodePolicy` played uniformly (``default="uniform"``);
+compiled games (`--compiled`) are compiled first (not timed) and evaluate `Policy.uniform`. The local Ray is
+started once (its start is reported apart) and warmed on Kuhn, so that the workers have loaded the numba
+kernels before timing. Wall seconds; the speed-up is one walk / Ray. Say how busy the machine was: the load
+average before the run is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run from a checkout without installing
+
+from bench_large_games import parse  # noqa: E402  (same spelling of game specs)
+
+
+def _timed(function):
+    start = time.perf_counter()
+    result = function()
+    return result, time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rules", nargs="*", default=["liars_dice(dice1=2, dice2=1)", "goofspiel(cards=7)"])
+    parser.add_argument("--compiled", nargs="*", default=[])
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--no-here", action="store_true", help="skip the shards-here column (saves a walk)")
+    args = parser.parse_args()
+    import numpy as np
+    import ray
+
+    import rcfr
+    from rcfr.rules import evaluation
+    from rcfr.rules.policy import CodePolicy
+
+    print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)")
+    _, start_s = _timed(lambda: ray.init(num_cpus=args.workers, include_dashboard=False, log_to_driver=False))
+    kuhn = rcfr.make_rules("kuhn")
+
+    def empty(rules):
+        return CodePolicy(rules, np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0))
+
+    _, warm_s = _timed(lambda: evaluation.evaluate(kuhn, empty(kuhn), "uniform", workers=args.workers))
+    print(f"Ray start {start_s:.1f} s, first sharded call (workers load the kernels) {warm_s:.1f} s\n")
+    w = args.workers
+    print(f"| game | path | histories | one walk s | {w} shards here s | Ray, {w} workers s | speed-up | "
+          f"exploitability | Ray = shards here | gap to one walk |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for spec in args.rules:
+        name, params = parse(spec)
+        rules = rcfr.make_rules(name, **params)
+        policy = empty(rules)
+        one, one_s = _timed(lambda: evaluation.walk(rules, policy, "uniform"))
+        here, here_s = (None, float("nan")) if args.no_here else _timed(
+            lambda: evaluation.walk(rules, policy, "uniform", shards=w))
+        far, far_s = _timed(lambda: evaluation.walk(rules, policy, "uniform", workers=w))
+        exploit = (one["br0"] + one["br1"]) / 2
+        gap = abs((far["br0"] + far["br1"]) / 2 - exploit)
+        print(f"| {spec} | rules | {int(one['histories']):,} | {one_s:.1f} | {here_s:.1f} | {far_s:.1f} | "
+              f"{one_s / far_s:.2f} | {exploit:.6f} | {'-' if here is None else far == here} | {gap:.1e} |", flush=True)
+    for spec in args.compiled:
+        name, params = parse(spec)
+        game = rcfr.load_game(name, **params)
+        policy = rcfr.Policy.uniform(game)
+        game.views  # built before timing
+        one, one_s = _timed(lambda: rcfr.evaluate(game, policy))
+        here, here_s = _timed(lambda: rcfr.evaluate(game, policy, shards=w))
+        far, far_s = _timed(lambda: rcfr.evaluate(game, policy, workers=w))
+        print(f"| {spec} | compiled | {game.num_histories:,} | {one_s:.2f} | {here_s:.2f} | {far_s:.2f} | "
+              f"{one_s / far_s:.2f} | {one.exploitability:.6f} | {far == here} | "
+              f"{abs(far.exploitability - one.exploitability):.1e} |", flush=True)
+    print(f"\nload average after: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
