@@ -9,8 +9,8 @@ Per game, exploitability of the uniform policy three ways: *one walk* (``workers
 and *Ray* (``workers`` Ray workers, the same shards, so the same numbers bit for bit). Rules-path games
 (`--rules`) walk the game by its rules with an empty `CodePolicy` played uniformly (``default="uniform"``);
 compiled games (`--compiled`) are compiled first (not timed) and evaluate `Policy.uniform`. The local Ray is
-started once (its start is reported apart) and warmed on Kuhn, so that the workers have loaded the numba
-kernels before timing. Wall seconds; the speed-up is one walk / Ray. Say how busy the machine was: the load
+started by the first sharded call, on Kuhn (reported apart), so that the workers have loaded the numba kernels
+before timing. Wall seconds; the speed-up is one walk / Ray. Say how busy the machine was: the load
 average before the run is printed.
 """
 
@@ -45,21 +45,19 @@ def main() -> None:
     parser.add_argument("--no-here", action="store_true", help="skip the shards-here column (saves a walk)")
     args = parser.parse_args()
     import numpy as np
-    import ray
 
     import rcfr
     from rcfr.rules import evaluation
     from rcfr.rules.policy import CodePolicy
 
     print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)")
-    _, start_s = _timed(lambda: ray.init(num_cpus=args.workers, include_dashboard=False, log_to_driver=False))
     kuhn = rcfr.make_rules("kuhn")
 
     def empty(rules):
         return CodePolicy(rules, np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0))
 
     _, warm_s = _timed(lambda: evaluation.evaluate(kuhn, empty(kuhn), "uniform", workers=args.workers))
-    print(f"Ray start {start_s:.1f} s, first sharded call (workers load the kernels) {warm_s:.1f} s\n")
+    print(f"Ray start and first sharded call (workers load the kernels): {warm_s:.1f} s\n")
     w = args.workers
     print(f"| game | path | histories | one walk s | {w} shards here s | Ray, {w} workers s | speed-up | "
           f"exploitability | Ray = shards here | gap to one walk |")

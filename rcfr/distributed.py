@@ -4,7 +4,7 @@ Full-width walks (exact evaluation on either path, the full-game regret) split t
 results the caller reduces in a fixed order, so the numbers depend on the shard count, never on how many
 processes ran the shards or in which order they finished. `run_shards` is the only place that knows about Ray:
 ``workers=1`` runs the shards one after another here and never imports Ray; ``workers > 1`` starts a local Ray
-on demand (``num_cpus=workers``), or joins the cluster at ``ray_address`` (``"auto"``, ``"host:port"``, or
+on demand (``num_cpus=workers``, its workers not niced), or joins the cluster at ``ray_address`` (``"auto"``, ``"host:port"``, or
 ``"ray://host:port"`` for Ray Client), or uses a Ray this process has already initialized, and keeps at most
 `workers` shards in flight. A shard whose worker dies is run again (``retries`` times); if it still fails the
 call fails, naming the shard: a result is never reduced without every shard's share. docs/distributed.md.
@@ -66,8 +66,9 @@ def _ray():
 def _connect(workers: int, ray_address: str | None):
     ray = _ray()
     if not ray.is_initialized():
-        if ray_address is None:
-            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+        if ray_address is None:  # workers at the driver's priority (Ray's default niceness is 15)
+            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False,
+                     _system_config={"worker_niceness": 0})
         else:
             ray.init(address=ray_address, log_to_driver=False)
     return ray

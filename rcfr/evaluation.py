@@ -39,24 +39,25 @@ def _plans(game: Game, policy: Policy) -> list[np.ndarray]:
     return [game.views[p].plan(policy.local(p)) for p in (0, 1)]
 
 
-#: Sharding (`workers`, `shards`, `ray_address`): the terminal values, one sparse product per player, are split
-#: into `shards` blocks of rows (own sequences) with about equal nonzeros, computed here (``workers=1``) or on Ray
-#: workers (`rcfr.distributed.run_shards`) and concatenated; the plans and the best-response passes stay here.
-#: Each row is summed by one loop wherever it runs, so the numbers equal one process bit for bit, for any count.
-def _terminal_values(game: Game, plans: list[np.ndarray], players=(0, 1), workers: int = 1,
-                     shards: int | None = None, ray_address: str | None = None) -> list[np.ndarray]:
-    """Each of `players`' terminal values against the other's plan in `plans`."""
+def terminal_values(game: Game, against: dict[int, np.ndarray], workers: int = 1, shards: int | None = None,
+                    ray_address: str | None = None) -> dict[int, np.ndarray]:
+    """Each player p of `against`'s terminal values against the opponent's realization plan ``against[p]``.
+
+    Sharding: the sparse products are split into `shards` blocks of rows (own sequences) with about equal
+    nonzeros, computed here (``workers=1``) or on Ray workers (`rcfr.distributed.run_shards`) and concatenated.
+    Each row is summed by one loop wherever it runs, so the numbers equal one process bit for bit, for any
+    shard count."""
     workers, shards, ray_address = check_sharding(workers, shards, ray_address).values()
     if shards == 1:
-        return [game.views[p].terminal_values(plans[1 - p]) for p in players]
-    rows = min(game.views[p].num_sequences for p in players)
+        return {p: game.views[p].terminal_values(plan) for p, plan in against.items()}
+    rows = min(game.views[p].num_sequences for p in against)
     if shards > rows:
         raise ValueError(f"shards={shards} is more than the {rows:,} rows (own sequences) of the smaller payoff "
                          f"matrix of {game.rules.description()}; pass fewer shards")
-    tasks = [(p, lo, hi) for p in players for lo, hi in _row_blocks(game.views[p].payoff.indptr, shards)]
-    common = {p: (game.views[p].payoff, plans[1 - p]) for p in players}
+    tasks = [(p, lo, hi) for p in against for lo, hi in _row_blocks(game.views[p].payoff.indptr, shards)]
+    common = {p: (game.views[p].payoff, plan) for p, plan in against.items()}
     blocks = run_shards(_block_values, common, tasks, workers=workers, ray_address=ray_address)
-    return [np.concatenate([b for (q, _, _), b in zip(tasks, blocks) if q == p]) for p in players]
+    return {p: np.concatenate([b for (q, _, _), b in zip(tasks, blocks) if q == p]) for p in against}
 
 
 def _row_blocks(indptr: np.ndarray, shards: int) -> list[tuple[int, int]]:
@@ -114,9 +115,9 @@ def best_response(game: Game, policy: Policy, player: int) -> tuple[float, Polic
 def evaluate(game: Game, policy: Policy, *, workers: int = 1, shards: int | None = None,
              ray_address: str | None = None) -> Evaluation:
     """Value, best-response values, NashConv and exploitability. ``workers > 1`` (or ``shards > 1``) splits the
-    terminal values into blocks of rows run on Ray (see `_terminal_values`): the same numbers bit for bit."""
+    terminal values into blocks of rows run on Ray (see `terminal_values`): the same numbers bit for bit."""
     plans = _plans(game, policy)
-    values = _terminal_values(game, plans, workers=workers, shards=shards, ray_address=ray_address)
+    values = terminal_values(game, {0: plans[1], 1: plans[0]}, workers, shards, ray_address)
     value = float(plans[0] @ values[0])
     br = tuple(_best_response(game, p, plans[1 - p], values[p])[0] for p in (0, 1))
     nash_conv = br[0] + br[1]

@@ -11,7 +11,7 @@ import numpy as np
 
 from . import kernels
 from .distributed import check_sharding
-from .evaluation import _best_response, _plans, _terminal_values
+from .evaluation import _best_response, _plans, terminal_values
 from .policy import Policy
 from .tree import Game
 
@@ -73,7 +73,7 @@ class FullRegret:
             raise ValueError(f"FullRegret measures {self.game.rules.description()}; the policy is of "
                              f"{policy.game.rules.description()}")
         plans = _plans(self.game, policy)
-        self.value += float(plans[0] @ _terminal_values(self.game, plans, (0,), **self.sharding)[0])
+        self.value += float(plans[0] @ terminal_values(self.game, {0: plans[1]}, **self.sharding)[0])
         for total, plan in zip(self.plans, plans):
             total += plan
         self.t += 1
@@ -84,7 +84,7 @@ class FullRegret:
             raise ValueError("FullRegret has no profiles yet: call add(policy) once per iteration first")
         own = (self.value / self.t, -self.value / self.t)
         plans = [plan / self.t for plan in self.plans]
-        values = _terminal_values(self.game, plans, **self.sharding)
+        values = terminal_values(self.game, {0: plans[1], 1: plans[0]}, **self.sharding)
         return tuple(_best_response(self.game, p, plans[1 - p], values[p])[0] - own[p] for p in (0, 1))
 
     def positive_sum(self) -> float:
