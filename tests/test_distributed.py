@@ -10,6 +10,7 @@ fails saying so.
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import subprocess
@@ -31,14 +32,10 @@ from rcfr.rules.regrets import RulesFullRegret
 RULES_GAMES = [("goofspiel", {"cards": 4}), ("liars_dice", {}), ("pam", {"horizon": 2})]
 FIELDS = ("value", "br0", "br1")
 
-_games: dict = {}
 
-
+@functools.lru_cache(maxsize=None)
 def game(name, **params):
-    key = (name, tuple(sorted(params.items())))
-    if key not in _games:
-        _games[key] = rcfr.load_game(name, **params)
-    return _games[key]
+    return rcfr.load_game(name, **params)
 
 
 def code_policy(g, seed, keep=1):
