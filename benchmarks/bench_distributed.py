@@ -17,6 +17,7 @@ average before the run is printed.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 import time
@@ -66,10 +67,10 @@ def main() -> None:
         name, params = parse(spec)
         rules = rcfr.make_rules(name, **params)
         policy = empty(rules)
-        one, one_s = _timed(lambda: evaluation.walk(rules, policy, "uniform"))
-        here, here_s = (None, float("nan")) if args.no_here else _timed(
-            lambda: evaluation.walk(rules, policy, "uniform", shards=w))
-        far, far_s = _timed(lambda: evaluation.walk(rules, policy, "uniform", workers=w))
+        walk = functools.partial(evaluation.walk, rules, policy, "uniform")
+        one, one_s = _timed(walk)
+        here, here_s = (None, float("nan")) if args.no_here else _timed(functools.partial(walk, shards=w))
+        far, far_s = _timed(functools.partial(walk, workers=w))
         exploit = (one["br0"] + one["br1"]) / 2
         gap = abs((far["br0"] + far["br1"]) / 2 - exploit)
         print(f"| {spec} | rules | {int(one['histories']):,} | {one_s:.1f} | {here_s:.1f} | {far_s:.1f} | "
@@ -78,10 +79,11 @@ def main() -> None:
         name, params = parse(spec)
         game = rcfr.load_game(name, **params)
         policy = rcfr.Policy.uniform(game)
-        game.views  # built before timing
-        one, one_s = _timed(lambda: rcfr.evaluate(game, policy))
-        here, here_s = _timed(lambda: rcfr.evaluate(game, policy, shards=w))
-        far, far_s = _timed(lambda: rcfr.evaluate(game, policy, workers=w))
+        assert game.views  # built before timing
+        score = functools.partial(rcfr.evaluate, game, policy)
+        one, one_s = _timed(score)
+        here, here_s = _timed(functools.partial(score, shards=w))
+        far, far_s = _timed(functools.partial(score, workers=w))
         print(f"| {spec} | compiled | {game.num_histories:,} | {one_s:.2f} | {here_s:.2f} | {far_s:.2f} | "
               f"{one_s / far_s:.2f} | {one.exploitability:.6f} | {far == here} | "
               f"{abs(far.exploitability - one.exploitability):.1e} |", flush=True)

@@ -13,7 +13,8 @@ call fails, naming the shard: a result is never reduced without every shard's sh
 from __future__ import annotations
 
 import socket
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from .options import check_int
 
@@ -32,7 +33,7 @@ def check_sharding(workers: Any = 1, shards: Any = None, ray_address: Any = None
     shards = workers if shards is None else check_int("shards", shards, 1)
     if workers > 1:
         check_ray_address(ray_address)
-    return dict(workers=workers, shards=shards, ray_address=ray_address)
+    return {"workers": workers, "shards": shards, "ray_address": ray_address}
 
 
 def check_ray_address(ray_address: Any) -> str | None:

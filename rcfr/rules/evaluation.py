@@ -361,9 +361,9 @@ def _shard(common, task) -> dict:
         no_abstraction if abstraction is None else abstraction.code,
         fast.data if abstraction is None else abstraction.data, abstraction is not None, out, error, cut, lo, hi)
     n, met, extras = len(policy.codes), int(out[5]), int(out[6])
-    return dict(out=out, error=error, tv=tv[:len(policy.probs) + extra_first[extras]], above=above[:n + extras],
-                owner=owner[:n + extras], order=order[:met], extra_first=extra_first[:extras + 1],
-                extra_code=extra_code[:extras])
+    return {"out": out, "error": error, "tv": tv[:len(policy.probs) + extra_first[extras]],
+            "above": above[:n + extras], "owner": owner[:n + extras], "order": order[:met],
+            "extra_first": extra_first[:extras + 1], "extra_code": extra_code[:extras]}
 
 
 def raise_walk_error(rules: GameRules, error: np.ndarray, messages: dict[int, str]) -> None:

@@ -23,9 +23,9 @@ from numba import types as nb
 from numba.typed import Dict
 
 from ..compiler import _grow, _settled
+from ..distributed import check_sharding
 from ..games.base import CHANCE, TERMINAL, GameRules
 from ..games.fast import ABSTRACT_CODE, DATA, FUNCTION_TYPES
-from ..distributed import check_sharding
 from .abstraction import no_abstraction
 from .evaluation import FAILED, POLICY_ERRORS, evaluate, policy_set, raise_walk_error
 from .policy import CodePolicy, check_default, fast_game, normalized

@@ -75,4 +75,6 @@ def merge(parts: list[dict], first: np.ndarray, codes: np.ndarray) -> tuple[dict
         out[4] = max(out[4], p["out"][4])
     order = _first_met(np.concatenate(orders)) if orders else np.zeros(0, np.int64)
     out[5], out[6], out[7] = len(order), len(code), parts[0]["out"][7]
-    return dict(tv=tv, above=above, owner=owner, order=order, extra_first=extra_first, extra_code=code), out, error
+    merged = {"tv": tv, "above": above, "owner": owner, "order": order, "extra_first": extra_first,
+              "extra_code": code}
+    return merged, out, error

@@ -60,7 +60,7 @@ class CFRSolver(IterativeSolver):
         self._children_below = _children_below(game)
         self.sharding: dict | None = None
 
-    def distribute(self, workers: int = 1, shards: int | None = None, ray_address: str | None = None) -> "CFRSolver":
+    def distribute(self, workers: int = 1, shards: int | None = None, ray_address: str | None = None) -> CFRSolver:
         """Split each iteration's terminal values (the sparse products) into `shards` blocks of rows computed
         on `workers` Ray workers (`rcfr.evaluation.terminal_values`): the same iterates bit for bit, for any
         count. A setting of the run, not an option: checkpoints resume on any number of workers. Returns self."""
