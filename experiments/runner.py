@@ -53,7 +53,7 @@ log = logging.getLogger("experiments")
 
 #: run settings that may change between an interrupted run and its resumption
 _RESUMABLE_CHANGES = ("iterations", "eval_points", "max_nodes_touched", "checkpoint_every", "checkpoint_seconds",
-                      "resume", "progress", "matches")
+                      "resume", "progress", "matches", "workers", "ray_address")
 
 
 class Interrupted(KeyboardInterrupt):
@@ -123,7 +123,7 @@ def _warm_up(spec: ExperimentConfig, setup: build.Setup) -> float:
     measure = make_measure(spec.run.measure, spare, spec.run.approx)
     measure.observe(spare)
     spare.solver.run(1)
-    measure.value(evaluate_policy(spare.game, spare.policy()))
+    measure.value(evaluate_policy(spare.game, spare.policy(), spare.sharding))
     return time.perf_counter() - started
 
 

@@ -359,3 +359,33 @@ def test_ray_cfr_iterations_equal_one_process(local_ray):
     one = _cfr_run(g, 20)
     got = _cfr_run(g, 20, workers=2)
     assert np.array_equal(got.average_policy().probs, one.average_policy().probs)
+
+
+# ---- the kit: run.workers, run.ray_address -------------------------------------------------------------
+def _kit(game_name, params, iterations, **run):
+    return {"game": {"name": game_name, "params": params}, "solver": {"name": "cfr", "options": {}},
+            "run": {"iterations": iterations, "eval_points": 4, "checkpoint_seconds": 1e9, **run}}
+
+
+def _kit_rows(run_dir):
+    import csv
+    with (run_dir / "metrics.csv").open() as f:
+        return [{k: v for k, v in row.items() if "seconds" not in k} for row in csv.DictReader(f)]
+
+
+def test_kit_refuses_bad_run_workers(tmp_path):
+    from experiments.runner import run_experiment
+    from experiments.schema import ConfigError
+    with pytest.raises(ConfigError, match="run.workers must be an integer"):
+        run_experiment(_kit("kuhn", {}, 2, workers=0), tmp_path / "a")
+    with pytest.raises(ConfigError, match="run.ray_address must be"):
+        run_experiment(_kit("kuhn", {}, 2, workers=2, ray_address="nowhere"), tmp_path / "b")
+
+
+@pytest.mark.slow
+def test_kit_run_on_two_workers_equals_one_process(local_ray, tmp_path):
+    """CFR on Goofspiel(4) with the full-regret measure: every metrics.csv number but the times is the same."""
+    from experiments.runner import run_experiment
+    for name, run in (("one", {}), ("two", {"workers": 2})):
+        run_experiment(_kit("goofspiel", {"cards": 4}, 6, measure="full_regret", **run), tmp_path / name)
+    assert _kit_rows(tmp_path / "two") == _kit_rows(tmp_path / "one")
