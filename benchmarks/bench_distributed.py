@@ -12,6 +12,10 @@ compiled games (`--compiled`) are compiled first (not timed) and evaluate `Polic
 started by the first sharded call, on Kuhn (reported apart), so that the workers have loaded the numba kernels
 before timing. Wall seconds; the speed-up is one walk / Ray. Say how busy the machine was: the load
 average before the run is printed.
+
+`--cpu` (no Ray) times each step of the sharded rules walk in CPU seconds, one after another in this process,
+and projects what idle cores would give: one walk / (prefix counts + slowest shard + merge + best responses),
+transfers and Ray's per-task overhead left out.
 """
 
 from __future__ import annotations
@@ -32,10 +36,35 @@ sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 from bench_large_games import parse  # noqa: E402  (same spelling of game specs)
 
 
-def _timed(function):
-    start = time.perf_counter()
+def _timed(function, clock=time.perf_counter):
+    start = clock()
     result = function()
-    return result, time.perf_counter() - start
+    return result, clock() - start
+
+
+def cpu_breakdown(rules, policy, shards: int) -> None:
+    """CPU seconds of the one walk and of each step of the sharded walk, run here one after another: what
+    `shards` idle cores would take is the prefix count + the slowest shard + the merge and best-response pass."""
+    from rcfr.rules import evaluation
+    from rcfr.rules.shards import merge
+    cpu = time.process_time
+    one, one_cpu = _timed(lambda: evaluation.walk(rules, policy, "uniform"), cpu)
+    common = (rules, policy, True)
+    (cut, subtrees), cut_cpu = _timed(lambda: evaluation._cut(common, shards, None), cpu)
+    parts, shard_cpu = [], []
+    for k in range(shards):
+        part, seconds = _timed(lambda: evaluation._shard(common, (cut, k * subtrees // shards,
+                                                                  (k + 1) * subtrees // shards)), cpu)
+        parts.append(part)
+        shard_cpu.append(seconds)
+    (arrays, out, _), merge_cpu = _timed(lambda: merge(parts, policy.first, policy.codes), cpu)
+    _, best_cpu = _timed(lambda: evaluation._best_responses(arrays["order"], arrays["above"], arrays["owner"],
+                                                            policy.first, arrays["extra_first"], arrays["tv"], out), cpu)
+    returned = sum(sum(a.nbytes for a in part.values()) for part in parts) / 2**20
+    critical = cut_cpu + max(shard_cpu) + merge_cpu + best_cpu
+    print(f"| {rules.description()} | {int(one['histories']):,} | {one_cpu:.1f} | {cut} ({subtrees}) | {cut_cpu:.2f} | "
+          f"{' / '.join(f'{s:.1f}' for s in shard_cpu)} | {merge_cpu:.2f} | {best_cpu:.2f} | {returned:.0f} | "
+          f"{one_cpu / critical:.2f} | {abs(out[1] + out[2] - one['br0'] - one['br1']) / 2:.1e} |", flush=True)
 
 
 def main() -> None:
@@ -44,6 +73,8 @@ def main() -> None:
     parser.add_argument("--compiled", nargs="*", default=[])
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--no-here", action="store_true", help="skip the shards-here column (saves a walk)")
+    parser.add_argument("--cpu", action="store_true", help="no Ray: CPU seconds of each step of the sharded walk, "
+                        "and the speed-up idle cores would give (rules games)")
     args = parser.parse_args()
     import numpy as np
 
@@ -56,6 +87,18 @@ def main() -> None:
 
     def empty(rules):
         return CodePolicy(rules, np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0))
+
+    if args.cpu:
+        evaluation.walk(kuhn, empty(kuhn), "uniform", shards=2)  # kernels loaded before timing
+        print(f"| game | histories | one walk CPU s | cut (subtrees) | prefix counts CPU s | shards CPU s | "
+              f"merge CPU s | best responses CPU s | MiB returned | projected speed-up, {args.workers} idle cores | "
+              "gap to one walk |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
+        for spec in args.rules:
+            name, params = parse(spec)
+            rules = rcfr.make_rules(name, **params)
+            cpu_breakdown(rules, empty(rules), args.workers)
+        return
 
     _, warm_s = _timed(lambda: evaluation.evaluate(kuhn, empty(kuhn), "uniform", workers=args.workers))
     print(f"Ray start and first sharded call (workers load the kernels): {warm_s:.1f} s\n")
