@@ -328,7 +328,7 @@ def walk(rules: GameRules, policy: CodePolicy, default: str | None = None, *, wo
 
 #: The default cut: the shallowest depth with at least this many subtrees per shard (contiguous runs of many
 #: subtrees balance the shards' work when subtrees differ in size).
-SUBTREES_PER_SHARD = 8
+SUBTREES_PER_SHARD = 32
 
 
 def _cut(common, shards: int, cut: int | None) -> tuple[int, int]:
