@@ -257,14 +257,24 @@ def test_ray_workers_equal_one_process(local_ray):
     assert rcfr.evaluate(g, policy, workers=2) == rcfr.evaluate(g, policy)
 
 
+def _descends_from_us(pid: int) -> bool:
+    """Whether process `pid` was started (through any chain) by this test process: our own Ray's workers."""
+    while pid > 1:
+        if pid == os.getpid():
+            return True
+        with open(f"/proc/{pid}/stat") as f:
+            pid = int(f.read().rpartition(")")[2].split()[1])
+    return False
+
+
 def _ray_workers_running(name: str) -> list[int]:
-    """Process ids of Ray workers now running a task of function `name` (Ray titles them ``ray::<name>``)."""
+    """Process ids of our Ray's workers now running a task of function `name` (titled ``ray::<name>``)."""
     found = []
     for pid in os.listdir("/proc"):
         if pid.isdigit():
             try:
                 with open(f"/proc/{pid}/cmdline", "rb") as f:
-                    if f.read().startswith(f"ray::{name}".encode()):
+                    if f.read().startswith(f"ray::{name}".encode()) and _descends_from_us(int(pid)):
                         found.append(int(pid))
             except OSError:
                 pass
