@@ -65,7 +65,7 @@ def _row_blocks(indptr: np.ndarray, shards: int) -> list[tuple[int, int]]:
     rows = len(indptr) - 1
     bounds = np.searchsorted(indptr, np.linspace(0, indptr[-1], shards + 1)[1:-1])
     bounds = np.concatenate(([0], np.clip(bounds, 1, rows - 1), [rows]))
-    for k in range(1, shards + 1):  # at least one row each
+    for k in range(1, shards):  # at least one row each
         bounds[k] = max(bounds[k], bounds[k - 1] + 1)
     for k in range(shards - 1, 0, -1):
         bounds[k] = min(bounds[k], bounds[k + 1] - 1)

@@ -147,6 +147,18 @@ def test_compiled_shards_equal_one_process_bit_for_bit():
     assert rcfr.exploitability(g, policy, "mbb", shards=2) == one.exploitability_mbb
 
 
+@settings(max_examples=200)
+@given(sizes=st.lists(st.integers(0, 50), min_size=1, max_size=40), data=st.data())
+def test_row_blocks_cover_every_row_once(sizes, data):
+    """Runs of rows with about equal nonzeros, none empty, whatever the rows' sizes (empty rows included)."""
+    from rcfr.evaluation import _row_blocks
+    indptr = np.concatenate(([0], np.cumsum(sizes)))
+    shards = data.draw(st.integers(1, len(sizes)))
+    blocks = _row_blocks(indptr, shards)
+    assert len(blocks) == shards and blocks[0][0] == 0 and blocks[-1][1] == len(sizes)
+    assert all(lo < hi for lo, hi in blocks) and all(a[1] == b[0] for a, b in zip(blocks, blocks[1:]))
+
+
 def test_full_regret_trackers_shard():
     g = game("goofspiel", cards=4)
     trackers = [FullRegret(g), FullRegret(g, shards=3), RulesFullRegret(g.rules), RulesFullRegret(g.rules, shards=3)]
