@@ -53,13 +53,14 @@ def cpu_breakdown(rules, policy, shards: int) -> None:
     (cut, subtrees), cut_cpu = _timed(lambda: evaluation._cut(common, shards, None), cpu)
     parts, shard_cpu = [], []
     for k in range(shards):
-        part, seconds = _timed(lambda: evaluation._shard(common, (cut, k * subtrees // shards,
-                                                                  (k + 1) * subtrees // shards)), cpu)
+        task = (cut, k * subtrees // shards, (k + 1) * subtrees // shards)
+        part, seconds = _timed(functools.partial(evaluation._shard, common, task), cpu)
         parts.append(part)
         shard_cpu.append(seconds)
     (arrays, out, _), merge_cpu = _timed(lambda: merge(parts, policy.first, policy.codes), cpu)
-    _, best_cpu = _timed(lambda: evaluation._best_responses(arrays["order"], arrays["above"], arrays["owner"],
-                                                            policy.first, arrays["extra_first"], arrays["tv"], out), cpu)
+    order, above, owner, tv = arrays["order"], arrays["above"], arrays["owner"], arrays["tv"]
+    _, best_cpu = _timed(lambda: evaluation._best_responses(order, above, owner, policy.first, arrays["extra_first"],
+                                                            tv, out), cpu)
     returned = sum(sum(a.nbytes for a in part.values()) for part in parts) / 2**20
     critical = cut_cpu + max(shard_cpu) + merge_cpu + best_cpu
     print(f"| {rules.description()} | {int(one['histories']):,} | {one_cpu:.1f} | {cut} ({subtrees}) | {cut_cpu:.2f} | "

@@ -4,9 +4,9 @@ Full-width walks (exact evaluation on either path, the full-game regret) split t
 results the caller reduces in a fixed order, so the numbers depend on the shard count, never on how many
 processes ran the shards or in which order they finished. `run_shards` is the only place that knows about Ray:
 ``workers=1`` runs the shards one after another here and never imports Ray; ``workers > 1`` starts a local Ray
-on demand (``num_cpus=workers``, its workers not niced), or joins the cluster at ``ray_address`` (``"auto"``, ``"host:port"``, or
-``"ray://host:port"`` for Ray Client), or uses a Ray this process has already initialized, and keeps at most
-`workers` shards in flight. A shard whose worker dies is run again (``retries`` times); if it still fails the
+on demand (``num_cpus=workers``, its workers not niced), or joins the cluster at ``ray_address`` (``"auto"``,
+``"host:port"``, or ``"ray://host:port"`` for Ray Client), or uses a Ray this process has already initialized,
+and keeps at most `workers` shards in flight. A shard whose worker dies is run again (``retries`` times); if it still fails the
 call fails, naming the shard: a result is never reduced without every shard's share. docs/distributed.md.
 """
 

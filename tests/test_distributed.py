@@ -11,6 +11,7 @@ fails saying so.
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import signal
 import sys
@@ -156,7 +157,7 @@ def test_row_blocks_cover_every_row_once(sizes, data):
     shards = data.draw(st.integers(1, len(sizes)))
     blocks = _row_blocks(indptr, shards)
     assert len(blocks) == shards and blocks[0][0] == 0 and blocks[-1][1] == len(sizes)
-    assert all(lo < hi for lo, hi in blocks) and all(a[1] == b[0] for a, b in zip(blocks, blocks[1:]))
+    assert all(lo < hi for lo, hi in blocks) and all(a[1] == b[0] for a, b in itertools.pairwise(blocks))
 
 
 def test_full_regret_trackers_shard():
