@@ -16,11 +16,12 @@ Which components exist, and which parameters each takes, is `rcfr.experiments.co
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from rcfr.features import make_features
 from rcfr import SOLVERS, TooLarge, load_game, make_rules, make_solver  # noqa: F401  (make_rules: validation)
+from rcfr.distributed import check_sharding
 from rcfr.regressors import make_regressor
 from rcfr.policy import Policy
 from rcfr.registry import keyword_names
@@ -93,6 +94,8 @@ class Setup:
     #: a fresh solver from the same built parts (abstraction, abstract game, feature matrix): a new
     #: regressor and a new seed state each time, nothing rebuilt
     new_solver: Callable[[], CFRSolver] | None = None
+    #: ``run.workers``, ``run.ray_address`` as `rcfr.evaluate` takes them ({}: one process)
+    sharding: dict = field(default_factory=dict)
 
     def policy(self) -> Policy:
         from rcfr.abstraction import average_policy
@@ -117,6 +120,16 @@ def make_setup(spec: ExperimentConfig, game: Game) -> Setup:
     """The solver of a validated config on `game` (or on its abstraction); value errors that only
     the constructors can find become `ConfigError`s, before any work. The abstraction, the abstract
     game and the feature matrix are built here once; `Setup.spare` makes more solvers from them."""
+    sharding = {}
+    if spec.run.workers > 1:  # a reachable Ray address is checked here, before any work
+        try:
+            sharding = check_sharding(spec.run.workers, None, spec.run.ray_address)
+        except ValueError as err:
+            raise ConfigError(f"run.{err}") from None
+    return replace(_setup(spec, game), sharding=sharding)
+
+
+def _setup(spec: ExperimentConfig, game: Game) -> Setup:
     from rcfr import abstraction as abstractions
 
     name, abstraction = spec.solver.name, spec.abstraction
@@ -153,7 +166,10 @@ def _factory(spec: ExperimentConfig, game: Game, sequences: int | None, construc
 
     def new_solver() -> CFRSolver:
         extra = {} if regressor is None else {"regressor": make_component("regressor", *regressor, game)}
-        return construct({**options, **extra})
+        solver = construct({**options, **extra})
+        if spec.run.workers > 1 and isinstance(solver, CFRSolver):  # full-width iterations: sharded products
+            solver.distribute(spec.run.workers, None, spec.run.ray_address)
+        return solver
 
     return new_solver
 

@@ -65,7 +65,8 @@ class FullRegretMeasure:
         self.on_rules = isinstance(setup.game, RulesGame)
         if self.on_rules:
             _warn_whole_walks(setup.game)
-        self.tracker = RulesFullRegret(setup.game.rules) if self.on_rules else FullRegret(setup.game)
+        self.tracker = (RulesFullRegret(setup.game.rules, **setup.sharding) if self.on_rules
+                        else FullRegret(setup.game, **setup.sharding))
 
     def observe(self, setup) -> None:
         """Count the profile the solver is about to play (call before each iteration)."""

@@ -30,14 +30,17 @@ def write_metrics(path: Path, rows: list[dict]) -> None:
     atomic_write(path, lambda f: f.write(text.getvalue().encode()))
 
 
-def evaluate_policy(game, policy) -> Evaluation:
+def evaluate_policy(game, policy, sharding: dict | None = None) -> Evaluation:
     """Exact evaluation on the run's state source: the compiled tree (`rcfr.evaluate`), or the rules
-    (`rcfr.rules.evaluation`; Bluff on its public bid tree), where sets the solver never met play uniformly."""
+    (`rcfr.rules.evaluation`; Bluff on its public bid tree, in one process), where sets the solver never met
+    play uniformly. `sharding`: ``workers`` and ``ray_address`` (`Setup.sharding`; docs/distributed.md)."""
+    sharding = sharding or {}
     if not is_walked(game):
-        return evaluate(game, policy)
+        return evaluate(game, policy, **sharding)
     from rcfr.rules import bluff_evaluation, evaluation
-    module = bluff_evaluation if bluff_evaluation.walks(game.rules) else evaluation
-    return module.evaluate(game.rules, policy, default="uniform")
+    if bluff_evaluation.walks(game.rules):
+        return bluff_evaluation.evaluate(game.rules, policy, default="uniform")
+    return evaluation.evaluate(game.rules, policy, default="uniform", **sharding)
 
 
 def evaluate_average(setup) -> Evaluation:
@@ -46,7 +49,7 @@ def evaluate_average(setup) -> Evaluation:
     from rcfr.solvers import BluffPublicCFR
     if isinstance(setup.solver, BluffPublicCFR):
         return setup.solver.exploitability()
-    return evaluate_policy(setup.game, setup.policy())
+    return evaluate_policy(setup.game, setup.policy(), setup.sharding)
 
 
 def metrics_row(setup, it: int, progress: Progress, nodes, measure) -> dict:

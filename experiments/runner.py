@@ -53,8 +53,7 @@ log = logging.getLogger("rcfr.experiments")
 
 #: run settings that may change between an interrupted run and its resumption
 _RESUMABLE_CHANGES = ("iterations", "eval_points", "max_nodes_touched", "checkpoint_every", "checkpoint_seconds",
-                      "long_evaluations",
-                      "resume", "progress", "matches")
+                      "long_evaluations", "resume", "progress", "matches", "workers", "ray_address")
 
 
 class Interrupted(KeyboardInterrupt):

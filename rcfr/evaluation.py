@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import kernels
+from .distributed import check_sharding, run_shards
 from .policy import Policy
 from .tree import Game
 
@@ -38,15 +39,60 @@ def _plans(game: Game, policy: Policy) -> list[np.ndarray]:
     return [game.views[p].plan(policy.local(p)) for p in (0, 1)]
 
 
+def terminal_values(game: Game, against: dict[int, np.ndarray], workers: int = 1, shards: int | None = None,
+                    ray_address: str | None = None) -> dict[int, np.ndarray]:
+    """Each player p of `against`'s terminal values against the opponent's realization plan ``against[p]``.
+
+    Sharding: the sparse products are split into `shards` blocks of rows (own sequences) with about equal
+    nonzeros, computed here (``workers=1``) or on Ray workers (`rcfr.distributed.run_shards`) and concatenated.
+    Each row is summed by one loop wherever it runs, so the numbers equal one process bit for bit, for any
+    shard count."""
+    workers, shards, ray_address = check_sharding(workers, shards, ray_address).values()
+    if shards == 1:
+        return {p: game.views[p].terminal_values(plan) for p, plan in against.items()}
+    rows = min(game.views[p].num_sequences for p in against)
+    if shards > rows:
+        raise ValueError(f"shards={shards} is more than the {rows:,} rows (own sequences) of the smaller payoff "
+                         f"matrix of {game.rules.description()}; pass fewer shards")
+    tasks = [(p, lo, hi) for p in against for lo, hi in _row_blocks(game.views[p].payoff.indptr, shards)]
+    common = {p: (game.views[p].payoff, plan) for p, plan in against.items()}
+    blocks = run_shards(_block_values, common, tasks, workers=workers, ray_address=ray_address)
+    return {p: np.concatenate([b for (q, _, _), b in zip(tasks, blocks) if q == p]) for p in against}
+
+
+def _row_blocks(indptr: np.ndarray, shards: int) -> list[tuple[int, int]]:
+    """`shards` runs of rows, none empty, with about equal nonzeros."""
+    rows = len(indptr) - 1
+    bounds = np.searchsorted(indptr, np.linspace(0, indptr[-1], shards + 1)[1:-1])
+    bounds = np.concatenate(([0], np.clip(bounds, 1, rows - 1), [rows]))
+    for k in range(1, shards):  # at least one row each
+        bounds[k] = max(bounds[k], bounds[k - 1] + 1)
+    for k in range(shards - 1, 0, -1):
+        bounds[k] = min(bounds[k], bounds[k + 1] - 1)
+    return [(int(bounds[k]), int(bounds[k + 1])) for k in range(shards)]
+
+
+def _block_values(common, task) -> np.ndarray:
+    """Rows lo..hi of one player's terminal values (module-level: Ray workers import it)."""
+    p, lo, hi = task
+    payoff, plan = common[p]
+    start, stop = payoff.indptr[lo], payoff.indptr[hi]
+    indptr = payoff.indptr[lo:hi + 1] - start
+    return kernels.csr_matvec(indptr, payoff.indices[start:stop], payoff.data[start:stop], plan,
+                              np.empty(hi - lo))
+
+
 def expected_value(game: Game, policy: Policy) -> float:
     """Player 0's expected payoff when both players follow `policy`."""
     plans = _plans(game, policy)
     return float(plans[0] @ game.views[0].terminal_values(plans[1]))
 
 
-def _best_response(game: Game, player: int, opponent_plan: np.ndarray) -> tuple[float, np.ndarray]:
+def _best_response(game: Game, player: int, opponent_plan: np.ndarray,
+                   values: np.ndarray | None = None) -> tuple[float, np.ndarray]:
+    """`values`: the player's terminal values against `opponent_plan` when known (overwritten)."""
     view = game.views[player]
-    values = view.terminal_values(opponent_plan)
+    values = view.terminal_values(opponent_plan) if values is None else values
     choice = np.empty(view.num_infosets, dtype=np.int64)
     value = kernels.best_response(values, view.infoset_first, view.infoset_size, view.infoset_parent, choice)
     return float(value), choice
@@ -66,23 +112,28 @@ def best_response(game: Game, policy: Policy, player: int) -> tuple[float, Polic
     return value, Policy(game, probs)
 
 
-def evaluate(game: Game, policy: Policy) -> Evaluation:
+def evaluate(game: Game, policy: Policy, *, workers: int = 1, shards: int | None = None,
+             ray_address: str | None = None) -> Evaluation:
+    """Value, best-response values, NashConv and exploitability. ``workers > 1`` (or ``shards > 1``) splits the
+    terminal values into blocks of rows run on Ray (see `terminal_values`): the same numbers bit for bit."""
     plans = _plans(game, policy)
-    value = float(plans[0] @ game.views[0].terminal_values(plans[1]))
-    br = tuple(_best_response(game, p, plans[1 - p])[0] for p in (0, 1))
+    values = terminal_values(game, {0: plans[1], 1: plans[0]}, workers, shards, ray_address)
+    value = float(plans[0] @ values[0])
+    br = tuple(_best_response(game, p, plans[1 - p], values[p])[0] for p in (0, 1))
     nash_conv = br[0] + br[1]
     return Evaluation(value=value, best_response_values=br, nash_conv=nash_conv,
                       exploitability=nash_conv / 2,
                       exploitability_mbb=1000.0 * nash_conv / 2 / game.big_blind)
 
 
-def nash_conv(game: Game, policy: Policy) -> float:
-    return evaluate(game, policy).nash_conv
+def nash_conv(game: Game, policy: Policy, **sharding) -> float:
+    return evaluate(game, policy, **sharding).nash_conv
 
 
-def exploitability(game: Game, policy: Policy, unit: str = "chips") -> float:
-    """(BR_0 + BR_1) / 2, in chips (``unit="chips"``) or milli-big-blinds per game (``"mbb"``)."""
+def exploitability(game: Game, policy: Policy, unit: str = "chips", **sharding) -> float:
+    """(BR_0 + BR_1) / 2, in chips (``unit="chips"``) or milli-big-blinds per game (``"mbb"``); `sharding`:
+    `evaluate`'s ``workers``, ``shards``, ``ray_address``."""
     if unit not in ("chips", "mbb"):
         raise ValueError(f"unit must be 'chips' or 'mbb', got {unit!r}")
-    result = evaluate(game, policy)
+    result = evaluate(game, policy, **sharding)
     return result.exploitability if unit == "chips" else result.exploitability_mbb

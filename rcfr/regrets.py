@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import kernels
-from .evaluation import _best_response, _plans
+from .distributed import check_sharding
+from .evaluation import _best_response, _plans, terminal_values
 from .policy import Policy
 from .tree import Game
 
@@ -56,11 +57,15 @@ class FullRegret:
     """Each player's average regret in the full game against the profiles σ^1..σ^T it is shown:
     R_i^T / T = max_σ' (1/T) Σ_t u_i(σ', σ^t_-i) - (1/T) Σ_t u_i(σ^t). The first term is player i's
     best-response value against the uniform average of the opponent's realization plans (u_i is linear in
-    them), so summing plans and values over t gives it exactly."""
+    them), so summing plans and values over t gives it exactly.
 
-    def __init__(self, game):
+    ``workers``, ``shards``, ``ray_address``: the terminal values, split as `rcfr.evaluate` splits them (the
+    same numbers bit for bit)."""
+
+    def __init__(self, game, *, workers: int = 1, shards: int | None = None, ray_address: str | None = None):
         self.game, self.t, self.value = game, 0, 0.0
         self.plans = [np.zeros(v.num_sequences) for v in game.views]
+        self.sharding = check_sharding(workers, shards, ray_address)
 
     def add(self, policy: Policy) -> None:
         """Count `policy` as the next profile σ^t."""
@@ -68,7 +73,7 @@ class FullRegret:
             raise ValueError(f"FullRegret measures {self.game.rules.description()}; the policy is of "
                              f"{policy.game.rules.description()}")
         plans = _plans(self.game, policy)
-        self.value += float(plans[0] @ self.game.views[0].terminal_values(plans[1]))
+        self.value += float(plans[0] @ terminal_values(self.game, {0: plans[1]}, **self.sharding)[0])
         for total, plan in zip(self.plans, plans):
             total += plan
         self.t += 1
@@ -78,7 +83,9 @@ class FullRegret:
         if not self.t:
             raise ValueError("FullRegret has no profiles yet: call add(policy) once per iteration first")
         own = (self.value / self.t, -self.value / self.t)
-        return tuple(_best_response(self.game, p, self.plans[1 - p] / self.t)[0] - own[p] for p in (0, 1))
+        plans = [plan / self.t for plan in self.plans]
+        values = terminal_values(self.game, {0: plans[1], 1: plans[0]}, **self.sharding)
+        return tuple(_best_response(self.game, p, plans[1 - p], values[p])[0] - own[p] for p in (0, 1))
 
     def positive_sum(self) -> float:
         """(R_1^{T,+} + R_2^{T,+}) / T."""

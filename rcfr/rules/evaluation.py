@@ -29,15 +29,22 @@ from numba.typed import Dict
 from ..budget import check_walk
 from ..compiler import _grow, _settled
 from ..errors import PolicyError
+from ..distributed import check_sharding, run_shards
 from ..evaluation import Evaluation
 from ..games.base import CHANCE, TERMINAL, GameRules
 from ..games.fast import ABSTRACT_CODE, DATA, FUNCTION_TYPES
+from ..options import check_int
 from .abstraction import no_abstraction
 from .policy import CodePolicy, fast_game
+from .shards import merge
 
 _FN = FUNCTION_TYPES
 #: Fields of the walk's `out` array.
-OUT_FIELDS = ("value", "br0", "br1", "histories", "depth", "infosets", "extra_infosets")
+OUT_FIELDS = ("value", "br0", "br1", "histories", "depth", "infosets", "extra_infosets", "subtrees")
+#: What `_walk` returns: terminal values per sequence (the policy's, then the extra sets'), per set the owner's
+#: sequence above it (-1: empty, -2: not met) and owner, the sets in order of first meeting, the extra sets'
+#: first sequences (offsets past the policy's) and codes.
+SHARD_ARRAYS = ("tv", "above", "owner", "order", "extra_first", "extra_code")
 #: What a walk that reads a `CodePolicy` may find wrong with it (error kinds shared by every such walk).
 POLICY_ERRORS = {
     1: "an information set whose code {code} is not in the policy (pass default='uniform' to play uniformly "
@@ -74,18 +81,25 @@ def policy_set(codes, first, look, m, uniform, error):
 
 
 def _walk_signature(probs_dtype):
-    """The policy's arrays are read-only (`CodePolicy` freezes them)."""
+    """The policy's arrays are read-only (`CodePolicy` freezes them). Returns the arrays the best response
+    needs (`SHARD_ARRAYS`)."""
     frozen = [nb.Array(t, 1, "C", readonly=True) for t in (nb.int64, nb.int64, probs_dtype)]
-    return nb.void(_FN["initial"], _FN["player"], _FN["num_children"], _FN["child"], _FN["utility"],
+    vector = nb.int64[::1]
+    returns = nb.Tuple((nb.float64[::1], vector, nb.int8[::1], vector, vector, vector))
+    return returns(_FN["initial"], _FN["player"], _FN["num_children"], _FN["child"], _FN["utility"],
                    _FN["infoset_code"], DATA, nb.int64, *frozen, nb.boolean, nb.FunctionType(ABSTRACT_CODE), DATA,
-                   nb.boolean, nb.float64[::1], nb.int64[::1])
+                   nb.boolean, nb.float64[::1], vector, nb.int64, nb.int64, nb.int64)
 
 
 @njit([_walk_signature(nb.float64), _walk_signature(nb.float32)], cache=True)
 def _walk(initial, player, num_children, child, utility, infoset_code, data, width, codes, first, probs,
-          uniform, abstract_code, abstract_data, abstracted, out, error):
-    """Everything in one depth-first walk, see the module docstring. Writes `OUT_FIELDS` into `out`; on a
-    problem stops with ``error = (kind, code, a, b)`` (kinds: `_ERRORS`)."""
+          uniform, abstract_code, abstract_data, abstracted, out, error, cut, lo, hi):
+    """The depth-first walk, see the module docstring, without the bottom-up pass (`_best_responses`): writes
+    `OUT_FIELDS` (``br0``, ``br1``: the terminals reached with an empty own sequence) into `out` and returns
+    `SHARD_ARRAYS`; on a problem stops with ``error = (kind, code, a, b)`` (kinds: `_ERRORS`).
+
+    A shard of the walk: of the subtrees rooted at depth `cut` (counted in walk order) it enters those numbered
+    lo <= k < hi, and counts the histories above the cut only when ``lo == 0`` (``cut = -1``: the whole walk)."""
     n = codes.shape[0]
     nseq = probs.shape[0]
     key = np.zeros(2, np.int64)
@@ -97,6 +111,7 @@ def _walk(initial, player, num_children, child, utility, infoset_code, data, wid
     owner = np.zeros(cap_sets, np.int8)
     order = np.empty(cap_sets, np.int64)
     extra_first = np.zeros(cap_sets - n + 1, np.int64)
+    extra_code = np.zeros(cap_sets - n, np.int64)
     extra = Dict.empty(key_type=nb.int64, value_type=nb.int64)
     tv = np.zeros(cap_seq)
     met = 0
@@ -107,6 +122,7 @@ def _walk(initial, player, num_children, child, utility, infoset_code, data, wid
     value = 0.0
     visits = 0
     deepest = 0
+    subtrees = 0
     # the stack, one row per depth
     cap = 64
     states = np.empty((cap, width), np.int64)
@@ -128,13 +144,18 @@ def _walk(initial, player, num_children, child, utility, infoset_code, data, wid
     while d >= 0:
         if fresh:  # first visit of the node at depth d
             fresh = False
-            visits += 1
+            counted = d >= cut or lo == 0  # the prefix above the cut belongs to the first shard
+            if counted:
+                visits += 1
             if d > deepest:
                 deepest = d
             s = states[d]
             p = who[d]
             nxt[d] = 0
             if p == TERMINAL:
+                if not counted:
+                    d -= 1
+                    continue
                 u = utility(data, s)
                 c = chance[d]
                 value += c * reach0[d] * reach1[d] * u
@@ -157,7 +178,7 @@ def _walk(initial, player, num_children, child, utility, infoset_code, data, wid
                     look = 2 * key[0] + p
                 i = policy_set(codes, first, look, m, uniform, error)
                 if i == FAILED:
-                    return
+                    return tv, above, owner, order, extra_first, extra_code
                 found = i >= 0
                 row[d] = first[i] if found else -1
                 if found and not abstracted:
@@ -168,7 +189,7 @@ def _walk(initial, player, num_children, child, utility, infoset_code, data, wid
                         if extra_first[i - n + 1] - extra_first[i - n] != m:
                             error[0], error[1] = 2, code
                             error[2], error[3] = extra_first[i - n + 1] - extra_first[i - n], m
-                            return
+                            return tv, above, owner, order, extra_first, extra_code
                     else:
                         i = n + extras
                         extra[code] = i
@@ -180,7 +201,9 @@ def _walk(initial, player, num_children, child, utility, infoset_code, data, wid
                             owner = _grow(owner, cap_sets)
                             order = _grow(order, cap_sets)
                             extra_first = _grow(extra_first, cap_sets - n + 1)
+                            extra_code = _grow(extra_code, cap_sets - n)
                         extra_first[extras] = extra_first[extras - 1] + m
+                        extra_code[extras - 1] = code
                         extra_seq += m
                         if nseq + extra_seq > cap_seq:
                             old = cap_seq
@@ -196,15 +219,19 @@ def _walk(initial, player, num_children, child, utility, infoset_code, data, wid
                     met += 1
                 elif owner[i] != p:
                     error[0], error[1], error[2], error[3] = 4, code, owner[i], p
-                    return
+                    return tv, above, owner, order, extra_first, extra_code
                 elif above[i] != mine:
                     error[0], error[1] = 3, code
-                    return
+                    return tv, above, owner, order, extra_first, extra_code
         if nxt[d] == moves[d]:
             d -= 1
             continue
         k = nxt[d]
         nxt[d] += 1
+        if d + 1 == cut:
+            subtrees += 1
+            if subtrees <= lo or subtrees > hi:  # another shard's subtree
+                continue
         if d + 1 == cap:
             cap *= 2
             states = _grow(states, cap)
@@ -231,8 +258,21 @@ def _walk(initial, player, num_children, child, utility, infoset_code, data, wid
         who[e], moves[e] = pe, me
         d = e
         fresh = True
-    # bottom-up: a set is met after the set above it, so reverse order of first meeting is children first
-    for j in range(met - 1, -1, -1):
+    out[0], out[1], out[2] = value, root0, root1
+    out[3], out[4], out[5], out[6], out[7] = visits, deepest, met, extras, subtrees
+    return tv, above, owner, order, extra_first, extra_code
+
+
+@njit(cache=True)
+def _best_responses(order, above, owner, first, extra_first, tv, out):
+    """The bottom-up pass over the sets met (`order`, `n` = the policy's sets first, then the extra ones):
+    a set is met after the set above it, so reverse order of first meeting is children first. Adds each set's
+    best action value to the sequence above it (`tv`, in place) and the roots to ``out[1]``, ``out[2]``."""
+    n = first.shape[0] - 1
+    nseq = first[n]
+    root0 = out[1]
+    root1 = out[2]
+    for j in range(order.shape[0] - 1, -1, -1):
         i = order[j]
         if i < n:
             lo, hi = first[i], first[i + 1]
@@ -248,12 +288,17 @@ def _walk(initial, player, num_children, child, utility, infoset_code, data, wid
             root0 += best
         else:
             root1 += best
-    out[0], out[1], out[2] = value, root0, root1
-    out[3], out[4], out[5], out[6] = visits, deepest, met, extras
+    out[1], out[2] = root0, root1
 
 
-def walk(rules: GameRules, policy: CodePolicy, default: str | None = None) -> dict[str, float]:
-    """The raw results of the walk (`OUT_FIELDS`), after checking that `policy` belongs to `rules`."""
+def walk(rules: GameRules, policy: CodePolicy, default: str | None = None, *, workers: int = 1,
+         shards: int | None = None, cut: int | None = None, ray_address: str | None = None) -> dict[str, float]:
+    """The raw results of the walk (`OUT_FIELDS`), after checking that `policy` belongs to `rules`.
+
+    ``shards > 1`` (by default `workers`) splits the walk at depth `cut` (by default the shallowest with at
+    least `SUBTREES_PER_SHARD` subtrees per shard) into contiguous runs of subtrees, walked in this process
+    (``workers=1``) or on Ray workers (`rcfr.distributed.run_shards`), and reduced in shard order: the same
+    numbers for a given shard count wherever the shards ran, equal across shard counts to rounding."""
     if not isinstance(policy, CodePolicy):
         from ..policy import Policy
         if not isinstance(policy, Policy):
@@ -262,22 +307,72 @@ def walk(rules: GameRules, policy: CodePolicy, default: str | None = None) -> di
     default = policy.default_for(default)
     policy.check_rules(rules)
     check_walk(rules, "an exact evaluation")
-    fast = fast_game(rules)
-    out = np.zeros(len(OUT_FIELDS))
-    error = np.zeros(4, np.int64)
-    abstraction = policy.abstraction
-    _walk(fast.initial, fast.player, fast.num_children, fast.child, fast.utility, fast.infoset_code, fast.data,
-          fast.width, policy.codes, policy.first, policy.probs, default == "uniform",
-          no_abstraction if abstraction is None else abstraction.code,
-          fast.data if abstraction is None else abstraction.data, abstraction is not None, out, error)
+    workers, shards, ray_address = check_sharding(workers, shards, ray_address).values()
+    cut = None if cut is None else check_int("cut", cut, 1)
+    common = (rules, policy, default == "uniform")
+    if shards == 1 and cut is None:
+        arrays = _shard(common, (-1, 0, 1))
+        out, error = arrays["out"], arrays["error"]
+    else:
+        cut, subtrees = _cut(common, shards, cut)
+        if shards > subtrees:
+            raise ValueError(f"shards={shards} is more than the {subtrees:,} subtrees at cut depth {cut} of "
+                             f"{rules.description()}; pass fewer shards or a deeper cut")
+        tasks = [(cut, k * subtrees // shards, (k + 1) * subtrees // shards) for k in range(shards)]
+        parts = run_shards(_shard, common, tasks, workers=workers, ray_address=ray_address)
+        for part in parts:
+            raise_walk_error(rules, part["error"], _ERRORS)
+        arrays, out, error = merge(parts, policy.first, policy.codes)
     raise_walk_error(rules, error, _ERRORS)
+    _best_responses(arrays["order"], arrays["above"], arrays["owner"], policy.first, arrays["extra_first"],
+                    arrays["tv"], out)
     raw = dict(zip(OUT_FIELDS, out.tolist()))
     unmatched = len(policy.codes) - int(raw["infosets"] - raw["extra_infosets"])
-    if abstraction is None and unmatched:  # rows whose codes the walk never met: not this game's sets
+    if policy.abstraction is None and unmatched:  # rows whose codes the walk never met: not this game's sets
         raise PolicyError(f"{unmatched} of the {len(policy.codes)} rows of this code policy of "
                           f"{rules.description()} match no information set of the game (codes the rules never "
                           f"give); the policy was built for other codes")
     return raw
+
+
+#: The default cut: the shallowest depth with at least this many subtrees per shard (contiguous runs of many
+#: subtrees balance the shards' work when subtrees differ in size).
+SUBTREES_PER_SHARD = 32
+
+
+def _cut(common, shards: int, cut: int | None) -> tuple[int, int]:
+    """(cut depth, subtrees there): `cut` as given, else the default; each count walks only the prefix."""
+    if cut is not None:
+        return cut, int(_shard(common, (cut, 0, 0))["out"][7])
+    best = (1, 0)
+    for depth in range(1, 1 << 10):
+        subtrees = int(_shard(common, (depth, 0, 0))["out"][7])
+        if subtrees == 0:  # past the deepest history
+            return best
+        best = max(best, (depth, subtrees), key=lambda c: c[1])
+        if subtrees >= SUBTREES_PER_SHARD * shards:
+            return depth, subtrees
+    return best
+
+
+def _shard(common, task) -> dict:
+    """One shard of the walk (`task` = (cut, lo, hi)): its `OUT_FIELDS`, error and `SHARD_ARRAYS`, trimmed.
+    Module-level, so that Ray workers import it."""
+    rules, policy, uniform = common
+    cut, lo, hi = task
+    fast = fast_game(rules)
+    out = np.zeros(len(OUT_FIELDS))
+    error = np.zeros(4, np.int64)
+    abstraction = policy.abstraction
+    tv, above, owner, order, extra_first, extra_code = _walk(
+        fast.initial, fast.player, fast.num_children, fast.child, fast.utility, fast.infoset_code, fast.data,
+        fast.width, policy.codes, policy.first, policy.probs, uniform,
+        no_abstraction if abstraction is None else abstraction.code,
+        fast.data if abstraction is None else abstraction.data, abstraction is not None, out, error, cut, lo, hi)
+    n, met, extras = len(policy.codes), int(out[5]), int(out[6])
+    return {"out": out, "error": error, "tv": tv[:len(policy.probs) + extra_first[extras]],
+            "above": above[:n + extras], "owner": owner[:n + extras], "order": order[:met],
+            "extra_first": extra_first[:extras + 1], "extra_code": extra_code[:extras]}
 
 
 def raise_walk_error(rules: GameRules, error: np.ndarray, messages: dict[int, str]) -> None:
@@ -295,9 +390,10 @@ def evaluation_of(rules: GameRules, raw: dict[str, float]) -> Evaluation:
                       exploitability=nash_conv / 2, exploitability_mbb=1000.0 * nash_conv / 2 / rules.big_blind)
 
 
-def evaluate(rules: GameRules, policy: CodePolicy, default: str | None = None) -> Evaluation:
-    """Value, best-response values, NashConv and exploitability, as `rcfr.evaluate` gives them."""
-    return evaluation_of(rules, walk(rules, policy, default))
+def evaluate(rules: GameRules, policy: CodePolicy, default: str | None = None, **sharding) -> Evaluation:
+    """Value, best-response values, NashConv and exploitability, as `rcfr.evaluate` gives them; `sharding`:
+    `walk`'s ``workers``, ``shards``, ``cut``, ``ray_address``."""
+    return evaluation_of(rules, walk(rules, policy, default, **sharding))
 
 
 def expected_value(rules: GameRules, policy: CodePolicy, default: str | None = None) -> float:
@@ -312,14 +408,15 @@ def best_response_value(rules: GameRules, policy: CodePolicy, player: int, defau
     return walk(rules, policy, default)[f"br{player}"]
 
 
-def nash_conv(rules: GameRules, policy: CodePolicy, default: str | None = None) -> float:
+def nash_conv(rules: GameRules, policy: CodePolicy, default: str | None = None, **sharding) -> float:
     """BR_0 + BR_1, chips."""
-    return evaluate(rules, policy, default).nash_conv
+    return evaluate(rules, policy, default, **sharding).nash_conv
 
 
-def exploitability(rules: GameRules, policy: CodePolicy, unit: str = "chips", default: str | None = None) -> float:
+def exploitability(rules: GameRules, policy: CodePolicy, unit: str = "chips", default: str | None = None,
+                   **sharding) -> float:
     """(BR_0 + BR_1) / 2, in chips (``unit="chips"``) or milli-big-blinds per game (``"mbb"``)."""
     if unit not in ("chips", "mbb"):
         raise ValueError(f"unit must be 'chips' or 'mbb', got {unit!r}")
-    result = evaluate(rules, policy, default)
+    result = evaluate(rules, policy, default, **sharding)
     return result.exploitability if unit == "chips" else result.exploitability_mbb

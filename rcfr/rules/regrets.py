@@ -23,6 +23,7 @@ from numba import types as nb
 from numba.typed import Dict
 
 from ..compiler import _grow, _settled
+from ..distributed import check_sharding
 from ..games.base import CHANCE, TERMINAL, GameRules
 from ..games.fast import ABSTRACT_CODE, DATA, FUNCTION_TYPES
 from .abstraction import no_abstraction
@@ -143,11 +144,15 @@ def _plans(initial, player, num_children, child, utility, infoset_code, data, wi
 class RulesFullRegret:
     """Each player's average regret in the full game against the profiles it is shown (`CodePolicy`s of
     `rules`), as `rcfr.regrets.FullRegret` computes it on the compiled tree; see the module docstring.
-    ``default="uniform"`` plays uniformly at sets a profile lacks (a solver's sets not met yet)."""
+    ``default="uniform"`` plays uniformly at sets a profile lacks (a solver's sets not met yet). ``workers``,
+    ``shards``, ``cut``, ``ray_address``: the best-response walk, split as `rcfr.rules.evaluation.walk` splits it;
+    the walk per profile stays one walk here."""
 
-    def __init__(self, rules: GameRules, default: str | None = "uniform"):
+    def __init__(self, rules: GameRules, default: str | None = "uniform", *, workers: int = 1,
+                 shards: int | None = None, cut: int | None = None, ray_address: str | None = None):
         self.rules, self.fast = rules, fast_game(rules)
         self.default = check_default(default)
+        self.sharding = dict(check_sharding(workers, shards, ray_address), cut=cut)
         self.t, self.value = 0, 0.0
         self.index = Dict.empty(key_type=nb.int64, value_type=nb.int64)
         self.set_codes, self.starts = np.zeros(1024, np.int64), np.zeros(1025, np.int64)
@@ -186,7 +191,7 @@ class RulesFullRegret:
         """(R_1^T / T, R_2^T / T), unclipped."""
         if not self.t:
             raise ValueError("RulesFullRegret has no profiles yet: call add(policy) once per iteration first")
-        best = evaluate(self.rules, self.average_policy()).best_response_values
+        best = evaluate(self.rules, self.average_policy(), **self.sharding).best_response_values
         own = (self.value / self.t, -self.value / self.t)
         return best[0] - own[0], best[1] - own[1]
 
@@ -206,7 +211,7 @@ class RulesFullRegret:
         if (starts.shape != (sets + 1,) or starts[0] != 0 or np.any(np.diff(starts) < 1) or starts[-1] != len(sums)
                 or len(np.unique(codes)) != sets):
             raise ValueError("full-regret checkpoint's sets are inconsistent (codes, starts, sums)")
-        self.__init__(self.rules, self.default)
+        self.__init__(self.rules, self.default, **self.sharding)
         self.t, self.value = int(state["t"]), float(state["value"])
         self.set_codes, self.starts = np.zeros(max(sets, 1) * 2, np.int64), np.zeros(max(sets, 1) * 2 + 1, np.int64)
         self.stamp = np.zeros(max(sets, 1) * 2, np.int64)

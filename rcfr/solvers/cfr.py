@@ -16,6 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import kernels
+from ..distributed import check_sharding
+from ..evaluation import terminal_values
 from ..options import AVERAGING, CFROptions, Options, check_float, check_int, check_power  # noqa: F401  (AVERAGING: re-exported)
 from ..policy import Policy
 from ..tree import Game
@@ -57,6 +59,14 @@ class CFRSolver(IterativeSolver):
         self.last_values = [0.0, 0.0]
         self.nodes_touched = 0
         self._children_below = _children_below(game)
+        self.sharding: dict | None = None
+
+    def distribute(self, workers: int = 1, shards: int | None = None, ray_address: str | None = None) -> CFRSolver:
+        """Split each iteration's terminal values (the sparse products) into `shards` blocks of rows computed
+        on `workers` Ray workers (`rcfr.evaluation.terminal_values`): the same iterates bit for bit, for any
+        count. A setting of the run, not an option: checkpoints resume on any number of workers. Returns self."""
+        self.sharding = check_sharding(workers, shards, ray_address)
+        return self
 
     def _touched(self, player: int, opponent_plan: np.ndarray) -> int:
         """Histories one pruned walk updating `player` visits: the root and each history whose parent
@@ -70,7 +80,10 @@ class CFRSolver(IterativeSolver):
     def _regrets_of(self, player: int, opponent_plan: np.ndarray) -> np.ndarray:
         self.nodes_touched += self._touched(player, opponent_plan)
         view = self.views[player]
-        values = view.terminal_values(opponent_plan, self._values[player])
+        if self.sharding is None or self.sharding["shards"] == 1:
+            values = view.terminal_values(opponent_plan, self._values[player])
+        else:
+            values = terminal_values(self.game, {player: opponent_plan}, **self.sharding)[player]
         self.last_values[player] = kernels.counterfactual_regrets(
             values, self.store.strategy(player), view.infoset_first, view.infoset_size,
             view.infoset_parent, self._regrets[player])
