@@ -79,6 +79,7 @@ class CodePolicy:
     The arrays are read-only once checked."""
 
     abstraction = None  # or the `CodeAbstraction` whose abstract sets the rows are
+    default = None  # what it plays at a set it lacks: None (refuse) or "uniform"
 
     def __init__(self, rules: GameRules, codes, first, probs, abstraction=None, default: str | None = None):
         self.fingerprint = rules_identity(rules)  # checks that `rules` are rules
