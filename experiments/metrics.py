@@ -10,6 +10,7 @@ from pathlib import Path
 from rcfr import evaluate
 from rcfr.evaluation import Evaluation
 from rcfr.files import atomic_write
+from rcfr.options import check_choice
 
 from . import memory
 from .build import is_walked, num_sequences
@@ -30,14 +31,16 @@ def write_metrics(path: Path, rows: list[dict]) -> None:
     atomic_write(path, lambda f: f.write(text.getvalue().encode()))
 
 
-def evaluate_policy(game, policy) -> Evaluation:
+def evaluate_policy(game, policy, walk: str = "auto") -> Evaluation:
     """Exact evaluation on the run's state source: the compiled tree (`rcfr.evaluate`), or the rules
-    (`rcfr.rules.evaluation`; Bluff on its public bid tree), where sets the solver never met play uniformly."""
+    (`rcfr.rules.evaluation`; Bluff on its public bid tree, Phantom Tic-Tac-Toe over its players' prebuilt
+    sets), where sets the solver never met play uniformly. ``walk="general"`` forces the general rules walk."""
+    walk = check_choice("walk", walk, ("auto", "general"))
     if not is_walked(game):
         return evaluate(game, policy)
-    from rcfr.rules import bluff_evaluation, evaluation
-    module = bluff_evaluation if bluff_evaluation.walks(game.rules) else evaluation
-    return module.evaluate(game.rules, policy, default="uniform")
+    from rcfr.rules import bluff_evaluation, evaluation, phantom_evaluation
+    fast = [m for m in (bluff_evaluation, phantom_evaluation) if walk == "auto" and m.walks(game.rules)]
+    return (fast[0] if fast else evaluation).evaluate(game.rules, policy, default="uniform")
 
 
 def metrics_row(setup, it: int, progress: Progress, nodes, measure) -> dict:

@@ -32,7 +32,7 @@ from ..games.phantom import PhantomTicTacToe
 from ..games.phantom_fast import BASE, CODE, KNOWN, PLAYER, WIDTH, WIN_MASKS
 from ..games.phantom_sizes import FULL, _opponent_turn, _popcount
 from ..games.fast import ABSTRACT_CODE, DATA
-from ..options import check_int
+from ..options import check_choice, check_int, check_seed
 from .abstraction import no_abstraction
 from .bluff_evaluation import overrides
 from .evaluation import POLICY_ERRORS, FAILED, evaluation_of, policy_set, raise_walk_error
@@ -416,3 +416,28 @@ def evaluate(rules: PhantomTicTacToe, policy: CodePolicy, default: str | None = 
              workers: int | None = None) -> Evaluation:
     """Value, best-response values, NashConv and exploitability, as `rcfr.evaluate` gives them."""
     return evaluation_of(rules, walk(rules, policy, default, workers))
+
+
+def phantom_policy(rules: PhantomTicTacToe, kind: str = "uniform", seed: int = 0, sets: PlayerSets | None = None,
+                   dtype=np.float64) -> CodePolicy:
+    """A whole `CodePolicy` of `rules` (every set with a choice, from `PlayerSets`): ``kind="uniform"`` or
+    ``"random"`` (each row uniform on the simplex, from `seed`), probabilities in `dtype`."""
+    if not walks(rules):
+        raise TypeError(f"rules must be the built-in Phantom Tic-Tac-Toe rules, got {type(rules).__name__}")
+    kind = check_choice("kind", kind, ("uniform", "random"))
+    seed = check_seed("seed", seed)
+    sets = PlayerSets(rules) if sets is None else sets
+    owner = (np.arange(len(sets.code)) >= sets.sizes[0]).astype(np.int64)
+    sizes = np.diff(sets.first)
+    choice = sizes > 1
+    codes = 2 * sets.code[choice] + owner[choice]
+    order = np.argsort(codes)
+    sizes = sizes[choice][order]
+    first = np.zeros(len(codes) + 1, np.int64)
+    np.cumsum(sizes, out=first[1:])
+    if kind == "uniform":
+        probs = np.repeat(1.0 / sizes, sizes)
+    else:
+        weights = np.random.default_rng(seed).exponential(size=int(first[-1]))
+        probs = weights / np.repeat(np.add.reduceat(weights, first[:-1]), sizes)
+    return CodePolicy(rules, codes[order], first, probs.astype(dtype))
