@@ -17,7 +17,7 @@ from rcfr.rules import evaluation as rules_eval
 from rcfr.rules import phantom_evaluation as pe
 from rcfr.rules.policy import CodePolicy
 
-OPENINGS = [(4, 0, 8, 1), (0, 4, 8, 2), (1, 3, 5), (4, 0, 8)]  # 3,355 to 138,517 histories
+OPENINGS = [(4, 0, 8, 1), (0, 4, 8, 2), (4, 0, 8)]  # 3,355 to 138,517 histories
 EMPTY = (np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0))
 
 
