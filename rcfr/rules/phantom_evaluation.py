@@ -11,7 +11,8 @@ a pointer (what bounds `rcfr.rules.evaluation` at ~1.5e6 histories/s). What it c
 at each terminal the opponent-weighted payoff goes to each player's last sequence, then a best response
 is one bottom-up pass over each player's sets (children after parents in the build, so reverse order).
 
-Both cores: the histories are cut at `CUT` moves into items dealt round-robin to `workers` numba threads,
+Both cores: the histories are cut at `CUT` moves into items dealt round-robin to `workers` threads (the
+walk releases the GIL),
 each summing into its own row of the sequence values; the rows are added in a fixed order, so the result
 does not depend on scheduling (only, in the last bits, on `workers`).
 
@@ -21,9 +22,12 @@ Memory: per set of either player ~40 bytes and per sequence 24 + 8 x workers (th
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import njit
 from numba import types as nb
 
 from ..compiler import _grow
@@ -233,7 +237,7 @@ _WINS = np.array([any(m & w == w for w in WIN_MASKS.tolist()) for m in range(512
 _INT_FIELDS = 6  # a frame's integers: player to move, its set, X's marks, O's marks, X's and O's last sequence
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _walk_from(frame_i, frame_r, cut, known, first, child, prob, roots, wins, tv, items_i, items_r, count):
     """Depth first below the frame (`_INT_FIELDS` integers, the two players' reaches), adding each terminal's
     opponent-weighted payoff to the players' last sequences in `tv`; returns (value, what goes to each
@@ -323,24 +327,23 @@ def _walk_from(frame_i, frame_r, cut, known, first, child, prob, roots, wins, tv
     return value, roots_v0, roots_v1, visits, 0
 
 
-@njit(cache=True, parallel=True)
-def _walk_items(items_i, items_r, workers, known, first, child, prob, roots, wins, tv, acc):
-    """Item j below the cut goes to worker ``j % workers``, which walks its items in order into ``tv[w]``
-    and ``acc[w]`` (value, empty-sequence values of X and O, histories, status)."""
-    for w in prange(workers):
-        none_i = np.empty((0, _INT_FIELDS), np.int64)
-        none_r = np.empty((0, 2))
-        count = np.zeros(1, np.int64)
-        for j in range(w, items_i.shape[0], workers):
-            v, r0, r1, h, status = _walk_from(items_i[j], items_r[j], -1, known, first, child, prob, roots, wins,
-                                              tv[w], none_i, none_r, count)
-            acc[w, 0] += v
-            acc[w, 1] += r0
-            acc[w, 2] += r1
-            acc[w, 3] += h
-            if status < 0:
-                acc[w, 4] = status
-                break
+@njit(cache=True, nogil=True)
+def _walk_items(items_i, items_r, w, workers, known, first, child, prob, roots, wins, tv, acc):
+    """Worker `w`'s share: items ``w, w + workers, ...`` in order into its `tv` and `acc` rows (value,
+    empty-sequence values of X and O, histories, status). Without the GIL: workers run as threads."""
+    none_i = np.empty((0, _INT_FIELDS), np.int64)
+    none_r = np.empty((0, 2))
+    count = np.zeros(1, np.int64)
+    for j in range(w, items_i.shape[0], workers):
+        v, r0, r1, h, status = _walk_from(items_i[j], items_r[j], -1, known, first, child, prob, roots, wins, tv,
+                                          none_i, none_r, count)
+        acc[0] += v
+        acc[1] += r0
+        acc[2] += r1
+        acc[3] += h
+        if status < 0:
+            acc[4] = status
+            return
 
 
 @njit(cache=True)
@@ -361,10 +364,11 @@ def _best_responses(lo, hi, first, parent, tv):
 
 
 def check_workers(workers) -> int:
-    """Threads for the walk: 1 to numba's thread count (default: numba's current number of threads)."""
+    """Threads for the walk: 1 to the machine's cores (default: numba's thread count, which
+    ``NUMBA_NUM_THREADS`` sets, e.g. to 1 where jobs already run in parallel)."""
     if workers is None:
         return numba.get_num_threads()
-    return check_int("workers", workers, 1, numba.config.NUMBA_NUM_THREADS)
+    return check_int("workers", workers, 1, os.cpu_count() or 1)
 
 
 def walk(rules: PhantomTicTacToe, policy: CodePolicy, default: str | None = None, workers: int | None = None,
@@ -397,8 +401,10 @@ def walk(rules: PhantomTicTacToe, policy: CodePolicy, default: str | None = None
     top = _walk_from(root, np.ones(2), CUT, sets.known, sets.first, sets.child, prob, sets.roots, _WINS, tv[0],
                      items_i, items_r, count)
     n = int(count[0])
-    _walk_items(items_i[:n], items_r[:n], workers, sets.known, sets.first, sets.child, prob, sets.roots, _WINS, tv,
-                acc)
+    args = (items_i[:n], items_r[:n])
+    shared = (sets.known, sets.first, sets.child, prob, sets.roots, _WINS)
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(lambda w: _walk_items(*args, w, workers, *shared, tv[w], acc[w]), range(workers)))
     if top[4] < 0 or np.any(acc[:, 4] < 0):
         raise AssertionError(f"{rules.description()}: a history reached a set the belief walk did not build")
     totals = np.array(top[:4]) + acc[:, :4].sum(axis=0)  # rows added in worker order: a fixed sum
