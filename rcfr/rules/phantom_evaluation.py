@@ -32,14 +32,20 @@ from numba import types as nb
 
 from ..compiler import _grow
 from ..evaluation import Evaluation
+from ..games.fast import ABSTRACT_CODE, DATA
 from ..games.phantom import PhantomTicTacToe
 from ..games.phantom_fast import BASE, CODE, KNOWN, PLAYER, WIDTH, WIN_MASKS
-from ..games.phantom_sizes import FULL, _opponent_turn, _popcount
-from ..games.fast import ABSTRACT_CODE, DATA
+from ..games.phantom_sizes import FULL, _popcount, _root_belief, _try_square
 from ..options import check_choice, check_int, check_seed
 from .abstraction import no_abstraction
 from .bluff_evaluation import overrides
-from .evaluation import POLICY_ERRORS, FAILED, evaluation_of, policy_set, raise_walk_error
+from .evaluation import (
+    FAILED,
+    POLICY_ERRORS,
+    evaluation_of,
+    policy_set,
+    raise_walk_error,
+)
 from .policy import CodePolicy, check_default
 
 #: Fields of the walk's results.
@@ -71,16 +77,8 @@ def _player_sets(me, marks0, marks1, closed, to_move, masks):
     n = 0
     pool = np.empty(1 << 22, np.int64)
     mark = np.zeros(1 << 18, np.int64)
-    stamp = 1
-    mine0 = marks1 if me else marks0
-    theirs0 = marks0 if me else marks1
-    pool[0] = (theirs0 << 9) | closed
-    top = 1
-    if to_move != me:
-        top = _opponent_turn(pool, 0, 1, mine0, masks, 1, stamp, mark)
-        stamp += 1
-        pool[0:top - 1] = pool[1:top]
-        top -= 1
+    stamp = 2
+    mine0, top = _root_belief(me, marks0, marks1, closed, to_move, masks, pool, mark)
     if top == 0:
         return code[:0], known_of[:0], first[:1], parent[:0], child[:0]
     f_mine = np.empty(32, np.int64)
@@ -105,33 +103,9 @@ def _player_sets(me, marks0, marks1, closed, to_move, masks):
         known = f_known[d]
         if known & bit:
             continue
-        mine, b0, b1 = f_mine[d], f_start[d], f_end[d]
-        top = f_end[d]
-        start = top
-        if not placed:
-            for j in range(b0, b1):
-                if (pool[j] >> 9) & bit:
-                    pool[top] = pool[j]
-                    top += 1
-        else:
-            mine = mine | bit
-            won = False
-            for w in masks:
-                if mine & w == w:
-                    won = True
-            if won:
-                continue
-            for j in range(b0, b1):
-                theirs = pool[j] >> 9
-                if not theirs & bit and (mine | theirs) != FULL:
-                    pool[top] = pool[j]
-                    top += 1
-            mid = top
-            top = _opponent_turn(pool, start, mid, mine, masks, mid, stamp, mark)
-            stamp += 1
-            cnt = top - mid
-            pool[start:start + cnt] = pool[mid:top]
-            top = start + cnt
+        start = f_end[d]
+        mine, top = _try_square(pool, f_start[d], start, f_mine[d], bit, placed, masks, stamp, mark)
+        stamp += 1
         if top == start:
             continue
         if n == cap:
@@ -354,8 +328,7 @@ def _best_responses(lo, hi, first, parent, tv):
     for i in range(hi - 1, lo - 1, -1):
         best = tv[first[i]]
         for t in range(first[i] + 1, first[i + 1]):
-            if tv[t] > best:
-                best = tv[t]
+            best = max(best, tv[t])
         if parent[i] >= 0:
             tv[parent[i]] += best
         else:
