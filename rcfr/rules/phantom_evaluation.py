@@ -93,8 +93,7 @@ def _player_sets(me, marks0, marks1, closed, to_move, masks):
     n = 1
     while d >= 0:
         k = f_next[d]
-        if k == 18:
-            top = f_start[d]
+        if k == 18:  # every (square, outcome) tried: back to the set above
             d -= 1
             continue
         f_next[d] = k + 1
