@@ -2,7 +2,7 @@
 best responses, NashConv, exploitability), for the full game in minutes instead of hours.
 
 Why it is fast. A player's information set is its own tries, so each player's sets form a tree over its
-own sequences that is known before any history is walked: `player_sets` builds it with the belief walk of
+own sequences that is known before any history is walked: `PlayerSets` builds it with the belief walk of
 `rcfr.games.phantom_sizes` (seconds for the full game), each set with its legal squares, its actions'
 probabilities and, per action and outcome (failed or placed), the player's next set. The history walk
 then carries each player's current set and sequence as indices: a node is a few bit operations and
@@ -10,13 +10,14 @@ array reads, with no information-set code, no search of the policy and no game f
 a pointer (what bounds `rcfr.rules.evaluation` at ~1.5e6 histories/s). What it computes is that walk's:
 at each terminal the opponent-weighted payoff goes to each player's last sequence, then a best response
 is one bottom-up pass over each player's sets (children after parents in the build, so reverse order).
+It still visits every history: the opponent acts by its whole try sequence, so carrying its possible
+states along one player's sequences (as the set count does) would carry one state per history.
 
 Both cores: the histories are cut at `CUT` moves into items dealt round-robin to `workers` threads (the
-walk releases the GIL),
-each summing into its own row of the sequence values; the rows are added in a fixed order, so the result
-does not depend on scheduling (only, in the last bits, on `workers`).
+walk releases the GIL), each summing into its own row of the sequence values; the rows are added in a
+fixed order, so the result does not depend on scheduling (only, in the last bits, on `workers`).
 
-Memory: per set of either player ~40 bytes and per sequence 24 + 8 x workers (the full game: 6.0M sets,
+Memory: per set of either player 32 bytes and per sequence 24 + 8 x workers (the full game: 6.0M sets,
 12.2M sequences, about 0.7 GB with two workers), nothing per history.
 """
 
