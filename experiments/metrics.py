@@ -8,7 +8,7 @@ import logging
 from pathlib import Path
 
 from rcfr import evaluate
-from rcfr.evaluation import Evaluation
+from rcfr.scores import Evaluation
 from rcfr.files import atomic_write
 
 from . import memory
@@ -30,17 +30,11 @@ def write_metrics(path: Path, rows: list[dict]) -> None:
     atomic_write(path, lambda f: f.write(text.getvalue().encode()))
 
 
-def evaluate_policy(game, policy, sharding: dict | None = None) -> Evaluation:
-    """Exact evaluation on the run's state source: the compiled tree (`rcfr.evaluate`), or the rules
-    (`rcfr.rules.evaluation`; Bluff on its public bid tree, in one process), where sets the solver never met
-    play uniformly. `sharding`: ``workers`` and ``ray_address`` (`Setup.sharding`; docs/distributed.md)."""
-    sharding = sharding or {}
-    if not is_walked(game):
-        return evaluate(game, policy, **sharding)
-    from rcfr.rules import bluff_evaluation, evaluation
-    if bluff_evaluation.walks(game.rules):
-        return bluff_evaluation.evaluate(game.rules, policy, default="uniform")
-    return evaluation.evaluate(game.rules, policy, default="uniform", **sharding)
+def evaluate_policy(game, policy, sharding: dict | None = None, walk: str = "auto") -> Evaluation:
+    """`rcfr.evaluate` on the run's game, where sets the solver never met play uniformly (a game walked by its
+    rules). `sharding`: ``workers`` and ``ray_address`` (`Setup.sharding`; docs/distributed.md); ``walk``:
+    `rcfr.evaluation.WALKS` ("general" forces the general rules walk)."""
+    return evaluate(game, policy, default="uniform" if is_walked(game) else None, walk=walk, **(sharding or {}))
 
 
 def evaluate_average(setup) -> Evaluation:

@@ -1,6 +1,9 @@
-"""Exact evaluation in the full game: expected value, best responses, NashConv, exploitability.
+"""Exact evaluation in the full game: expected value, best responses, NashConv, exploitability, of a policy of
+either kind of game `rcfr.load_game` returns. The kind is asked here once: a game walked by its rules goes to
+its rules walks (`rcfr.rules.evaluation`, or the game's own structure where it has one: Bluff's public bid
+tree, Phantom Tic-Tac-Toe's prebuilt sets), a compiled game to the sequence form below.
 
-Everything runs on the sequence form: a best response for player i is one bottom-up pass over i's
+On a compiled game everything runs on the sequence form: a best response for player i is one bottom-up pass over i's
 own sequences that takes the best action's counterfactual value at each information set. This is
 exact for any game where the best-responding player has perfect recall (which `compile_game`
 checks), whatever the depths of an information set's histories or which actions are hidden.
@@ -8,25 +11,36 @@ checks), whatever the depths of an information set's histories or which actions 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from . import kernels
 from .distributed import check_sharding, run_shards
+from .options import check_choice
 from .policy import Policy
+from .scores import Evaluation
 from .tree import Game
 
+__all__ = ["WALKS", "Evaluation", "best_response", "evaluate", "expected_value", "exploitability", "nash_conv",
+           "terminal_values"]
 
-@dataclass(frozen=True)
-class Evaluation:
-    """Exact scores of a policy profile. Values are for player 0, in chips."""
+#: how a game walked by its rules is evaluated: "auto" uses the game's own structure where it offers one (Bluff's
+#: public bid tree, Phantom Tic-Tac-Toe's prebuilt sets; one process), "general" the depth-first rules walk, which
+#: alone shards (``workers``, ``shards``, ``cut``, ``ray_address``)
+WALKS = ("auto", "general")
 
-    value: float
-    best_response_values: tuple[float, float]
-    nash_conv: float
-    exploitability: float  # (BR_0 + BR_1) / 2 = NashConv / 2, chips
-    exploitability_mbb: float  # milli-big-blinds per game
+
+def _rules_evaluator(game, walk: str):
+    """The module that evaluates a game walked by its rules (`WALKS`), or a TypeError for anything else."""
+    from .rules.game import RulesGame
+    if not isinstance(game, RulesGame):
+        raise TypeError(f"game must be a game from rcfr.load_game (a compiled rcfr.Game or a game walked by its "
+                        f"rules), got {type(game).__name__} {game!r:.60}")
+    from .rules import bluff_evaluation, evaluation, phantom_evaluation
+    if check_choice("walk", walk, WALKS) == "auto":
+        for module in (bluff_evaluation, phantom_evaluation):
+            if module.walks(game.rules):
+                return module
+    return evaluation
 
 
 def _plans(game: Game, policy: Policy) -> list[np.ndarray]:
@@ -82,8 +96,11 @@ def _block_values(common, task) -> np.ndarray:
                               np.empty(hi - lo))
 
 
-def expected_value(game: Game, policy: Policy) -> float:
-    """Player 0's expected payoff when both players follow `policy`."""
+def expected_value(game, policy, **options) -> float:
+    """Player 0's expected payoff when both players follow `policy` (a game walked by its rules: `evaluate`'s
+    value, `options` as it takes them)."""
+    if not isinstance(game, Game):
+        return evaluate(game, policy, **options).value
     plans = _plans(game, policy)
     return float(plans[0] @ game.views[0].terminal_values(plans[1]))
 
@@ -103,6 +120,10 @@ def best_response(game: Game, policy: Policy, player: int) -> tuple[float, Polic
     and the profile where `player` plays a pure best response and the other player keeps `policy`."""
     if player not in (0, 1):
         raise ValueError(f"player must be 0 or 1, got {player!r}")
+    if not isinstance(game, Game):
+        _rules_evaluator(game, "auto")  # a TypeError unless it is a game walked by its rules
+        raise TypeError("best_response returns a compiled Policy; for a game walked by its rules the values are "
+                        "rcfr.evaluate(game, policy).best_response_values")
     value, choice = _best_response(game, player, _plans(game, policy)[1 - player])
     view = game.views[player]
     probs = policy.probs.copy()
@@ -112,10 +133,27 @@ def best_response(game: Game, policy: Policy, player: int) -> tuple[float, Polic
     return value, Policy(game, probs)
 
 
-def evaluate(game: Game, policy: Policy, *, workers: int = 1, shards: int | None = None,
-             ray_address: str | None = None) -> Evaluation:
-    """Value, best-response values, NashConv and exploitability. ``workers > 1`` (or ``shards > 1``) splits the
-    terminal values into blocks of rows run on Ray (see `terminal_values`): the same numbers bit for bit."""
+def evaluate(game, policy, *, default: str | None = None, walk: str = "auto", workers: int = 1,
+             shards: int | None = None, ray_address: str | None = None, **rules_options) -> Evaluation:
+    """Value, best-response values, NashConv and exploitability of `policy` in `game`.
+
+    A compiled game takes a `Policy`; ``workers > 1`` (or ``shards > 1``) splits the terminal values into blocks
+    of rows run on Ray (see `terminal_values`): the same numbers bit for bit. A game walked by its rules takes a
+    `CodePolicy` (or a compiled `Policy` of the same rules); `default="uniform"` plays uniformly at sets the
+    policy lacks (a solver's policy already does), `walk` picks the walk (`WALKS`), and the general walk shards
+    over Ray workers as docs/distributed.md says (`rules_options`: its ``cut``)."""
+    if not isinstance(game, Game):
+        module = _rules_evaluator(game, walk)
+        if module.__name__.endswith(".rules.evaluation"):
+            rules_options.update(workers=workers, shards=shards, ray_address=ray_address)
+        if isinstance(policy, Policy):  # a compiled game's policy, keyed by the same rules' codes
+            from .rules.policy import CodePolicy
+            policy = CodePolicy.from_policy(policy)
+        return module.evaluate(game.rules, policy, default, **rules_options)
+    if default not in (None, "uniform") or rules_options:
+        raise ValueError(f"a compiled game's policy has a row at every set: default must be None or 'uniform', got "
+                         f"{default!r}; options {sorted(rules_options)} are for games walked by their rules")
+    check_choice("walk", walk, WALKS)
     plans = _plans(game, policy)
     values = terminal_values(game, {0: plans[1], 1: plans[0]}, workers, shards, ray_address)
     value = float(plans[0] @ values[0])
@@ -126,14 +164,15 @@ def evaluate(game: Game, policy: Policy, *, workers: int = 1, shards: int | None
                       exploitability_mbb=1000.0 * nash_conv / 2 / game.big_blind)
 
 
-def nash_conv(game: Game, policy: Policy, **sharding) -> float:
-    return evaluate(game, policy, **sharding).nash_conv
+def nash_conv(game, policy, **options) -> float:
+    """NashConv = BR_0 + BR_1; `options` as `evaluate` takes them."""
+    return evaluate(game, policy, **options).nash_conv
 
 
-def exploitability(game: Game, policy: Policy, unit: str = "chips", **sharding) -> float:
-    """(BR_0 + BR_1) / 2, in chips (``unit="chips"``) or milli-big-blinds per game (``"mbb"``); `sharding`:
-    `evaluate`'s ``workers``, ``shards``, ``ray_address``."""
+def exploitability(game, policy, unit: str = "chips", **options) -> float:
+    """(BR_0 + BR_1) / 2, in chips (``unit="chips"``) or milli-big-blinds per game (``"mbb"``), of a policy of
+    either kind of game; `options` as `evaluate` takes them (``default``, ``walk``, ``workers``, ...)."""
     if unit not in ("chips", "mbb"):
         raise ValueError(f"unit must be 'chips' or 'mbb', got {unit!r}")
-    result = evaluate(game, policy, **sharding)
+    result = evaluate(game, policy, **options)
     return result.exploitability if unit == "chips" else result.exploitability_mbb

@@ -69,6 +69,48 @@ def _opponent_turn(pool, start, end, mine, masks, top, stamp, mark):
 
 
 @njit(cache=True)
+def _root_belief(me, marks0, marks1, closed, to_move, masks, pool, mark):
+    """Player `me`'s marks and its belief ``pool[0:top]`` at its first decision (after the opponent's
+    turn if the opponent moves first); returns (marks, top)."""
+    mine0 = marks1 if me else marks0
+    theirs0 = marks0 if me else marks1
+    pool[0] = (theirs0 << 9) | closed
+    top = 1
+    if to_move != me:  # the opponent moves first: our first belief is after its turn
+        top = _opponent_turn(pool, 0, 1, mine0, masks, 1, 1, mark)
+        pool[0:top - 1] = pool[1:top]
+        top -= 1
+    return mine0, top
+
+
+@njit(cache=True)
+def _try_square(pool, b0, b1, mine, bit, placed, masks, stamp, mark):
+    """Our try of square `bit` from the belief ``pool[b0:b1]``, failed or `placed`: the belief at our next
+    decision is written from ``pool[b1]`` on; returns (our marks, its end), the end being b1 when no state
+    leads there (the try cannot fail, or the game ends first). `stamp` must be new for each call."""
+    top = b1
+    if not placed:  # the opponent's square: the try fails and we try again
+        for j in range(b0, b1):
+            if (pool[j] >> 9) & bit:
+                pool[top] = pool[j]
+                top += 1
+        return mine, top
+    mine = mine | bit
+    if _wins(mine, masks):
+        return mine, b1
+    for j in range(b0, b1):
+        theirs = pool[j] >> 9
+        if not theirs & bit and (mine | theirs) != FULL:
+            pool[top] = pool[j]
+            top += 1
+    mid = top
+    top = _opponent_turn(pool, b1, mid, mine, masks, mid, stamp, mark)
+    n = top - mid
+    pool[b1:b1 + n] = pool[mid:top]
+    return mine, b1 + n
+
+
+@njit(cache=True)
 def _count_player(me, marks0, marks1, closed, to_move, collapse, masks, forget):
     """(information sets, (set, action) pairs) of player `me` after an opening with marks `marks0` (X's)
     and `marks1` (O's), `closed` its squares and `to_move` the player to move; sets merged by the
@@ -76,16 +118,8 @@ def _count_player(me, marks0, marks1, closed, to_move, collapse, masks, forget):
     seen = Dict.empty(key_type=types.int64, value_type=types.int64)
     pool = np.empty(1 << 22, np.int64)  # the beliefs on the walk's path, one above the other
     mark = np.zeros(1 << 18, np.int64)
-    stamp = 1
-    mine0 = marks1 if me else marks0
-    theirs0 = marks0 if me else marks1
-    pool[0] = (theirs0 << 9) | closed
-    top = 1
-    if to_move != me:  # the opponent moves first: our first belief is after its turn
-        top = _opponent_turn(pool, 0, 1, mine0, masks, 1, stamp, mark)
-        stamp += 1
-        pool[0:top - 1] = pool[1:top]
-        top -= 1
+    stamp = 2
+    mine0, top = _root_belief(me, marks0, marks1, closed, to_move, masks, pool, mark)
     sets = 0
     pairs = 0
     if top == 0:
@@ -116,29 +150,9 @@ def _count_player(me, marks0, marks1, closed, to_move, collapse, masks, forget):
         bit = 1 << q
         if f_known[d] & bit:
             continue
-        mine, b0, b1 = f_mine[d], f_start[d], f_end[d]
-        top = f_end[d]  # drop what an earlier child left above our belief
-        start = top
-        if not placed:  # the opponent's square: the try fails and we try again
-            for j in range(b0, b1):
-                if (pool[j] >> 9) & bit:
-                    pool[top] = pool[j]
-                    top += 1
-        else:
-            mine = mine | bit
-            if _wins(mine, masks):
-                continue
-            for j in range(b0, b1):
-                theirs = pool[j] >> 9
-                if not theirs & bit and (mine | theirs) != FULL:
-                    pool[top] = pool[j]
-                    top += 1
-            mid = top
-            top = _opponent_turn(pool, start, mid, mine, masks, mid, stamp, mark)
-            stamp += 1
-            n = top - mid
-            pool[start:start + n] = pool[mid:top]
-            top = start + n
+        start = f_end[d]  # (what an earlier child left above our belief is overwritten)
+        mine, top = _try_square(pool, f_start[d], start, f_mine[d], bit, placed, masks, stamp, mark)
+        stamp += 1
         if top == start:
             continue
         d += 1

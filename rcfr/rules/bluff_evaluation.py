@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 from numba import types as nb
 
-from ..evaluation import Evaluation
+from ..scores import Evaluation
 from ..games.dice import FACE_NAMES, Bluff
 from ..games.dice_fast import BIDS, LAST, MASK, ROLL0, ROLLED
 from ..games.fast import ABSTRACT_CODE, DATA
@@ -41,7 +41,7 @@ _ERRORS = {kind: POLICY_ERRORS[kind] for kind in (1, 2)}
 
 def walks(rules) -> bool:
     """Whether this walk evaluates `rules`: the built-in Liar's Dice rules, no method overridden."""
-    return isinstance(rules, Bluff) and not _overrides(rules)
+    return isinstance(rules, Bluff) and not overrides(rules, Bluff)
 
 
 def _check_bluff(rules) -> Bluff:
@@ -51,10 +51,11 @@ def _check_bluff(rules) -> Bluff:
     return rules
 
 
-def _overrides(rules) -> bool:
-    """A subclass that changes a rule method is not Bluff as this walk knows it."""
+def overrides(rules, base: type) -> bool:
+    """Whether `rules` (an instance of `base`) changes a rule method of `base`: then it is not the game a
+    walk written for `base` knows."""
     from ..tree.enumeration import RULE_METHODS
-    return any(name in vars(k) for k in type(rules).__mro__[:type(rules).__mro__.index(Bluff)]
+    return any(name in vars(k) for k in type(rules).__mro__[:type(rules).__mro__.index(base)]
                for name in RULE_METHODS)
 
 

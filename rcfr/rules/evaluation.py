@@ -30,7 +30,7 @@ from ..budget import check_walk
 from ..compiler import _grow, _settled
 from ..errors import PolicyError
 from ..distributed import check_sharding, run_shards
-from ..evaluation import Evaluation
+from ..scores import Evaluation
 from ..games.base import CHANCE, TERMINAL, GameRules
 from ..games.fast import ABSTRACT_CODE, DATA, FUNCTION_TYPES
 from ..options import check_int

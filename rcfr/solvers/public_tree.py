@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..budget import available_memory
-from ..evaluation import Evaluation
+from ..scores import Evaluation
 from ..games.dice import FACE_NAMES
 from ..options import REGRET_MATCHING, UPDATES, Options, check_choice, check_power, check_seed
 from ..rules import bluff_cfr as kernels
