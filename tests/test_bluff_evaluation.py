@@ -160,12 +160,7 @@ def test_bluff_21_and_12_equal_the_rules_walk(dice):
 
 @pytest.mark.parametrize("dice", [(1, 1), (2, 1), (1, 2)])
 def test_uniform_value_equals_the_dice_free_formula(dice):
-    import importlib.util
-    import pathlib
-    path = pathlib.Path(__file__).parents[1] / "benchmarks" / "bluff_evaluation.py"
-    spec = importlib.util.spec_from_file_location("bluff_benchmark", path)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    from benchmarks.speed import bluff_evaluation as bench
     rules = rcfr.make_rules("liars_dice", dice1=dice[0], dice2=dice[1])
     empty = CodePolicy(rules, np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0))
     got = bluff_eval.walk(rules, empty, default="uniform")

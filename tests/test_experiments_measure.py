@@ -39,7 +39,7 @@ def test_full_regret_is_the_library_measure_of_the_played_profiles(tmp_path):
     game = rcfr.load_game("dieroll", skew=0.2)
     solver = rcfr.make_solver("cscfr", game, abstraction=make_abstraction(game, "drp_ir"), seed=3)
     tracker, expected = FullRegret(game), []
-    for t in range(1, 41):  # what benchmarks/imperfect_recall.py did: measure sigma^t, then iterate
+    for t in range(1, 41):  # what benchmarks/reproductions/imperfect_recall.py did: measure sigma^t, then iterate
         tracker.add(solver.current_policy())
         solver.run(1)
         if t in dict(got):

@@ -1,26 +1,18 @@
-"""benchmarks/rcfr_sampler_study.py: the regressor names, the (solver, targets) pairs, the diagnostics' pooled
+"""benchmarks/studies/sampler_study.py: the regressor names, the (solver, targets) pairs, the diagnostics' pooled
 noise, and one tiny lean run whose diagnostics see an exact fit."""
 
 from __future__ import annotations
 
 import json
-import pathlib
-import sys
 
 import numpy as np
 import pytest
 
-BENCHMARKS = pathlib.Path(__file__).parents[1] / "benchmarks"
-
 
 @pytest.fixture(scope="module")
 def study():
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        import rcfr_sampler_study
-        yield rcfr_sampler_study
-    finally:
-        sys.path.remove(str(BENCHMARKS))
+    from benchmarks.studies import sampler_study  # the repository root is on the tests' path (pyproject)
+    return sampler_study
 
 
 def test_regressor_names(study):

@@ -1,0 +1,1 @@
+"""Reproductions of published figures and tables, our numbers beside the papers'."""

@@ -1,0 +1,1 @@
+"""Our own questions: which estimator, targets, sampler or evaluation works, measured."""
