@@ -10,7 +10,6 @@ Names: ``cfr``, ``cfr+``, ``lcfr``, ``dcfr``, ``cscfr``, ``os-mccfr``, ``es-mccf
 
 from __future__ import annotations
 
-
 from hydra.core.config_store import ConfigStore
 from omegaconf import OmegaConf
 

@@ -19,17 +19,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from rcfr.features import make_features
 from rcfr import SOLVERS, TooLarge, load_game, make_rules, make_solver  # noqa: F401  (make_rules: validation)
 from rcfr.distributed import check_sharding
-from rcfr.regressors import make_regressor
+from rcfr.features import make_features
 from rcfr.policy import Policy
 from rcfr.registry import keyword_names
-from rcfr.solvers import CFRSolver
+from rcfr.regressors import make_regressor
 from rcfr.rules.game import RulesGame
+from rcfr.solvers import CFRSolver
 from rcfr.tree import Game
 
 from .schema import ConfigError, ExperimentConfig, check_rules_path, resolve_shares
+
 
 def make_game(spec: ExperimentConfig) -> Game | RulesGame:
     """The compiled game, or the game walked by its rules (``game.compiled``; `rcfr.load_game`)."""

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from rcfr.features import FEATURES as FEATURE_REGISTRY
 from rcfr.options import AVERAGE_SPACES  # noqa: F401  (the kit's average_space choices)
-from rcfr.regressors import REGRESSORS as REGRESSOR_REGISTRY
 from rcfr.registry import keyword_names
+from rcfr.regressors import REGRESSORS as REGRESSOR_REGISTRY
 
 #: solver constructor keywords the kit fills from other config groups (never from solver.options)
 INJECTED_OPTIONS = ("regressor", "features", "seed")

@@ -57,6 +57,7 @@ def _load(run: dict, games: dict):
     from rcfr import Policy
     from rcfr.abstraction import make_abstraction
     from rcfr.rules.policy import CodePolicy
+
     from .build import is_walked, make_game
     from .schema import validate
     spec = validate(run["config"])

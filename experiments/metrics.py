@@ -8,8 +8,8 @@ import logging
 from pathlib import Path
 
 from rcfr import evaluate
-from rcfr.scores import Evaluation
 from rcfr.files import atomic_write
+from rcfr.scores import Evaluation
 
 from . import memory
 from .build import is_walked, num_sequences

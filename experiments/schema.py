@@ -10,8 +10,8 @@ typo fails at start with the field and the allowed values.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from dataclasses import dataclass, field, fields, is_dataclass
+from pathlib import Path
 from typing import Any, Dict, Optional, get_type_hints
 
 from hydra.core.config_store import ConfigStore

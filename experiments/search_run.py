@@ -24,8 +24,7 @@ from omegaconf.errors import ConfigKeyError
 from rcfr import configs
 from rcfr.files import atomic_write
 from rcfr.registry import check_choice
-from rcfr.search import load_search_game, make_searcher
-from rcfr.search import studies
+from rcfr.search import load_search_game, make_searcher, studies
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

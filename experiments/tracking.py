@@ -23,9 +23,9 @@ import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
+from typing import Protocol
 
 from rcfr.options import did_you_mean
-from typing import Protocol
 
 #: logger name -> its options (the keys of ``logger.<name>``) and the package it needs (the extra's name)
 OPTIONS = {"mlflow": ("dir", "uri"), "tensorboard": ("dir",)}

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import FEATURES, Features, feature_matrix, register_features
-
 from . import generic, indicator  # noqa: E402  (registration side effects)
+from .base import FEATURES, Features, feature_matrix, register_features
 
 register_features("indicator", indicator.extract)
 register_features("generic", generic.extract)

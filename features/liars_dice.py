@@ -16,8 +16,8 @@ import numpy as np
 from numba import njit
 
 from rcfr.games.dice import FACE_NAMES, Bluff
-from rcfr.options import check_int
 from rcfr.games.dice_fast import BIDS, DICE0, FACES, HEADER, LAST, MASK, NUM_BIDS, ROLL0, ROLLS0
+from rcfr.options import check_int
 
 from .encoders import FeatureEncoder
 

@@ -44,11 +44,11 @@ import numpy as np
 from .approx_walks import COUNT_FIELDS, ERRORS, walk_samples
 from .options import check_choice, check_float, check_int, check_seed
 from .policy import Policy
-from .stats import ci95
 from .rules.abstraction import no_abstraction
 from .rules.evaluation import walk as exact_walk
 from .rules.game import RulesGame
 from .rules.policy import CodePolicy, check_default, fast_game
+from .stats import ci95
 from .tree import Game
 
 METHODS = ("es-br", "os-br")

@@ -157,7 +157,7 @@ def evaluate(game, policy, *, default: str | None = None, walk: str = "auto", wo
     plans = _plans(game, policy)
     values = terminal_values(game, {0: plans[1], 1: plans[0]}, workers, shards, ray_address)
     value = float(plans[0] @ values[0])
-    br = tuple(_best_response(game, p, plans[1 - p], values[p])[0] for p in (0, 1))
+    br = (_best_response(game, 0, plans[1], values[0])[0], _best_response(game, 1, plans[0], values[1])[0])
     nash_conv = br[0] + br[1]
     return Evaluation(value=value, best_response_values=br, nash_conv=nash_conv,
                       exploitability=nash_conv / 2,

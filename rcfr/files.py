@@ -6,7 +6,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Callable, IO
+from typing import IO, Any, Callable
 
 
 def _read_umask() -> int:

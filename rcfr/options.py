@@ -14,9 +14,12 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from numbers import Integral, Real
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import inspect
 
 # ---- the vocabulary ------------------------------------------------------------------------------------
 REGRET_MATCHING = ("rm", "rm+")  # regret matching, or regret-matching+ (clipped, Q-regrets)
@@ -83,7 +86,7 @@ def check_bool(field: str, value: Any) -> bool:
 def check_int(field: str, value: Any, low: int | None = None, high: int | None = None) -> int:
     """An integer (not a bool, not a float) in [low, high]."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral) or (
-            low is not None and value < low) or (high is not None and value > high):
+            low is not None and int(value) < low) or (high is not None and int(value) > high):
         if high is None:
             bound = f" >= {low}" if low is not None else ""
         else:
@@ -209,11 +212,11 @@ class Options:
     SAME_RESULTS: tuple[str, ...] = ()
 
     def description(self) -> dict[str, Any]:
-        return {f.name: describe(getattr(self, f.name)) for f in fields(self)}
+        return {f.name: describe(getattr(self, f.name)) for f in fields(self)}  # type: ignore[arg-type]
 
     def replace(self, **changes) -> "Options":
         """A copy with `changes`, checked again."""
-        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        values = {f.name: getattr(self, f.name) for f in fields(self)}  # type: ignore[arg-type]
         values.update(changes)
         return type(self)(**values)
 
@@ -237,7 +240,7 @@ class CFROptions(Options):
     """Full-width CFR: update schedule, average weighting, regret matching and DCFR's discounts."""
 
     updates: str = "alternating"
-    averaging: str | float = "uniform"
+    averaging: str | float | Linear = "uniform"
     regret_matching: str = "rm"
     alpha: float | None = None
     beta: float | None = None
@@ -264,7 +267,7 @@ class MCCFROptions(Options):
 
     regret_matching: str = "rm"
     average_mode: str = "stochastic"
-    averaging: str | float = "uniform"
+    averaging: str | float | Linear = "uniform"
     average_space: str = "full"
     updates: str = "alternating"
     seed: int = 0
@@ -304,7 +307,7 @@ class MCCFROptions(Options):
                              "updates='alternating'")
 
     @property
-    def power(self) -> float:
+    def power(self) -> float | Linear:
         return check_power("averaging", self.averaging)
 
 
@@ -334,7 +337,7 @@ class RCFROptions(Options):
     shared: bool = False
     weights: Any = None
     updates: str = "alternating"
-    averaging: str | float = "uniform"
+    averaging: str | float | Linear = "uniform"
     regret_matching: str = "rm"
     seed: int = 0
 
@@ -349,7 +352,7 @@ class RCFROptions(Options):
         object.__setattr__(self, "seed", check_seed("seed", self.seed))
 
     @property
-    def power(self) -> float:
+    def power(self) -> float | Linear:
         return check_power("averaging", self.averaging)
 
 
@@ -370,7 +373,7 @@ class SampledRCFROptions(Options):
     refit_every: int = 1
     capacity: int = 100_000
     buffer_weighting: str | float = "linear"
-    averaging: str | float = "uniform"
+    averaging: str | float | Linear = "uniform"
     epsilon: float = 0.6
     shared: bool = False
     weights: Any = None
@@ -427,17 +430,19 @@ class SampledRCFROptions(Options):
                                  "sampler='probing' the allowed profiles are 'cache' and None")
 
     @property
-    def power(self) -> float:
+    def power(self) -> float | Linear:
         return check_power("averaging", self.averaging)
 
     @property
-    def buffer_power(self) -> float:
+    def buffer_power(self) -> float | Linear:
         return check_power("buffer_weighting", self.buffer_weighting)
 
     @property
     def probing(self) -> tuple[float, float]:
         """(tau, beta) of probing: 1 and 0 for the samplers that do not probe."""
-        return (1.0, 0.0) if self.sampler != "probing" else (self.tau, self.beta)
+        if self.sampler != "probing" or self.tau is None or self.beta is None:  # both set under probing
+            return 1.0, 0.0
+        return self.tau, self.beta
 
     @property
     def visited_set(self) -> str:
@@ -522,7 +527,7 @@ class NeuralOptions(Options):
 
 # ---- solvers whose keywords are an options object's fields ----------------------------------------------
 def options_signature(options_type: type, defaults: dict[str, Any] | None = None,
-                      exclude: Iterable[str] = ()) -> "inspect.Signature":
+                      exclude: Iterable[str] = ()) -> inspect.Signature:
     """``(game, *, <the fields of options_type>)`` with `defaults` in place of the dataclass's: the
     signature of a solver that takes its options as keywords (so `rcfr.registry` and the kit see them)."""
     import inspect

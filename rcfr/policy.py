@@ -123,7 +123,7 @@ class Policy:
         arrays = {"format": np.array(FORMAT), "version": np.array(VERSION),
                   "game": np.array(self.game.rules.description()), "fingerprint": np.array(self.game.fingerprint),
                   "probs": self.probs}
-        atomic_write(path, lambda f: np.savez(f, **arrays))
+        atomic_write(path, lambda f: np.savez(f, **arrays))  # type: ignore[arg-type]
 
     @classmethod
     def from_dict(cls, game: Game, data: dict, *, require_game: bool = True) -> "Policy":

@@ -85,7 +85,8 @@ class FullRegret:
         own = (self.value / self.t, -self.value / self.t)
         plans = [plan / self.t for plan in self.plans]
         values = terminal_values(self.game, {0: plans[1], 1: plans[0]}, **self.sharding)
-        return tuple(_best_response(self.game, p, plans[1 - p], values[p])[0] - own[p] for p in (0, 1))
+        return (_best_response(self.game, 0, plans[1], values[0])[0] - own[0],
+                _best_response(self.game, 1, plans[0], values[1])[0] - own[1])
 
     def positive_sum(self) -> float:
         """(R_1^{T,+} + R_2^{T,+}) / T."""

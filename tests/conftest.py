@@ -27,7 +27,6 @@ def _warm_rules_and_trees():
     import numpy as np
 
     import rcfr.approx_walks  # noqa: F401
-
     from rcfr.regressors import make_regressor
     from rcfr.rules.evaluation import exploitability
     from rcfr.rules.policy import CodePolicy

@@ -6,8 +6,15 @@ import numpy as np
 import pytest
 
 import rcfr
-from rcfr.abstraction import (ACTION_ABSTRACTIONS, NoLimitWagers, action_abstraction, parse_wagers, read_wager,
-                              solve_action_abstraction, translate)
+from rcfr.abstraction import (
+    ACTION_ABSTRACTIONS,
+    NoLimitWagers,
+    action_abstraction,
+    parse_wagers,
+    read_wager,
+    solve_action_abstraction,
+    translate,
+)
 from rcfr.abstraction.action import replay_own
 from rcfr.games.base import CHANCE, TERMINAL
 

@@ -10,8 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rcfr
-from rcfr.abstraction import (AbstractRegrets, Abstraction, abstract_solver, average_policy, hand_strength,
-                              identity, make_abstraction)
+from rcfr.abstraction import (
+    Abstraction,
+    AbstractRegrets,
+    abstract_solver,
+    average_policy,
+    hand_strength,
+    identity,
+    make_abstraction,
+)
 from rcfr.abstraction.card import _buckets
 from rcfr.games.base import GameRules
 from rcfr.solvers import RegretTable
@@ -116,7 +123,8 @@ def test_imperfect_recall_averaging(leduc):
         compile_game(_Relabelled(leduc, abstraction))  # the abstract game itself cannot be compiled
     solver = abstract_solver("cfr+", leduc, abstraction).run(300)
     full, tied = average_policy(solver, "full"), average_policy(solver, "abstract")
-    rows = lambda policy: np.add.reduceat(policy.probs, leduc.infoset_first_seq)
+    def rows(policy):
+        return np.add.reduceat(policy.probs, leduc.infoset_first_seq)
     for policy in (full, tied, solver.current_policy()):
         np.testing.assert_allclose(rows(policy), 1.0)
     # abstract averaging ties merged sets; full averaging need not

@@ -7,13 +7,13 @@ import itertools
 
 import numpy as np
 import pytest
+from brute import policy_rows, walk_value
 
 import rcfr
 from rcfr.abstraction import FullRegret, abstract_solver, average_policy, bluff_counters, make_abstraction
 from rcfr.games.dice import DieRollPoker
 from rcfr.policy import Policy
 
-from brute import policy_rows, walk_value
 
 # DRP betting round (one bet, one raise): decisions "" (2 actions), c (2), cr (3), crr (2), r (3), rr (2):
 # 14 (I, a) pairs per private state; 5 sequences continue to round 2 (cc, crc, crrc, rc, rrc).

@@ -8,14 +8,13 @@ import shutil
 
 import numpy as np
 import pytest
+from brute import RandomGame, walk_value
 
 import rcfr
 from rcfr import budget, tree
 from rcfr.games.base import CHANCE, TERMINAL, GameRules
 from rcfr.games.fast import fast_function
 from rcfr.policy import Policy
-
-from brute import RandomGame, walk_value
 
 FAST_GAMES = [
     ("kuhn", {}),

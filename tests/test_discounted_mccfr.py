@@ -14,9 +14,9 @@ import pytest
 
 import rcfr
 from rcfr.regrets import counterfactual_regrets
+from rcfr.sampling.strategies import regret_weight
 from rcfr.solvers import CFRSolver, make_solver, mccfr
 from rcfr.solvers.stores import RegretTable
-from rcfr.sampling.strategies import regret_weight
 
 
 def _discount(t: int, alpha: float) -> float:

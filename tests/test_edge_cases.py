@@ -5,7 +5,6 @@ import re
 
 import numpy as np
 import pytest
-
 from sklearn.exceptions import NotFittedError
 
 from rcfr.regressors import MLP, make_regressor
@@ -96,7 +95,8 @@ def test_best_first_on_constant_inputs_is_one_leaf():
 
 
 try:
-    from hypothesis import given, settings, strategies as st
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
 except ImportError:  # pragma: no cover
     given = None
 

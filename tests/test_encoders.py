@@ -8,8 +8,15 @@ from numba import njit
 
 import rcfr
 from rcfr.features import auto_features, feature_matrix, make_features
-from rcfr.features.encoders import (ENCODERS, FeatureEncoder, encode_rows, encoded_features, infoset_states, make_encoder,
-                               sequence_rows)
+from rcfr.features.encoders import (
+    ENCODERS,
+    FeatureEncoder,
+    encode_rows,
+    encoded_features,
+    infoset_states,
+    make_encoder,
+    sequence_rows,
+)
 from rcfr.games.dice import FACE_NAMES
 from rcfr.games.goofspiel_fast import BID0
 
@@ -172,9 +179,10 @@ def test_liars_dice_rows_read_back_the_key():
 def test_liars_dice_bid_holds_is_the_chance_of_the_claim():
     """`bid_holds` against enumeration of the opponent's rolls, on Bluff(2, 1) states built by hand
     (the game itself is too large to compile in a test)."""
+    from itertools import combinations_with_replacement
+
     from rcfr.features.liars_dice import _encode
     from rcfr.games.dice import Bluff, _multiset_probability
-    from itertools import combinations_with_replacement
 
     rules = Bluff(2, 1)
     encoder = make_encoder(type("G", (), {"rules": rules})(), "liars_dice")

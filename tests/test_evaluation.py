@@ -2,10 +2,11 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from brute import RandomGame, brute_force_best_response, policy_rows, walk_value
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rcfr
-from brute import RandomGame, brute_force_best_response, policy_rows, walk_value
 
 
 def kuhn_equilibrium(game, alpha):

@@ -13,7 +13,8 @@ import pytest
 from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 from hydra.errors import ConfigCompositionException
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 from omegaconf import OmegaConf
 
 from rcfr.experiments import arms, build, components

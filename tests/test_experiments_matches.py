@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 import rcfr
-
 from rcfr.experiments.matches import match_table, requested, write_requested
 from rcfr.experiments.runner import run_experiment
 from rcfr.experiments.schema import ConfigError, validate

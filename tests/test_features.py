@@ -5,9 +5,9 @@ import re
 import numpy as np
 import pytest
 
-from rcfr import features
 import rcfr
-from rcfr.features import Features, feature_matrix, register_features, make_features
+from rcfr import features
+from rcfr.features import Features, feature_matrix, make_features, register_features
 from rcfr.features.poker import PAIR_FIELDS
 
 

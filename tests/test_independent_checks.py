@@ -7,9 +7,9 @@ from math import prod
 
 import numpy as np
 import pytest
+from brute import policy_rows, walk_value
 
 import rcfr
-from brute import policy_rows, walk_value
 from rcfr.games import CHANCE
 from rcfr.games.dice import FACE_NAMES, DieRollPoker
 from rcfr.solvers import CFRSolver, RegretTable, make_solver

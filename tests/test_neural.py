@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from rcfr import Policy, evaluate, load_game, make_solver
+from rcfr.sampling import RegretSampler, exact_regrets
 from rcfr.solvers.neural import history_features, history_values
 from rcfr.solvers.neural.solver import ADVANTAGE, VALUE
 from rcfr.solvers.neural.walks import Walker
-from rcfr.sampling import RegretSampler, exact_regrets
 
 TREES = {"name": "best_first", "max_leaves": 64}
 TINY_MLP = {"name": "mlp", "hidden": [8], "epochs": 5, "learning_rate": 1e-2, "batch_size": 6}
@@ -305,8 +305,8 @@ def test_deep_cfr_policy_network_reproduces_the_strategy_memory_with_a_table(kuh
 
 
 def test_pooled_targets_match_the_reservoir_targets_of_sampled_rcfr(kuhn):
-    from rcfr.solvers.neural.solver import pooled_targets
     from rcfr.sampling.reservoir import Reservoir
+    from rcfr.solvers.neural.solver import pooled_targets
     from rcfr.solvers.targets import reservoir_targets
     memory = Reservoir(50, seed=3)
     rng = np.random.default_rng(0)

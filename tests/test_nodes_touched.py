@@ -7,7 +7,7 @@ import sys
 import pytest
 
 import rcfr
-from rcfr.games import CHANCE, TERMINAL
+from rcfr.games import TERMINAL
 
 
 def pruned_walk(game, player: int, opponent_strategy) -> int:

@@ -70,6 +70,7 @@ def test_an_edit_to_an_inlined_file_takes_effect_in_the_next_process(tmp_path, e
 
 def test_the_digest_follows_the_inlined_file_and_only_what_is_compiled_in(tmp_path, monkeypatch):
     import importlib
+
     from rcfr import numba_cache
     package = _package(tmp_path)
     (package / "other.py").write_text("X = 1\n")

@@ -252,10 +252,10 @@ def test_cli_and_experiment_kit_take_openspiel_games(tmp_path, capsys):
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
 
+    from rcfr.__main__ import main
     from rcfr.experiments.run import CONFIG_DIR
     from rcfr.experiments.runner import run_experiment
     from rcfr.experiments.schema import validate
-    from rcfr.__main__ import main
     assert main(["--game", "openspiel:kuhn_poker", "--iterations", "5"]) == 0
     assert "openspiel(name='kuhn_poker(players=2)'" in capsys.readouterr().out
     GlobalHydra.instance().clear()

@@ -7,9 +7,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rcfr.options import (AVERAGING, MAX_POWER, MAX_SEED, CFROptions, MCCFROptions, RCFROptions,
-                          SampledRCFROptions, check_bool, check_choice, check_float, check_int, check_power,
-                          check_seed)
+from rcfr.options import (
+    AVERAGING,
+    MAX_POWER,
+    MAX_SEED,
+    CFROptions,
+    MCCFROptions,
+    RCFROptions,
+    SampledRCFROptions,
+    check_bool,
+    check_choice,
+    check_float,
+    check_int,
+    check_power,
+    check_seed,
+)
 
 FIELD = "some_field"
 NON_FINITE = st.sampled_from([math.nan, math.inf, -math.inf, np.nan, np.float64("inf"), np.float32("nan")])

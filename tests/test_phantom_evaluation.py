@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rcfr
-from rcfr.experiments.metrics import evaluate_policy
 from rcfr.abstraction import make_abstraction
+from rcfr.experiments.metrics import evaluate_policy
 from rcfr.games.phantom import PhantomTicTacToe, phantom_counts
 from rcfr.games.phantom_fast import FORGET, forget_code
 from rcfr.games.phantom_sizes import phantom_infosets

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import rcfr
-from rcfr.solvers import CFRSolver, RRM, RegretTable, RegressionRegrets, make_solver, solve_matrix_game
+from rcfr.solvers import RRM, CFRSolver, RegressionRegrets, RegretTable, make_solver, solve_matrix_game
 
 UNIFORM_LEDUC = 2.3736
 

@@ -3,7 +3,8 @@ the partition tree's threshold, the numba tree against scikit-learn's, and the M
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.ensemble import GradientBoostingRegressor
 from sklearn.exceptions import NotFittedError
@@ -12,8 +13,7 @@ from sklearn.neighbors import KNeighborsRegressor
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import rcfr
-from rcfr.regressors import (MLP, REGRESSORS, BestFirstTree, ExactTable, PartitionTree, SklearnTree,
-                             make_regressor, size)
+from rcfr.regressors import MLP, REGRESSORS, BestFirstTree, ExactTable, PartitionTree, SklearnTree, make_regressor, size
 from rcfr.regressors.base import fit, predict
 
 FAST = {"mlp": {"epochs": 200}}  # enough epochs for a from-scratch fit

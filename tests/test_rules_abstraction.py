@@ -167,7 +167,8 @@ def test_an_abstraction_merging_different_actions_fails_loudly():
 @pytest.mark.slow
 def test_an_abstract_checkpoint_resumes_bit_identically():
     compiled, walked, abstraction = games(*CASES[0])
-    make = lambda: mccfr.ExternalSamplingMCCFR(walked, abstraction=abstraction, average_space="abstract", seed=2)
+    def make():
+        return mccfr.ExternalSamplingMCCFR(walked, abstraction=abstraction, average_space="abstract", seed=2)
     straight, first = make().run(60), make().run(30)
     second = make()
     second.load_state_dict(first.state_dict())

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numba import njit
 
 import rcfr
+from rcfr.compiler import replay
 from rcfr.errors import PolicyError
 from rcfr.rules import evaluation as rules_eval
-from rcfr.compiler import replay
 from rcfr.rules.policy import CodePolicy, fast_game, infoset_codes
 
 GAMES = [

@@ -15,9 +15,9 @@ import pytest
 
 import rcfr
 from rcfr.errors import RulesPathWarning, TooLarge
+from rcfr.rules import evaluation as rules_evaluation
 from rcfr.rules.game import RulesGame
 from rcfr.rules.policy import CodePolicy, infoset_codes
-from rcfr.rules import evaluation as rules_evaluation
 from rcfr.solvers import mccfr
 
 GAMES = [("kuhn", {}), ("leduc", {}), ("goofspiel", {"cards": 4}), ("liars_dice", {}), ("dieroll", {"faces": 3}),

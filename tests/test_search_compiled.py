@@ -8,9 +8,8 @@ import numpy as np
 import pytest
 
 from rcfr.search import MCTS, CantStopSolitaire, PigSolitaire
+from rcfr.search.cantstop import COUNTS, RAW_DISTINCT, ROLL, STOP, H, bust_probability, legal_moves, ranked_throw
 from rcfr.search.mcts import Batch
-from rcfr.search.cantstop import (COUNTS, H, RAW_DISTINCT, ROLL, STOP, bust_probability, legal_moves,
-                                  ranked_throw)
 
 
 class Replay:

@@ -9,11 +9,34 @@ import numpy as np
 import pytest
 
 from rcfr.search import MCTS, DominionSolitaire, load_search_game
-from rcfr.search.dominion import DominionRules
 from rcfr.search import dominion as D
-from rcfr.search.dominion import (ACTION, BUY, BUY_PHASE, CARDS, COPPER, COUNCIL_ROOM, DUCHY, END, ESTATE, FESTIVAL,
-                                  GARDENS, GOLD, K, LABORATORY, MARKET, MOAT, MONEYLENDER, PROVINCE, SILVER, SMITHY,
-                                  SUPPLY, VILLAGE, WOODCUTTER, Stream)
+from rcfr.search.dominion import (
+    ACTION,
+    BUY,
+    BUY_PHASE,
+    CARDS,
+    COPPER,
+    COUNCIL_ROOM,
+    DUCHY,
+    END,
+    ESTATE,
+    FESTIVAL,
+    GARDENS,
+    GOLD,
+    LABORATORY,
+    MARKET,
+    MOAT,
+    MONEYLENDER,
+    PROVINCE,
+    SILVER,
+    SMITHY,
+    SUPPLY,
+    VILLAGE,
+    WOODCUTTER,
+    DominionRules,
+    K,
+    Stream,
+)
 
 G = DominionRules(turns=16)             # the readable rules
 C = DominionSolitaire(turns=16)         # the same game on the kernels

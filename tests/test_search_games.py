@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 
 import rcfr.search as S
-from rcfr.search.cantstop import HEIGHTS, ROLL as CS_ROLL, STOP as CS_STOP, CantStop, SORTED
+from rcfr.search.cantstop import HEIGHTS, SORTED, CantStop
+from rcfr.search.cantstop import ROLL as CS_ROLL
+from rcfr.search.cantstop import STOP as CS_STOP
 from rcfr.search.einstein import EinStein
 from rcfr.search.pig import DICE, ROLL, STOP, Pig, PigSolitaire, antithetic_roll
 

@@ -7,7 +7,6 @@ from hydra import compose, initialize_config_dir
 
 from rcfr.experiments.search_run import CONFIG_DIR, run, summary, typed
 
-
 PRESETS = ["fig6_pig", "fig6_pig_quick", "table6_1", "table6_1_quick", "fig7_variance", "fig7_variance_quick",
            "fig7_3_pig", "fig7_3_pig_quick", "fig7_3_cantstop", "fig7_3_cantstop_quick", "fig7_3_dominion",
            "fig7_3_dominion_quick"]

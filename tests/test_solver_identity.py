@@ -109,6 +109,7 @@ def test_the_factory_picks_the_form_and_the_plus_variant_differs_by_defaults():
 def test_the_lean_and_dense_modules_import_no_circle():
     import ast
     from pathlib import Path
+
     import rcfr.solvers as solvers
     root = Path(solvers.__file__).parent
 

@@ -10,16 +10,20 @@ rank-only game (672 sequences, the lossless view used by the RCFR experiments) a
 
 from __future__ import annotations
 
-from benchmarks import ROOT
-
 import argparse
 import re
 import time
 
-
 import rcfr  # noqa: E402
-from rcfr.abstraction import (ACTION_ABSTRACTIONS, abstract_solver, action_abstraction,  # noqa: E402
-                              average_policy, make_abstraction, translate)
+from benchmarks import ROOT
+from rcfr.abstraction import (  # noqa: E402
+    ACTION_ABSTRACTIONS,
+    abstract_solver,
+    action_abstraction,
+    average_policy,
+    make_abstraction,
+    translate,
+)
 from rcfr.files import atomic_write  # noqa: E402
 
 DOC = ROOT / "docs" / "abstractions.md"

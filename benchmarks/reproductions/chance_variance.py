@@ -19,7 +19,6 @@ import time
 import numpy as np
 from scipy import stats
 
-
 import rcfr  # noqa: E402
 from rcfr import Policy, make_solver  # noqa: E402
 from rcfr.sampling import RegretSampler  # noqa: E402

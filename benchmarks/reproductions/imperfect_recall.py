@@ -13,18 +13,16 @@ between the markers in docs/mccfr.md (atomically).
 
 from __future__ import annotations
 
-from benchmarks import ROOT
-
 import argparse
 import csv
+import json
 import re
 import shutil
-import json
 import subprocess
 import sys
 from pathlib import Path
 
-
+from benchmarks import ROOT
 from rcfr.experiments.aggregate import aggregate  # noqa: E402
 from rcfr.files import atomic_write  # noqa: E402
 

@@ -19,8 +19,6 @@ which is our exploitability (chips or points) over `scale(game)` (see docs/mccfr
 
 from __future__ import annotations
 
-from benchmarks import ROOT
-
 import argparse
 import csv
 import json
@@ -32,6 +30,7 @@ import numpy as np
 from omegaconf import OmegaConf
 
 import rcfr  # noqa: E402
+from benchmarks import ROOT
 from rcfr.experiments.arms import arms  # noqa: E402
 from rcfr.experiments.runner import eval_schedule  # noqa: E402
 from rcfr.files import atomic_write, write_json  # noqa: E402

@@ -16,7 +16,6 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-
 from rcfr.experiments.runs import collect  # noqa: E402
 from rcfr.files import atomic_write  # noqa: E402
 

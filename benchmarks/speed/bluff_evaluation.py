@@ -77,8 +77,9 @@ def run_case(dice1: int, dice2: int, case: str) -> dict:
 
 
 def sizes_table(dice1: int, dice2: int) -> str:
-    from rcfr.abstraction.recall import bluff_counters
     from math import comb
+
+    from rcfr.abstraction.recall import bluff_counters
     rolls = [comb(5 + d, d) for d in (dice1, dice2)]
     n = 6 * (dice1 + dice2)
     thesis = {None: 704_643_030, 1: 12_600, 2: 97_608, 3: 543_900, 4: 2_329_068, 6: 22_518_468,

@@ -16,10 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
-
-from benchmarks.speed.large_games import parse  # noqa: E402  (same spelling of game specs)
-
 import rcfr  # noqa: E402
+from benchmarks.speed.large_games import parse  # noqa: E402  (same spelling of game specs)
 from rcfr import tree  # noqa: E402
 
 

@@ -17,7 +17,6 @@ import warnings
 
 import numpy as np
 
-
 from rcfr.regressors import MLP, BestFirstTree, SklearnTree, lightgbm, linear
 from rcfr.regressors.compiled import compile_model, predict_rows
 

@@ -24,8 +24,8 @@ from benchmarks.speed.large_games import parse  # noqa: E402
 def measure(spec: str, seconds: float) -> dict:
     import rcfr
     from rcfr.sampling import driver
-    from rcfr.sampling.bundles import C_TRAVERSAL, make_settings
     from rcfr.sampling.buffers import SamplerBuffers
+    from rcfr.sampling.bundles import C_TRAVERSAL, make_settings
 
     name, params = parse(spec)
     game = rcfr.load_game(name, **params)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import tempfile
 import time
 
-
 import rcfr  # noqa: E402
 from rcfr.experiments.runner import run_experiment  # noqa: E402
 
@@ -37,7 +36,7 @@ def main() -> None:
                                                                                       "checkpoint_every": 1000})]:
             solve, total = kit(game, solver, n, **run)
             rows.append((game, solver, n, label, 1e3 * base / n, 1e3 * solve / n, total))
-    print(f"| game | solver | iterations | kit settings | raw ms/it | kit solve ms/it | kit wall s |")
+    print("| game | solver | iterations | kit settings | raw ms/it | kit solve ms/it | kit wall s |")
     print("|---|---|---|---|---|---|---|")
     for game, solver, n, label, a, b, total in rows:
         print(f"| {game} | {solver} | {n} | {label} | {a:.4f} | {b:.4f} | {total:.2f} |")

@@ -13,17 +13,16 @@ seconds) and the process's peak memory.
 
 from __future__ import annotations
 
-from benchmarks import ROOT
-
 import json
 import resource
 import subprocess
 import sys
 import time
 
-
 import numpy as np  # noqa: E402
 from omegaconf import OmegaConf  # noqa: E402
+
+from benchmarks import ROOT
 
 #: The recall abstraction of each game and the r values whose sizes are tabulated.
 ABSTRACTIONS = {"goofspiel": [("goofspiel_last_turns", {"r": r, "lead": lead}) for lead in ("none", "sign", "exact")
@@ -35,9 +34,9 @@ SAMPLE = 200_000
 
 def measure(config: str, sizes: bool = True) -> dict:
     import rcfr
+    from rcfr.abstraction import bluff_counters, make_abstraction
     from rcfr.features import auto_features
     from rcfr.features.encoders import encode_rows, infoset_states, make_encoder, sequence_rows
-    from rcfr.abstraction import bluff_counters, make_abstraction
 
     node = OmegaConf.load(ROOT / "configs" / "game" / f"{config}.yaml")
     params = OmegaConf.to_container(node.params)

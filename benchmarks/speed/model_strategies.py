@@ -21,7 +21,6 @@ import time
 
 import numpy as np
 
-
 import rcfr
 from rcfr.regressors import BestFirstTree, compile_model
 from rcfr.solvers import SampledRCFRPlus, make_solver

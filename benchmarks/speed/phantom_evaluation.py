@@ -19,7 +19,6 @@ import os
 import resource
 import time
 
-
 import numpy as np
 
 

@@ -19,8 +19,6 @@ agree to 1e-9 (the tests check 1e-12 on small games).
 
 from __future__ import annotations
 
-from benchmarks import ROOT
-
 import argparse
 import json
 import os
@@ -30,6 +28,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from benchmarks import ROOT
 
 for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
@@ -46,6 +46,7 @@ def _peak_mib() -> float:
 
 def compiled_side(spec: str, path: str) -> dict:
     import numpy as np
+
     import rcfr
     from rcfr.rules.policy import CodePolicy
     from rcfr.tree import compile_game
@@ -71,6 +72,7 @@ def compiled_side(spec: str, path: str) -> dict:
 
 def rules_side(spec: str, path: str) -> dict:
     import numpy as np
+
     import rcfr
     from rcfr.rules import evaluation
     from rcfr.rules.policy import CodePolicy

@@ -25,9 +25,8 @@ import warnings
 for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-from benchmarks.speed.large_games import parse  # noqa: E402  (same spelling of game specs)
-
 import rcfr  # noqa: E402
+from benchmarks.speed.large_games import parse  # noqa: E402  (same spelling of game specs)
 from rcfr.solvers import mccfr  # noqa: E402
 
 SAMPLERS = {"es": mccfr.ExternalSamplingMCCFR, "os": mccfr.OutcomeSamplingMCCFR, "cs": mccfr.ChanceSamplingCFR}

@@ -74,7 +74,8 @@ def _bare(player, num_children, child, infoset_code, utility, data, s0, collapse
 def main() -> None:
     import rcfr
     from rcfr.compiler import _typed
-    from rcfr.games.fast import DATA, FUNCTION_TYPES as F
+    from rcfr.games.fast import DATA
+    from rcfr.games.fast import FUNCTION_TYPES as F
     from rcfr.rules import evaluation
     from rcfr.rules.policy import CodePolicy
     from rcfr.rules.sizes import count_sizes

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 
-
 import rcfr
 from rcfr.solvers import make_solver
 from rcfr.solvers.state_bytes import state_breakdown

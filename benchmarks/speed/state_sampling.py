@@ -24,8 +24,8 @@ for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import rcfr  # noqa: E402
-from rcfr.interop.state_sampling import StateMCCFR  # noqa: E402
 from benchmarks.speed.rules_sampling import timed_run  # noqa: E402  (the same chunked CPU-second runs)
+from rcfr.interop.state_sampling import StateMCCFR  # noqa: E402
 from rcfr.solvers import mccfr  # noqa: E402
 
 GAMES = ["kuhn_poker", "leduc_poker", "phantom_ttt", "liars_dice(numdice=2)", "dark_hex"]

@@ -46,7 +46,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=3)
     args = parser.parse_args()
     marks = [int(m) for m in np.geomspace(args.nodes / 10 ** (args.points - 1), args.nodes, args.points)]
-    print(f"| game | arm | regret matching | " + " | ".join(f"{m:.0e} nodes" for m in marks) + " | seconds |")
+    print("| game | arm | regret matching | " + " | ".join(f"{m:.0e} nodes" for m in marks) + " | seconds |")
     print("|---|---|---|" + "---|" * (len(marks) + 1))
     for label in args.games.split(","):
         name, params = GAMES[label]

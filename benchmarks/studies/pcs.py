@@ -138,7 +138,7 @@ def main(argv=None):
         times = [args.seconds / 8, args.seconds / 4, args.seconds / 2, args.seconds]
         top = min(max(t[-1, 1] for t in traces) for traces in rows.values())
         nodes = [10.0 ** k for k in range(6, 13) if 10.0 ** k <= top][-4:]
-        print(f"\n| solver | it/s | nodes/s | " + " | ".join(f"expl @ {t:g} s" for t in times)
+        print("\n| solver | it/s | nodes/s | " + " | ".join(f"expl @ {t:g} s" for t in times)
               + " | " + " | ".join(f"expl @ {n:.0e} nodes" for n in nodes) + " |")
         print("|" + "---|" * (3 + len(times) + len(nodes)))
         for label, traces in rows.items():

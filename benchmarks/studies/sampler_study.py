@@ -39,7 +39,6 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-
 import rcfr  # noqa: E402
 from benchmarks.speed.large_games import parse  # noqa: E402
 from rcfr.regressors import make_regressor  # noqa: E402

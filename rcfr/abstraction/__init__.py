@@ -11,19 +11,20 @@ True
 
 from __future__ import annotations
 
+from ..games.hand_strength import HandStrength, hand_strength
 from ..policy import Policy
 from ..registry import build
-from ..solvers import make_solver
-from ..tree import Game, load_compiled
-from . import card
-from .action import ACTION_ABSTRACTIONS, NoLimitWagers, parse_wagers, read_wager, translate
-from ..tree.abstraction import Abstraction, identity
-from ..games.hand_strength import HandStrength, hand_strength
 from ..regrets import FullRegret  # noqa: F401  (a measure, in the evaluation layer; the old name stays)
-from .recall import CODE_ABSTRACTIONS, RECALL_ABSTRACTIONS, bluff_counters
 from ..rules.abstraction import CodeAbstraction
 from ..rules.game import RulesGame
+from ..solvers import make_solver
+from ..tree import Game, load_compiled
+from ..tree.abstraction import Abstraction, identity
+from . import card
+from .action import ACTION_ABSTRACTIONS, NoLimitWagers, parse_wagers, read_wager, translate
+from .recall import CODE_ABSTRACTIONS, RECALL_ABSTRACTIONS, bluff_counters
 from .store import AbstractRegrets, abstract_solver, average_policy, card_abstraction_solvers, tie
+
 
 def _ehs2(game: Game, buckets=3, method: str = "kmeans", recall: str = "perfect", seed: int = 0) -> Abstraction:
     """E[HS^2] bucketing (see `card.ehs`)."""

@@ -23,11 +23,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..games.poker import NoLimitOneCardPoker, NoLimitState
+from ..games.wagers import ACTION_ABSTRACTIONS, FRACTIONS, NoLimitWagers, _round, parse_wagers, pot_fraction  # noqa: F401
 from ..policy import Policy
 from ..tree import Game
-
-from ..games.wagers import (ACTION_ABSTRACTIONS, FRACTIONS, NoLimitWagers, _round, parse_wagers,  # noqa: F401
-                            pot_fraction)
 
 
 # ---- translation ------------------------------------------------------------------------------------

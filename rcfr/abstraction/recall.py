@@ -39,19 +39,18 @@ from ..games.goofspiel_fast import BID0, CARDS, DIFF, HAND0, TURN
 from ..games.goofspiel_fast import HEADER as GOOF_HEADER
 from ..games.goofspiel_history import own_history
 from ..games.latent import LatentTicTacToe
-from ..games.latent_fast import MOVES as LATENT_MOVES
 from ..games.latent_fast import PREVIOUS as LATENT_PREVIOUS
 from ..games.phantom import PhantomTicTacToe
 from ..games.phantom_fast import CODE as PHANTOM_CODE
 from ..games.phantom_fast import FORGET, forget_code
 from ..games.phantom_fast import KNOWN as PHANTOM_KNOWN
 from ..games.phantom_fast import PLAYER as PHANTOM_PLAYER
-from ..regrets import FullRegret  # noqa: F401  (its old home; a measure, now in rcfr.regrets)
 from ..options import check_choice, check_int
-from ..tree import Game
-from ..tree.abstraction import Abstraction
+from ..regrets import FullRegret  # noqa: F401  (its old home; a measure, now in rcfr.regrets)
 from ..rules.abstraction import CodeAbstraction
 from ..rules.game import RulesGame
+from ..tree import Game
+from ..tree.abstraction import Abstraction
 
 
 def _rules(game: Game, kind: type, name: str):

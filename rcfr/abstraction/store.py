@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import kernels
-from ..policy import Policy
 from ..options import AVERAGE_SPACES, check_choice
+from ..policy import Policy
 from ..solvers import RCFR, SOLVERS, CFRSolver, MCCFRSolver, RegressionRegrets, RegretStore, make_solver
 from ..tree import Game
 from ..tree.abstraction import Abstraction

@@ -8,8 +8,8 @@ from ..registry import build
 from .base import CHANCE, TERMINAL, GameRules
 from .dice import Bluff, DieRollPoker
 from .goofspiel import Goofspiel
-from .openspiel import OpenSpielRules
 from .latent import LatentTicTacToe
+from .openspiel import OpenSpielRules
 from .phantom import PhantomTicTacToe
 from .poker import Kuhn, Leduc, LimitPoker, NoLimitOneCardPoker, OneCardPoker
 from .pursuit import PrincessAndMonster

@@ -15,8 +15,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .fast import FastGame, fast_function
 from .base import CHANCE, TERMINAL
+from .fast import FastGame, fast_function
 
 # columns of the public table
 KIND, FIRST, NUM, BOARDS, FOLDED, C0, C1 = range(7)

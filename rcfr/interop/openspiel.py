@@ -14,9 +14,9 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..errors import ROW_TOLERANCE, PolicyError
 from ..games import Bluff, Goofspiel, Kuhn, Leduc
 from ..games.openspiel import OpenSpielRules, action_names, canonical_name, pyspiel_module
-from ..errors import ROW_TOLERANCE, PolicyError
 from ..tree import Game, load_compiled
 from .alignment import align
 

@@ -61,7 +61,8 @@ def size(model) -> int | None:
     if hasattr(model, "estimators_"):  # forests and gradient boosting
         parts = np.ravel(np.asarray(model.estimators_, dtype=object))
         sizes = [size(p) for p in parts]
-        return None if any(s is None for s in sizes) else int(sum(sizes))
+        known = [s for s in sizes if s is not None]
+        return int(sum(known)) if len(known) == len(sizes) else None
     if hasattr(model, "coefs_"):  # sklearn MLPRegressor
         return int(sum(w.size for w in model.coefs_) + sum(b.size for b in model.intercepts_))
     if hasattr(model, "coef_"):

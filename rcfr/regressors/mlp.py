@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import io
 import json
-
 from numbers import Integral, Real
 
 import numpy as np

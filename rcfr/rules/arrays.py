@@ -14,12 +14,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..compiler import _settle
+from ..games.base import TERMINAL
+from ..games.fast import ABSTRACT_CODE
 from ..sampling import bundles, driver
 from ..sampling.buffers import CACHING, PUBLIC, SAMPLERS, public_work, seed_state
 from ..sampling.public import empty_public_tree
 from ..sampling.strategies import regret_weight
-from ..games.base import TERMINAL
-from ..games.fast import ABSTRACT_CODE
 from .abstraction import CodeAbstraction, no_abstraction
 from .game import RulesGame
 from .source import EMPTY, MISMATCH, NO_MISMATCH, OVERFLOW, SEQS, SETS, FastFunction, Rules, reindex

@@ -26,10 +26,10 @@ import numpy as np
 from numba import njit
 from numba import types as nb
 
-from ..scores import Evaluation
 from ..games.dice import FACE_NAMES, Bluff
 from ..games.dice_fast import BIDS, LAST, MASK, ROLL0, ROLLED
 from ..games.fast import ABSTRACT_CODE, DATA
+from ..scores import Evaluation
 from .abstraction import no_abstraction
 from .evaluation import POLICY_ERRORS, evaluation_of, raise_walk_error
 from .policy import CodePolicy, rules_identity

@@ -28,12 +28,12 @@ from numba.typed import Dict
 
 from ..budget import check_walk
 from ..compiler import _grow, _settled
-from ..errors import PolicyError
 from ..distributed import check_sharding, run_shards
-from ..scores import Evaluation
+from ..errors import PolicyError
 from ..games.base import CHANCE, TERMINAL, GameRules
 from ..games.fast import ABSTRACT_CODE, DATA, FUNCTION_TYPES
 from ..options import check_int
+from ..scores import Evaluation
 from .abstraction import no_abstraction
 from .policy import CodePolicy, fast_game
 from .shards import merge

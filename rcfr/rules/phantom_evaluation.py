@@ -32,12 +32,12 @@ from numba import njit
 from numba import types as nb
 
 from ..compiler import _grow
-from ..scores import Evaluation
 from ..games.fast import ABSTRACT_CODE, DATA
 from ..games.phantom import PhantomTicTacToe
 from ..games.phantom_fast import BASE, CODE, KNOWN, PLAYER, WIDTH, WIN_MASKS
 from ..games.phantom_sizes import FULL, _popcount, _root_belief, _try_square
 from ..options import check_choice, check_int, check_seed
+from ..scores import Evaluation
 from .abstraction import no_abstraction
 from .bluff_evaluation import overrides
 from .evaluation import (

@@ -33,9 +33,9 @@ from numba import types as nb
 from ..compiler import _grow, _settle, _typed
 from ..errors import ROW_TOLERANCE, PolicyError
 from ..files import atomic_write
-from ..policy import npz_texts
 from ..games.base import TERMINAL, GameRules
 from ..games.fast import DATA, FUNCTION_TYPES, FastGame
+from ..policy import npz_texts
 from ..tree.fingerprint import rules_fingerprint
 
 FORMAT = "rcfr.code_policy"

@@ -7,8 +7,7 @@ updates of `strategies`, the state source of `states` and the bundles of `bundle
 
 from .. import numba_inlining  # noqa: F401  (before any walk compiles: see its docstring)
 from .buffers import SAMPLERS, SamplerBuffers
-from .estimate import (RegretEstimate, RegretSampler, estimate_regrets, exact_regrets,
-                       expected_average_increment)
+from .estimate import RegretEstimate, RegretSampler, estimate_regrets, exact_regrets, expected_average_increment
 
 __all__ = ["RegretEstimate", "RegretSampler", "SAMPLERS", "SamplerBuffers", "estimate_regrets", "exact_regrets",
            "expected_average_increment"]

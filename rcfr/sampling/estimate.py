@@ -15,8 +15,8 @@ from ..policy import Policy
 from ..registry import check_choice
 from ..tree import Game
 from . import driver
-from .bundles import COMMON, make_settings, make_tally
 from .buffers import AVERAGE_MODES, BASELINE_SAMPLERS, PUBLIC, SamplerBuffers
+from .bundles import COMMON, make_settings, make_tally
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,10 @@ from numba import njit
 from ..budget import available_memory
 from ..options import check_int
 from .buffers import seed_state
+from .decisions import uniform01
 
 #: bytes per reservoir slot: a sequence (int64), a regret (float64) and an iteration (int64)
 EXAMPLE_BYTES = 24
-from .decisions import uniform01
 
 
 @njit(cache=True)

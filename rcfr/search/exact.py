@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .pig import ONE_ONE, ROLL_OUTCOMES, ROLL, STOP, Pig, PigSolitaire
+from .pig import ROLL_OUTCOMES, Pig, PigSolitaire
 
 # Sums of two non-1 dice and their probabilities (the roll outcomes other than a 1).
 SUM_VALUES = np.array([s for s in range(4, 13)], dtype=np.int64)

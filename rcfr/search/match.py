@@ -8,7 +8,6 @@ from typing import Callable
 import numpy as np
 
 from ..stats import ci95
-
 from .base import SearchGame
 
 MakePlayer = Callable[[SearchGame, int], object]   # (game, seed) -> searcher with decide()

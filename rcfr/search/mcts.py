@@ -244,7 +244,6 @@ class MCTS:
     def _batch(self, root, i):
         """The batch driving the next simulation through root action i, or None (plain sampling)."""
         m = root.n[i]
-        g = self.game
         if self.crn:
             while len(self._shared) <= m:
                 j = len(self._shared)

@@ -10,7 +10,6 @@ from typing import Callable
 import numpy as np
 
 from ..stats import ci95
-
 from . import load_search_game, make_searcher
 from .exact import PigValues, SolitaireValues
 from .match import match

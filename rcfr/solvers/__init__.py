@@ -4,20 +4,41 @@ from __future__ import annotations
 
 from ..registry import build
 from ..tree import Game
-from .cfr import CFR, CFRPlus, CFRSolver, DiscountedCFR, LinearCFR
-from .cfr import (AsymmetricPCFRPlus, AsymmetricPDCFRPlus, DiscountedCFRPlus, HSDiscountedCFR, HSPredictiveCFRPlus,
-                  PredictiveCFRPlus, PredictiveDiscountedCFRPlus, SimpleAsymmetricPCFRPlus)
-from .mccfr import (AverageStrategySampling, ChanceSamplingCFR, ExternalSamplingMCCFR, MCCFRb, MCCFRSolver,
-                    OutcomeSamplingMCCFR, ProbingMCCFR, PublicChanceSamplingCFR, PureCFR,
-                    VarianceReducedMCCFR)
-from .regression import RCFR, RCFRPlus, RegressionRegrets
-from .rrm import RRM, solve_matrix_game
+from .cfr import (
+    CFR,
+    AsymmetricPCFRPlus,
+    AsymmetricPDCFRPlus,
+    CFRPlus,
+    CFRSolver,
+    DiscountedCFR,
+    DiscountedCFRPlus,
+    HSDiscountedCFR,
+    HSPredictiveCFRPlus,
+    LinearCFR,
+    PredictiveCFRPlus,
+    PredictiveDiscountedCFRPlus,
+    SimpleAsymmetricPCFRPlus,
+)
+from .mccfr import (
+    AverageStrategySampling,
+    ChanceSamplingCFR,
+    ExternalSamplingMCCFR,
+    MCCFRb,
+    MCCFRSolver,
+    OutcomeSamplingMCCFR,
+    ProbingMCCFR,
+    PublicChanceSamplingCFR,
+    PureCFR,
+    VarianceReducedMCCFR,
+)
+from .neural.solver import DREAM, ESCHER, DeepCFR, SingleDeepCFR  # noqa: E402  (the Deep CFR family)
 from .on_demand import LeanSampledRCFR
 from .public_tree import BluffPublicCFR, bluff_solver
+from .regression import RCFR, RCFRPlus, RegressionRegrets
+from .rrm import RRM, solve_matrix_game
 from .sampled_rcfr import SampledRCFR, SampledRCFRPlus
 from .sampled_regression import DenseSampledRCFR, SampledRCFRSolver, SampledRegressionRegrets
 from .stores import RegretStore, RegretTable
-from .neural.solver import DREAM, ESCHER, DeepCFR, SingleDeepCFR  # noqa: E402  (the Deep CFR family)
 
 SOLVERS = {
     "cfr": CFR,

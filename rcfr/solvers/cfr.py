@@ -13,6 +13,8 @@ probability). The count costs one dot product over the opponent's sequences per 
 
 from __future__ import annotations
 
+from typing import Protocol, cast
+
 import numpy as np
 
 from .. import kernels
@@ -24,6 +26,19 @@ from ..tree import Game
 from ..tree.model import _history_sequences
 from .base import IterativeSolver, abstraction_identity, check_game
 from .stores import DiscountedTable, Linear, RegretStore, RegretTable
+
+
+class LoopOptions(Protocol):
+    """What the loop reads of an options object (`CFROptions`, `RCFROptions`): the update schedule and the
+    average's power."""
+
+    @property
+    def updates(self) -> str: ...
+
+    @property
+    def power(self) -> float | Linear: ...
+
+    def description(self) -> dict: ...
 
 
 def averaging_power(averaging: str | float | Linear) -> float | Linear:
@@ -40,10 +55,11 @@ class CFRSolver(IterativeSolver):
     solver_name = "CFRSolver"
 
     def __init__(self, game: Game, store: RegretStore, *, updates: str = "alternating",
-                 averaging: str | float | Linear = "uniform", options: Options | None = None):
+                 averaging: str | float | Linear = "uniform", options: LoopOptions | None = None):
         self.game, self.store = check_game(game), store
-        self.options = CFROptions(updates=updates, averaging=averaging) if options is None else options
-        self.updates, self.power = self.options.updates, self.options.power
+        loop: LoopOptions = CFROptions(updates=updates, averaging=averaging) if options is None else options
+        self.options = cast(Options, loop)  # every options object is one (`rcfr.options`)
+        self.updates, self.power = loop.updates, loop.power
         self.iteration = 0
         store.bind(game)
         self.views = game.views

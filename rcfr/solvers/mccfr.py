@@ -29,8 +29,8 @@ from ..rules.abstraction import CodeAbstraction
 from ..rules.arrays import RulesBuffers
 from ..rules.game import RulesGame
 from ..rules.policy import CodePolicy, normalized
-from ..sampling.bundles import Settings, make_settings
 from ..sampling.buffers import PUBLIC, SamplerBuffers
+from ..sampling.bundles import Settings, make_settings
 from ..sampling.strategies import regret_weight
 from ..tree import Game
 from ..tree.abstraction import Abstraction

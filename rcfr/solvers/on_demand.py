@@ -39,8 +39,8 @@ from numba import njit
 from ..options import PROFILES, SampledRCFROptions, check_int  # noqa: F401  (PROFILES: re-exported)
 from ..policy import Policy
 from ..sampling import driver
-from ..sampling.bundles import make_settings, make_tally
 from ..sampling.buffers import SamplerBuffers
+from ..sampling.bundles import make_settings, make_tally
 from ..sampling.reservoir import Reservoir
 from ..tree import Game
 from .predictions import checked_prediction, match_predictions
@@ -81,6 +81,7 @@ class LeanSampledRCFR(SampledRCFRSolver):
     def __init__(self, game: Game, options: SampledRCFROptions, solver_name: str = "sampled-rcfr", *,
                  chunk: int = CHUNK):
         from rcfr.features.encoders import ENCODERS, bound_rows, make_encoder
+
         from ..regressors import make_regressor, seeded
         super().__init__(game, options, solver_name)
         o = self.options

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..budget import available_memory
-from ..scores import Evaluation
 from ..games.dice import FACE_NAMES
 from ..options import REGRET_MATCHING, UPDATES, Options, check_choice, check_power, check_seed
 from ..rules import bluff_cfr as kernels
@@ -31,6 +30,7 @@ from ..rules.game import RulesGame
 from ..rules.policy import CodePolicy
 from ..sampling.buffers import seed_state
 from ..sampling.decisions import pick
+from ..scores import Evaluation
 from ..tree import Game
 from .base import IterativeSolver
 

@@ -8,11 +8,19 @@ the exact-table regressor this is CFR (or CFR+) exactly.
 
 from __future__ import annotations
 
-
 import numpy as np
 
-from ..options import REGRET_MATCHING, TARGETS, RCFROptions, check_bool, check_choice, check_int, check_seed
-from ..options import options_from, options_signature
+from ..options import (
+    REGRET_MATCHING,
+    TARGETS,
+    RCFROptions,
+    check_bool,
+    check_choice,
+    check_int,
+    check_seed,
+    options_from,
+    options_signature,
+)
 from ..tree import Game
 from .cfr import CFRSolver
 from .predictions import checked_prediction
@@ -43,6 +51,7 @@ class RegressionRegrets(RegretStore):
     # ---- setup ---------------------------------------------------------------------------------
     def bind(self, game: Game) -> None:
         from rcfr.features import make_features
+
         from ..regressors import make_regressor, seeded
         self.game, self.views = game, game.views
         self.features = make_features(game, self.features_spec)

@@ -7,9 +7,9 @@ The dense form (`DenseSampledRCFR`, a feature matrix of every sequence) and the 
 from __future__ import annotations
 
 from ..options import SampledRCFROptions, options_from, options_signature
+from ..rules.game import RulesGame
 from ..tree import Game
 from .base import check_game
-from ..rules.game import RulesGame
 from .lean_rules import RulesLeanSampledRCFR
 from .on_demand import LeanSampledRCFR
 from .sampled_regression import DenseSampledRCFR, SampledRCFRSolver

@@ -10,8 +10,17 @@ from __future__ import annotations
 import numpy as np
 
 from .. import kernels
-from ..options import (ASYMMETRY_MAX, MAX_POWER, REGRET_MATCHING, Linear, check_asymmetry, check_bool, check_choice,
-                       check_discount, check_float)
+from ..options import (
+    ASYMMETRY_MAX,
+    MAX_POWER,
+    REGRET_MATCHING,
+    Linear,
+    check_asymmetry,
+    check_bool,
+    check_choice,
+    check_discount,
+    check_float,
+)
 from ..tree import Game
 
 
@@ -141,7 +150,7 @@ class DiscountedTable(RegretStore):
         self.views = game.views
         self.regrets = [np.zeros(v.num_sequences) for v in self.views]
         self._strategies = [self._match(r, v) for r, v in zip(self.regrets, self.views)]
-        self._prediction = [np.zeros(v.num_sequences) for v in self.views] if self.predictive else None
+        self._prediction = [np.zeros(v.num_sequences) for v in self.views] if self.predictive else []
         if self.adaptive:  # the last regrets, and per information set the sums E_I and S_I
             self._last = [np.zeros(v.num_sequences) for v in self.views]
             self._before = [np.zeros(v.num_sequences) for v in self.views]  # the stored regrets before an update
@@ -184,7 +193,7 @@ class DiscountedTable(RegretStore):
             if self.asymmetry is None:
                 source += regrets
             elif not self.adaptive:
-                source += regrets / (1.0 + self.asymmetry)
+                source += regrets / (1.0 + float(self.asymmetry))
             else:
                 view = self.views[player]
                 kernels.adaptive_prediction(regrets, total, before, self._last[player], self._errors[player],

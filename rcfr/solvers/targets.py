@@ -16,7 +16,6 @@ iteration weights as example weights.
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from ..options import REGRET_MATCHING, SELECTIONS, TARGETS, check_choice

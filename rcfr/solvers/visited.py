@@ -32,8 +32,8 @@ from numba import njit
 
 from ..sampling.bundles import CHANCE, OUTCOME, TERMINAL
 from ..sampling.decisions import chance_outcome, set_action, trajectory_action
-from ..sampling.states import child, infoset, mover, num_moves, outcome_probs, regret_set
 from ..sampling.driver import bound
+from ..sampling.states import child, infoset, mover, num_moves, outcome_probs, regret_set
 from .predictions import match_predictions
 
 NEVER, UNFITTED = -2, -1  # `fresh` of a set not met yet (rules path); `updated` of a player not fit yet
@@ -255,8 +255,8 @@ class VisitedProfile:
         """Predict every stale set the next traversal of `traverser` will read (`rng`: the solver's generator,
         read, not advanced). On the rules the walk also numbers the sets the traversal will meet; when they
         overflow the buffers' arrays, the arrays grow and the walk starts again (what it predicted stays)."""
-        from ..sampling.buffers import SAMPLERS
         from ..rules.source import OVERFLOW
+        from ..sampling.buffers import SAMPLERS
         sampler, listed, counts = SAMPLERS[self.sampler], self.listed, self.counts
         while True:
             self.sync()

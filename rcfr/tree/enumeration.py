@@ -12,8 +12,8 @@ from collections import deque
 import numpy as np
 
 from .. import kernels
-from ..games.base import CHANCE, TERMINAL, GameRules
 from ..budget import COMPILE_BYTES, _too_large, history_limit
+from ..games.base import CHANCE, TERMINAL, GameRules
 from .model import _DTYPES, _HISTORY_ARRAYS, Game, _history_sequences, settle
 
 
@@ -33,12 +33,18 @@ def _enumerate(rules: GameRules, limit: int) -> dict:
         state, up, act, d, p_edge = queue.popleft()
         state, who = settle(rules, state)
         me = len(player)
-        player.append(who); parent.append(up); action.append(act); depth.append(d); prob.append(p_edge)
+        player.append(who)
+        parent.append(up)
+        action.append(act)
+        depth.append(d)
+        prob.append(p_edge)
         children: list[float] = []
         if who == TERMINAL:
-            utility.append(float(rules.utility(state))); infoset.append(-1)
+            utility.append(float(rules.utility(state)))
+            infoset.append(-1)
         elif who == CHANCE:
-            utility.append(0.0); infoset.append(-1)
+            utility.append(0.0)
+            infoset.append(-1)
             outcomes = [(str(n), float(q)) for n, q in rules.chance_outcomes(state)]
             children = [q for _, q in outcomes]
             if not children or abs(sum(children) - 1.0) > 1e-9 or min(children) < 0:

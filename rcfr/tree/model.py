@@ -16,8 +16,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 from .. import kernels
 from ..games.base import CHANCE, TERMINAL, GameRules

@@ -43,9 +43,10 @@ from ...registry import check_choice
 from ...rules.game import RulesGame
 from ...sampling import RegretSampler
 from ...sampling.reservoir import Reservoir
-from ..base import IterativeSolver, check_game
 from ...tree import Game
+from ..base import IterativeSolver, check_game
 from .walks import Walker
+
 #: a small network for Kuhn and Leduc: two hidden layers of 64, Adam, trained from scratch each iteration
 NETWORK = {"name": "mlp", "hidden": [64, 64], "epochs": 100, "learning_rate": 3e-3, "batch_size": 512}
 ADVANTAGE, VALUE, POLICY = 0, 1, 2  # seed roles
@@ -108,6 +109,7 @@ class NeuralCFR(IterativeSolver):
                  value_exploration: float = 0.2, value_capacity: int | None = None, exact_terminals: bool = True,
                  value_targets: str = "returns", keep_networks: bool = False, seed: int = 0):
         from rcfr.features import make_features
+
         from ...regressors import make_regressor
         _check_compiled(game, self.solver_name or type(self).__name__)
         o = self.options = NeuralOptions(
