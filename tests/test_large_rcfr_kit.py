@@ -48,7 +48,7 @@ def test_a_share_sizes_both_trees_together():
     spec = validate(config(max_leaves="10%"))
     game = build.make_game(spec)
     setup = build.make_setup(spec, game)
-    assert [r.max_leaves for r in setup.solver.on_demand.regressors] == [round(0.1 * game.num_sequences / 2)] * 2
+    assert [r.max_leaves for r in setup.solver.regressors] == [round(0.1 * game.num_sequences / 2)] * 2
     setup.solver.run(8)
     assert 0 < setup.size() <= round(0.1 * game.num_sequences / 2) * 2
 

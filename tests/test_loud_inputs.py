@@ -48,7 +48,7 @@ def test_a_game_name_instead_of_a_game(kuhn):
 def test_exploitability_of_no_policy(kuhn):
     with pytest.raises(TypeError, match="policy must be an rcfr.Policy .*got NoneType"):
         exploitability(kuhn, None)
-    with pytest.raises(TypeError, match="game must be a compiled rcfr.Game"):
+    with pytest.raises(TypeError, match="game must be a game from rcfr.load_game"):
         exploitability("kuhn", Policy.uniform(kuhn))
 
 

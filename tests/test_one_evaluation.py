@@ -32,6 +32,7 @@ def test_a_rules_game_gives_the_compiled_answer(name, params):
         assert abs(general.exploitability - exact.exploitability) < 1e-12
 
 
+@pytest.mark.slow  # compiles the sampling driver for the rules source (minutes from a cold cache)
 def test_a_solvers_rules_policy_evaluates_without_a_default():
     """Sets a sampled solver never met play uniformly, as on the compiled path."""
     walked = rcfr.load_game("kuhn", compiled=False)

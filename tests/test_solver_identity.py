@@ -99,7 +99,6 @@ def test_the_factory_picks_the_form_and_the_plus_variant_differs_by_defaults():
     lean = make_solver("sampled-rcfr+", game, regressor="table", features="goofspiel", features_on_demand=True)
     assert type(dense) is DenseSampledRCFR and type(lean) is LeanSampledRCFR
     assert isinstance(dense, SampledRCFRSolver) and isinstance(lean, SampledRCFRSolver)
-    assert lean.on_demand is lean and dense.on_demand is None  # the old attribute, kept for callers
     assert (dense.options.regret_matching, dense.options.averaging) == ("rm", "uniform")
     assert (lean.options.regret_matching, lean.options.averaging) == ("rm+", "linear")
     with pytest.raises(ValueError, match="features_on_demand=False form"):

@@ -21,7 +21,7 @@ def _lean(game, features, **options):
 
 
 def _same_run(a, b):
-    for x, y in zip(a.on_demand.reservoirs, b.on_demand.reservoirs):
+    for x, y in zip(a.reservoirs, b.reservoirs):
         assert x.seen == y.seen > 0
         for field in ("sequence", "regret", "iteration", "fill"):
             assert np.array_equal(getattr(x, field), getattr(y, field))
@@ -38,7 +38,7 @@ def test_identical_to_the_profile_cache(games, name, sampler):
     game = games[name]
     cache = _lean(game, name, sampler=sampler, profile="cache").run(24)
     visited = _lean(game, name, sampler=sampler, profile="visited").run(24)
-    profile = visited.on_demand.visited
+    profile = visited.visited
     assert 0 < profile.predicted < 8 * game.num_infosets  # 8 refits per player, each refreshing every set
     _same_run(cache, visited)
     assert not np.array_equal(visited.current_policy().probs, rcfr.Policy.uniform(game).probs)  # it learned
@@ -71,8 +71,8 @@ def test_resume_is_exact(games, sampler):
 
 
 def test_the_default_is_visited(games):
-    assert _lean(games["goofspiel"], "goofspiel").on_demand.visited is not None
-    assert _lean(games["goofspiel"], "goofspiel", profile="cache").on_demand.visited is None
+    assert _lean(games["goofspiel"], "goofspiel").visited is not None
+    assert _lean(games["goofspiel"], "goofspiel", profile="cache").visited is None
 
 
 @pytest.mark.parametrize("name", ["goofspiel", "liars_dice"])

@@ -339,8 +339,8 @@ def _best_responses(lo, hi, first, parent, tv):
 def check_workers(workers) -> int:
     """Threads for the walk: 1 to the machine's cores (default: numba's thread count, which
     ``NUMBA_NUM_THREADS`` sets, e.g. to 1 where jobs already run in parallel)."""
-    if workers is None:
-        return numba.get_num_threads()
+    if workers is None:  # numba's setting, read without launching numba's own thread pool: the walk runs on
+        return max(1, int(numba.config.NUMBA_NUM_THREADS))  # Python threads (launching it pins its size for good)
     return check_int("workers", workers, 1, os.cpu_count() or 1)
 
 
