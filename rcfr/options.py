@@ -356,8 +356,24 @@ class RCFROptions(Options):
         return check_power("averaging", self.averaging)
 
 
+class ReservoirWeights:
+    """The weights of the solvers that keep reservoirs (sampled RCFR, the Deep CFR family): the average's power
+    (`averaging`) and the buffer's (`buffer_weighting`), checked as `check_power` checks them."""
+
+    averaging: Any
+    buffer_weighting: Any
+
+    @property
+    def power(self) -> float | Linear:
+        return check_power("averaging", self.averaging)
+
+    @property
+    def buffer_power(self) -> float | Linear:
+        return check_power("buffer_weighting", self.buffer_weighting)
+
+
 @dataclass(frozen=True)
-class SampledRCFROptions(Options):
+class SampledRCFROptions(ReservoirWeights, Options):
     """Sampled RCFR(+), dense (`features_on_demand=False`) or lean (True): every option checked, including
     the combinations the lean path refuses, before anything per sequence is allocated. ``tau``/``beta``
     None mean probing's 1 and 0 (only probing takes them); ``profile`` None means "visited", or "cache"
@@ -429,13 +445,6 @@ class SampledRCFROptions(Options):
                 raise ValueError("profile='visited' predicts what external and outcome sampling read; with "
                                  "sampler='probing' the allowed profiles are 'cache' and None")
 
-    @property
-    def power(self) -> float | Linear:
-        return check_power("averaging", self.averaging)
-
-    @property
-    def buffer_power(self) -> float | Linear:
-        return check_power("buffer_weighting", self.buffer_weighting)
 
     @property
     def probing(self) -> tuple[float, float]:
@@ -458,7 +467,7 @@ VALUE_TARGETS = ("returns", "corrected")
 
 
 @dataclass(frozen=True)
-class NeuralOptions(Options):
+class NeuralOptions(ReservoirWeights, Options):
     """The Deep CFR family (`rcfr.solvers.neural`): data source, memories, regressors and averaging.
     ``regressor`` None is the family's small network; ``value_regressor`` and ``policy_regressor`` None
     are ``regressor``; ``value_traversals`` None is ``traversals`` for the samplers that learn values.
@@ -516,13 +525,6 @@ class NeuralOptions(Options):
     def learns_values(self) -> bool:
         return self.sampler in ("baseline", "fixed")
 
-    @property
-    def power(self) -> float | Linear:
-        return check_power("averaging", self.averaging)
-
-    @property
-    def buffer_power(self) -> float | Linear:
-        return check_power("buffer_weighting", self.buffer_weighting)
 
 
 # ---- solvers whose keywords are an options object's fields ----------------------------------------------
