@@ -111,7 +111,9 @@ def test_the_preset_runs_8_trials_prints_the_best_resumes_and_its_best_trial_rer
     assert "failed" in again.stdout.split("study tune_lean_rcfr")[0]  # the sweep's table lists them too
 
     # the best trial re-run as one run by the printed command gives its objective again
-    words = shlex.split(best.group(4))[3:]
+    command = shlex.split(best.group(4))
+    assert command[0] == "rcfr-run"
+    words = command[1:]
     rerun = _run(*words, f"hydra.run.dir={tmp_path / 'best'}")
     assert rerun.returncode == 0, rerun.stderr
     assert float(re.search(r"exploitability (\S+) chips", rerun.stdout).group(1)) == pytest.approx(
