@@ -24,11 +24,11 @@ import inspect
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
-from numba import njit
 from numba import types as nb
 
 from rcfr.compiler import replay
 from rcfr.games.fast import DATA, FUNCTION_TYPES, STATE
+from rcfr.numba_lazy import njit_on_first_call
 from rcfr.registry import check_choice, keyword_names
 
 #: The signature of an encoder's ``encode`` function.
@@ -56,7 +56,7 @@ def _rows_signature(action):
                    nb.float64[:, ::1])
 
 
-@njit([_rows_signature(nb.int16), _rows_signature(nb.int32)], cache=True)
+@njit_on_first_call([_rows_signature(nb.int16), _rows_signature(nb.int32)], cache=True)
 def _rows(initial, player, num_children, child, encode, game_data, encoder_data, width, parent, action,
           infoset_history, infoset_first_seq, sequences, out):
     """Row r of `out` gets the features of global sequence ``sequences[r]``; consecutive sequences of one
@@ -157,7 +157,7 @@ def _states_signature(action):
                    nb.int64[::1], nb.int64[:, ::1])
 
 
-@njit([_states_signature(nb.int16), _states_signature(nb.int32)], cache=True)
+@njit_on_first_call([_states_signature(nb.int16), _states_signature(nb.int32)], cache=True)
 def _states(initial, player, num_children, child, game_data, parent, action, histories, out):
     tmp = np.empty(out.shape[1], np.int64)
     path = np.empty(64, np.int64)
@@ -179,7 +179,7 @@ def _encode_signature():
     return nb.void(nb.FunctionType(ENCODE), DATA, nb.int64[:, ::1], nb.int64[::1], nb.float64[:, ::1])
 
 
-@njit([_encode_signature()], cache=True)
+@njit_on_first_call([_encode_signature()], cache=True)
 def _encode_rows(encode, encoder_data, states, actions, out):
     for r in range(states.shape[0]):
         out[r, :] = 0.0

@@ -17,6 +17,7 @@ from numba.typed import Dict
 
 from .games.base import CHANCE, TERMINAL
 from .games.fast import DATA, FUNCTION_TYPES, SIGNATURES, STATE, FastGame, fast_function  # noqa: F401  (re-exported)
+from .numba_lazy import njit_on_first_call
 
 #: Dense code-to-id tables up to this many entries; larger code spaces use a hash table.
 DENSE_CODES = 1 << 27
@@ -121,7 +122,7 @@ def _fill_signature(action):
                     nb.int32[::1], nb.int8[::1], nb.int64[::1], nb.int64[::1], nb.int64[::1])
 
 
-@njit([_fill_signature(nb.int16), _fill_signature(nb.int32)], cache=True)
+@njit_on_first_call([_fill_signature(nb.int16), _fill_signature(nb.int32)], cache=True)
 def _fill(initial, player, num_children, child, utility, infoset_code, data, width, code_space,
           who_out, parent, action, depth, prob, infoset, util, first_child, nchildren,
           dense, set_player, set_size, set_history, error):

@@ -23,6 +23,7 @@ from numba import types as nb
 from ..compiler import replay
 from ..games.base import GameRules
 from ..games.fast import ABSTRACT_CODE, DATA, FUNCTION_TYPES
+from ..numba_lazy import njit_on_first_call
 from ..tree import Game
 from ..tree.abstraction import Abstraction
 from .policy import rules_identity
@@ -81,7 +82,7 @@ def _codes_signature(action):
                    DATA, nb.int64, nb.int32[::1], action[::1], nb.int64[::1], nb.int64[:, ::1])
 
 
-@njit([_codes_signature(nb.int16), _codes_signature(nb.int32)], cache=True)
+@njit_on_first_call([_codes_signature(nb.int16), _codes_signature(nb.int32)], cache=True)
 def _codes(initial, player, num_children, child, code, game_data, code_data, width, parent, action, infoset_history,
            out):
     state = np.empty(width, np.int64)

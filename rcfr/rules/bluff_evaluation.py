@@ -29,6 +29,7 @@ from numba import types as nb
 from ..games.dice import FACE_NAMES, Bluff
 from ..games.dice_fast import BIDS, LAST, MASK, ROLL0, ROLLED
 from ..games.fast import ABSTRACT_CODE, DATA
+from ..numba_lazy import njit_on_first_call
 from ..scores import Evaluation
 from .abstraction import no_abstraction
 from .evaluation import POLICY_ERRORS, evaluation_of, raise_walk_error
@@ -139,7 +140,7 @@ def _walk_signature(probs_dtype):
                    nb.int64[::1])
 
 
-@njit([_walk_signature(nb.float64), _walk_signature(nb.float32)], cache=True)
+@njit_on_first_call([_walk_signature(nb.float64), _walk_signature(nb.float32)], cache=True)
 def _walk(nb, faces, q0, q1, c0, c1, codes, first, probs, uniform, abstract_code, abstract_data, abstracted, out,
           error):
     """Depth first over bid sequences (depth = bids made), see the module docstring. Writes `OUT_FIELDS`

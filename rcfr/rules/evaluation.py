@@ -32,6 +32,7 @@ from ..distributed import check_sharding, run_shards
 from ..errors import PolicyError
 from ..games.base import CHANCE, TERMINAL, GameRules
 from ..games.fast import ABSTRACT_CODE, DATA, FUNCTION_TYPES
+from ..numba_lazy import njit_on_first_call
 from ..options import check_int
 from ..scores import Evaluation
 from .abstraction import no_abstraction
@@ -91,7 +92,7 @@ def _walk_signature(probs_dtype):
                    nb.boolean, nb.float64[::1], vector, nb.int64, nb.int64, nb.int64)
 
 
-@njit([_walk_signature(nb.float64), _walk_signature(nb.float32)], cache=True)
+@njit_on_first_call([_walk_signature(nb.float64), _walk_signature(nb.float32)], cache=True)
 def _walk(initial, player, num_children, child, utility, infoset_code, data, width, codes, first, probs,
           uniform, abstract_code, abstract_data, abstracted, out, error, cut, lo, hi):
     """The depth-first walk, see the module docstring, without the bottom-up pass (`_best_responses`): writes

@@ -36,6 +36,7 @@ from ..games.fast import ABSTRACT_CODE, DATA
 from ..games.phantom import PhantomTicTacToe
 from ..games.phantom_fast import BASE, CODE, KNOWN, PLAYER, WIDTH, WIN_MASKS
 from ..games.phantom_sizes import FULL, _popcount, _root_belief, _try_square
+from ..numba_lazy import njit_on_first_call
 from ..options import check_choice, check_int, check_seed
 from ..scores import Evaluation
 from .abstraction import no_abstraction
@@ -134,7 +135,7 @@ def _probs_signature(probs_dtype):
                    nb.FunctionType(ABSTRACT_CODE), DATA, nb.boolean, nb.float64[::1], nb.int64[::1], nb.int64[::1])
 
 
-@njit([_probs_signature(nb.float64), _probs_signature(nb.float32)], cache=True)
+@njit_on_first_call([_probs_signature(nb.float64), _probs_signature(nb.float32)], cache=True)
 def _set_probs(p, code, known, first, codes, first_row, probs, uniform, abstract_code, abstract_data, abstracted,
                out, defaulted, error):
     """``out[sequence]``: each action's probability at player `p`'s sets (1 at a forced move; uniform where

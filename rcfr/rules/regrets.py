@@ -18,7 +18,6 @@ measures it.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 from numba import types as nb
 from numba.typed import Dict
 
@@ -26,6 +25,7 @@ from ..compiler import _grow, _settled
 from ..distributed import check_sharding
 from ..games.base import CHANCE, TERMINAL, GameRules
 from ..games.fast import ABSTRACT_CODE, DATA, FUNCTION_TYPES
+from ..numba_lazy import njit_on_first_call
 from .abstraction import no_abstraction
 from .evaluation import FAILED, POLICY_ERRORS, evaluate, policy_set, raise_walk_error
 from .policy import CodePolicy, check_default, fast_game, normalized
@@ -42,7 +42,7 @@ def _signature():
                    nb.DictType(nb.int64, nb.int64), vector, vector, floats, vector, vector, nb.int64, vector)
 
 
-@njit([_signature()], cache=True)
+@njit_on_first_call([_signature()], cache=True)
 def _plans(initial, player, num_children, child, utility, infoset_code, data, width, codes, first, probs, uniform,
            abstract_code, abstract_data, abstracted, index, set_codes, starts, sums, stamp, counts, walk_id, error):
     """Add one profile's plans to the per-set sums S (sets numbered by `index` as first met, set j's actions at
