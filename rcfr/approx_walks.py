@@ -29,6 +29,7 @@ from numba.typed import Dict
 from .compiler import _grow, _settled
 from .games.base import CHANCE, TERMINAL
 from .games.fast import ABSTRACT_CODE, DATA, FUNCTION_TYPES
+from .numba_lazy import njit_on_first_call
 from .rules.evaluation import POLICY_ERRORS
 from .sampling.decisions import pick_at, uniform01
 
@@ -56,7 +57,7 @@ def _none():
     return np.zeros(0, np.int64)
 
 
-@njit(_SIGNATURE, cache=True)
+@njit_on_first_call(_SIGNATURE, cache=True)
 def walk_samples(initial, player, num_children, child, utility, infoset_code, data, width,
                  codes0, first0, probs0, codes1, first1, probs1, abstract0, abstract_data0, abstracted0,
                  abstract1, abstract_data1, abstracted1, uniform, learner, own_all, eps,

@@ -78,7 +78,7 @@ def replay(initial, player, num_children, child, data, parent, action, h, s, tmp
     return path
 
 
-@njit(nb.Tuple((nb.int64, nb.int64, nb.int64[::1], nb.int64))(
+@njit_on_first_call(nb.Tuple((nb.int64, nb.int64, nb.int64[::1], nb.int64))(
     _FN["initial"], _FN["player"], _FN["num_children"], _FN["child"], DATA, nb.int64, nb.int64), cache=True)
 def _count(initial, player, num_children, child, data, width, limit):
     """(histories, decision histories, level sizes, most children of a node); stops (returning

@@ -22,11 +22,9 @@ def _warm_driver():
 
 
 def _warm_rules_and_trees():
-    """Kernels that need no compiled game: the rules path's evaluation and counting walks, best-first trees,
-    the approximate evaluation's walk (compiled for its signature on import)."""
+    """Kernels that need no compiled game: the rules path's evaluation and counting walks, best-first trees."""
     import numpy as np
 
-    import rcfr.approx_walks  # noqa: F401
     from rcfr.regressors import make_regressor
     from rcfr.rules.evaluation import exploitability
     from rcfr.rules.policy import CodePolicy

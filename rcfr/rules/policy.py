@@ -27,7 +27,6 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 from numba import types as nb
 
 from ..compiler import _grow, _settle, _typed
@@ -35,6 +34,7 @@ from ..errors import ROW_TOLERANCE, PolicyError
 from ..files import atomic_write
 from ..games.base import TERMINAL, GameRules
 from ..games.fast import DATA, FUNCTION_TYPES, FastGame
+from ..numba_lazy import njit_on_first_call
 from ..policy import npz_texts
 from ..tree.fingerprint import rules_fingerprint
 
@@ -333,7 +333,7 @@ def _checked(codes, first, probs, description: str) -> tuple[np.ndarray, np.ndar
 
 
 # ---- the compiled tree and the rules in lockstep ------------------------------------------------
-@njit(nb.int64(_FN["initial"], _FN["player"], _FN["num_children"], _FN["child"], _FN["infoset_code"], DATA,
+@njit_on_first_call(nb.int64(_FN["initial"], _FN["player"], _FN["num_children"], _FN["child"], _FN["infoset_code"], DATA,
                nb.int64, nb.int8[::1], nb.int32[::1], nb.int32[::1], nb.int32[::1], nb.int64[::1],
                nb.int64[::1]), cache=True)
 def _tree_codes(initial, player, num_children, child, infoset_code, data, width,

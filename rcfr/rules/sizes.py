@@ -17,6 +17,7 @@ from numba import types as nb
 from ..compiler import _settle, _typed
 from ..games.base import TERMINAL
 from ..games.fast import DATA, FUNCTION_TYPES, FastGame
+from ..numba_lazy import njit_on_first_call
 
 _FN = FUNCTION_TYPES
 _EMPTY = -1
@@ -59,7 +60,7 @@ def _grow(keys, who, size, shift):
     return bigger, new_who, new_size
 
 
-@njit(nb.int64(_FN["initial"], _FN["player"], _FN["num_children"], _FN["child"], _FN["infoset_code"], DATA,
+@njit_on_first_call(nb.int64(_FN["initial"], _FN["player"], _FN["num_children"], _FN["child"], _FN["infoset_code"], DATA,
                nb.int64, nb.boolean, nb.int64[::1]), cache=True)
 def _walk(initial, player, num_children, child, infoset_code, data, width, collapse, out):
     """Depth-first count into ``out = [histories, terminals, sets 0, sets 1, pairs 0, pairs 1]``.
