@@ -51,9 +51,16 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
             if why:
                 raise ValueError(f"{self.solver_name} on {self.game.name} walked by its rules: {field} {why}")
         from rcfr.features.encoders import bound_encode_rows
-        self.profile = "visited"
+        self.profile = "model" if o.profile == "model" else "visited"
+        if self.profile == "model":
+            self._check_compilable()
         self._encode = bound_encode_rows(self.encoder)
-        self.buffers = RulesBuffers(self.game, self.sampler, o.seed, RulesGame.initial_sets, keep_states=True)
+        self.buffers = RulesBuffers(self.game, self.sampler, o.seed, RulesGame.initial_sets, keep_states=True,
+                                    table=self.profile != "model")
+        if self.profile == "model":
+            from .model_strategies import walk_model
+            self._walk_model = walk_model(self.encoder, self.game.depth + 3, self.game.widest)
+            self._most_new = 0  # the most sets one player's traversals of an iteration met for the first time
         self._strategy_rows = self.rows
         self.offsets = [0, 0]  # sequences are the buffers' slots, both players' in one numbering
         if self.targets == "reservoir":
@@ -63,6 +70,66 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
                            for p in (0, 1)]
         self._tally = make_tally(0, 0, squares=False)
         self._fit_sizes()
+
+    # ---- the models evaluated in the walk (profile="model") --------------------------------------------
+    def _check_compilable(self) -> None:
+        """Refuse, before any work, a regressor `compile_model` cannot compile: a copy is fit on a few rows of the
+        encoder's width and compiled."""
+        import copy
+
+        from ..regressors import base as regressors
+        from ..regressors.compiled import NotCompilable, compile_model
+        probe = copy.deepcopy(self.regressors[0])
+        rng = np.random.default_rng(0)
+        width = self.encoder.num_features
+        rows = rng.integers(0, 3, (16, width)).astype(np.float64)
+        regressors.fit(probe, rows, rng.normal(size=16), np.ones(16))
+        try:
+            compile_model(probe)
+        except NotCompilable as error:
+            raise ValueError(f"{self.solver_name}: profile='model' evaluates the regressor inside the walks, and "
+                             f"regressor={self.options.regressor!r} cannot be compiled ({error}). Use "
+                             f"profile='visited': its batched predictions are the slow path that works for any "
+                             f"regressor") from None
+
+    def _refresh(self, player: int) -> None:
+        """After a refit of `player`: the walks evaluate its new model (profile="model"), else as the visited
+        profile does."""
+        if self.profile != "model":
+            return super()._refresh(player)
+        from ..regressors.compiled import compile_model
+        from .model_strategies import with_model, zero_model
+        t = int(self.fits[player]["count"][1])
+        model = compile_model(self.regressors[player]) if t > 0 else zero_model(self.encoder.num_features)
+        self._walk_model = with_model(self._walk_model, player, model, t)
+
+    def _traverse(self, player: int, weight: float) -> None:
+        """profile="model": the traversals evaluate the models where they meet a set (`State.model`), with room
+        for the sets they may number first (the arrays grow beforehand: a walk cannot grow them, and with no
+        discovery walk ahead nothing numbers the sets before it)."""
+        if self.profile != "model":
+            return super()._traverse(player, weight)
+        from ..rules.source import OVERFLOW
+        from ..sampling import driver
+        b = self.buffers
+        margin = max(4 * self._most_new, 1024)
+        while 2 * (b.num_sets + margin) > int(b.meta[2]) or 2 * (b.num_slots + margin * self.game.widest) > int(b.meta[3]):
+            b.grow(2, both=True)
+        before = b.num_sets
+        tree, state, scratch, settings, _ = self._walk(player)
+        args = (tree, state._replace(model=self._walk_model), scratch, settings, 0, self.traversals, player, weight,
+                self._tally)
+        self._drive = self._drive or driver.bound(driver.drive, *args)
+        done = self._drive(*args)
+        self._most_new = max(self._most_new, b.num_sets - before)
+        if b.meta[OVERFLOW] or done != self.traversals:
+            raise RuntimeError(f"{self.solver_name}: one iteration's traversals of player {player} met more new "
+                               f"information sets than the room made for them ({margin}); this is a bug of the room "
+                               f"estimate, not of the game")
+        if self._walk_model.bad[0]:
+            self._walk_model.bad[0] = 0
+            raise ValueError(f"{self.solver_name}: a compiled model predicted a non-finite value inside the walk of "
+                             f"player {player} at iteration {self.iteration}")
 
     # ---- growing with the sets met ---------------------------------------------------------------
     def _fit_sizes(self) -> None:
@@ -105,10 +172,11 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
         tree = self.buffers.tree
         return np.flatnonzero(tree.set_states[:self.buffers.num_sets, PLAYER] == player)
 
-    def _refresh_all(self, player: int) -> None:
-        """Regret matching on t x the player's predictions into the profile, for every set met so far (uniform
-        before its first fit)."""
-        tree, sigma = self.buffers.tree, self.buffers.state.sigma
+    def _refresh_all(self, player: int, sigma: np.ndarray | None = None) -> None:
+        """Regret matching on t x the player's predictions into the profile (or `sigma`, one entry a slot), for every
+        set met so far (uniform before its first fit)."""
+        tree = self.buffers.tree
+        sigma = self.buffers.state.sigma if sigma is None else sigma
         t = int(self.fits[player]["count"][1])
         sets = self._player_sets(player)
         step = max(self.chunk // self.game.widest, 1)  # sets per prediction: at most `chunk` sequences
@@ -133,10 +201,12 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
                           default="uniform")  # sets never met play uniformly, as on the compiled tree
 
     def current_policy(self) -> CodePolicy:
-        """The model's current strategy at every set met (refreshed), as a `CodePolicy`."""
+        """The model's current strategy at every set met (refreshed), as a `CodePolicy`. With profile="model" no
+        profile is kept: the strategies are predicted in batches into a new array for the policy."""
+        sigma = np.zeros(len(self.buffers.state.avg)) if self.profile == "model" else self.buffers.state.sigma
         for p in (0, 1):
-            self._refresh_all(p)
-        return self._code_policy(self.buffers.state.sigma, positive=False)
+            self._refresh_all(p, sigma)
+        return self._code_policy(sigma, positive=False)
 
     def average_policy(self) -> CodePolicy:
         """The normalized average-strategy sums of the sets met (uniform where none yet), as a `CodePolicy`."""
@@ -163,8 +233,9 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
         sampler["regrets"] = np.zeros(len(sampler["avg"]))  # unused by sampled RCFR, not checkpointed
         self.buffers.load_state_dict(sampler)
         self._fit_sizes()
-        self.visited.fresh = np.zeros(0, np.int64)  # every set never met, then as `_load_state` refits
-        self.visited.sync()
+        if self.visited is not None:
+            self.visited.fresh = np.zeros(0, np.int64)  # every set never met, then as `_load_state` refits
+            self.visited.sync()
 
     def _load_state(self, state: dict[str, np.ndarray]) -> None:
         if self.targets == "stored":  # the checkpoint holds the slots met; the arrays are as long as the buffers'

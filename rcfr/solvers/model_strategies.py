@@ -12,10 +12,15 @@ sampling walk calls at a set (issue 34, item 1); `model_strategies` applies it t
 
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 import numpy as np
 from numba import njit
+from numba.extending import overload
 
-from ..regressors.compiled import predict_row
+from ..regressors.compiled import CompiledModel, predict_row
+from ..sampling.decisions import set_action
+from ..sampling.strategies import current_strategy, set_strategy_action, strategy_at
 from .predictions import match_set
 
 
@@ -56,7 +61,6 @@ def model_strategies(model, encoder, states, sizes, t: float) -> np.ndarray:
     """The strategies (concatenated, set after set) of the sets at these fast `states` ((sets, width) int64),
     with `sizes` actions each, from compiled `model` at iteration t (`model_strategy`). The model must read
     the encoder's rows: a width that differs is refused, naming both."""
-    from ..regressors.compiled import CompiledModel
     if not isinstance(model, CompiledModel):
         raise TypeError(f"model must be a CompiledModel (rcfr.regressors.compile_model), got {type(model).__name__}")
     if model.width != encoder.num_features:
@@ -74,3 +78,92 @@ def model_strategies(model, encoder, states, sizes, t: float) -> np.ndarray:
     if bad >= 0:
         raise ValueError(f"the compiled model predicted a non-finite value for set {bad} (state {states[bad].tolist()})")
     return sigma
+
+
+# ---- the models evaluated inside the sampling walks (issue 34, item 1) ---------------------------------
+class WalkModel(NamedTuple):
+    """Where a sampling walk gets a set's current strategy when no profile is kept: `bundles.State.model`. At a
+    decision of player p at depth d the walk calls `model_strategy` with ``model0``/``model1``, the encoder's
+    function and data, the walk's state of the history (the rules source's row) and ``t[p]``; the strategy goes
+    to row d of ``work`` (``widest`` entries a depth), read again there later in the walk (`strategy_at`), so
+    nothing per information set is kept. A non-finite prediction cannot raise in compiled code: the walk plays
+    uniformly there and sets ``bad[0]``, and the solver refuses the traversal (`check`)."""
+
+    model0: CompiledModel
+    model1: CompiledModel
+    encode: Any  # the encoder's function, pinned (`_pinned`): one compiled driver for every encoder
+    data: Any  # the encoder's data
+    t: np.ndarray  # float64[2]: each player's predictions are regret-matched on t x prediction (0: uniform)
+    rows: np.ndarray  # (widest, features): one set's feature rows
+    scratch: np.ndarray  # the models' work rows (`CompiledModel.scratch`, the wider of the two)
+    work: np.ndarray  # float64[depths * widest]: the strategy made at each depth of the walk
+    widest: int
+    bad: np.ndarray  # int64[1]: 1 once a prediction was not finite
+
+
+def zero_model(width: int) -> CompiledModel:
+    """A compiled model that predicts 0 for every row of `width` features (a player not fit yet; with t = 0
+    its strategies are uniform whatever it predicts)."""
+    from ..regressors.compiled import _model
+    return _model(width)
+
+
+def walk_model(encoder, depths: int, widest: int) -> WalkModel:
+    """A `WalkModel` for rows of `encoder`, walks at most `depths` deep and `widest` actions wide; both players
+    unfit (t = 0: uniform strategies) until `with_model` gives them one."""
+    width = encoder.num_features
+    zero = zero_model(width)
+    return WalkModel(model0=zero, model1=zero, encode=_pinned(encoder), data=encoder.data, t=np.zeros(2),
+                     rows=np.zeros((max(widest, 1), width)), scratch=zero.scratch(),
+                     work=np.zeros(max(depths, 1) * max(widest, 1)), widest=int(max(widest, 1)),
+                     bad=np.zeros(1, np.int64))
+
+
+def with_model(walk: WalkModel, player: int, model: CompiledModel, t: float) -> WalkModel:
+    """`walk` with `player`'s compiled model replaced (its width checked) and its t set."""
+    if not isinstance(model, CompiledModel):
+        raise TypeError(f"model must be a CompiledModel (rcfr.regressors.compile_model), got {type(model).__name__}")
+    if model.width != walk.rows.shape[1]:
+        raise ValueError(f"the model reads rows of {model.width} features but the encoder writes "
+                         f"{walk.rows.shape[1]}: fit the model on this encoder's rows")
+    scratch = model.scratch()
+    if scratch.shape[1] > walk.scratch.shape[1]:
+        walk = walk._replace(scratch=scratch)
+    walk.t[player] = float(t)
+    return walk._replace(**{f"model{player}": model})
+
+
+def is_walk_model(model) -> bool:
+    """True for the numba type of a `WalkModel`."""
+    return getattr(model, "instance_class", None) is WalkModel
+
+
+@overload(current_strategy, inline="always")
+def _walk_strategy(model, tree, regrets, sigma, h, f, n, d, p, from_regrets):
+    if is_walk_model(model):
+        def strategy(model, tree, regrets, sigma, h, f, n, d, p, from_regrets):
+            g = d * model.widest
+            compiled = model.model0 if p == 0 else model.model1
+            work = model.work
+            if not model_strategy(compiled, model.encode, model.data, tree.states[h], n, model.t[p], model.rows,
+                                  model.scratch, work, g):
+                model.bad[0] = 1
+                for a in range(n):
+                    work[g + a] = 1.0 / n
+            return work, g
+        return strategy
+
+
+@overload(strategy_at, inline="always")
+def _walk_strategy_at(model, sigma, f, d):
+    if is_walk_model(model):
+        return lambda model, sigma, f, d: (model.work, d * model.widest)
+
+
+@overload(set_strategy_action, inline="always")
+def _walk_set_strategy_action(model, tree, regrets, sigma, h, f, n, d, p, from_regrets, cached, I, stamp, rng):
+    if is_walk_model(model):
+        def action(model, tree, regrets, sigma, h, f, n, d, p, from_regrets, cached, I, stamp, rng):
+            work, g = current_strategy(model, tree, regrets, sigma, h, f, n, d, p, from_regrets)
+            return set_action(regrets, work, g, n, False, cached, I, stamp, rng), work, g
+        return action

@@ -126,6 +126,10 @@ class LeanSampledRCFR(SampledRCFRSolver):
         of its sets, its training data (seeded as the dense path's: `ReservoirTargets`; `StoredSums` draws from
         2s+1+p) and one iteration's tally."""
         game, o, seed = self.game, self.options, self.options.seed
+        if o.profile == "model":
+            raise ValueError(f"{self.solver_name} on the compiled {game.name}: profile='model' evaluates the models "
+                             f"at the rules source's states; walk the game by its rules (rcfr.load_game(name, "
+                             f"compiled=False)) or use profile 'visited' or 'cache'")
         self._strategy_rows = bound_rows(game, self.encoder)  # the rows of the sequences whose strategy is predicted
         self.buffers = SamplerBuffers(game, self.sampler, seed)
         self.first_seq = np.ascontiguousarray(game.infoset_first_seq, np.int64)
@@ -155,7 +159,7 @@ class LeanSampledRCFR(SampledRCFRSolver):
             weight = float(t) ** self.power / self.traversals
             for p in (0, 1):
                 if self.visited is None:
-                    driver.estimate(*self._walk(p), self.traversals, self._tally, 0, weight)
+                    self._traverse(p, weight)
                 else:  # predict what each traversal reads first
                     for k in range(self.traversals):
                         self.visited.prepare(p, self.buffers.state.rng)
@@ -168,6 +172,11 @@ class LeanSampledRCFR(SampledRCFRSolver):
                 self._data(p).add(sequences - self.offsets[p], values, t)
                 if t % self.refit_every == 0:
                     self._fit(p, t)
+
+    def _traverse(self, player: int, weight: float) -> None:
+        """The iteration's traversals of `player` at the profile as it stands (no visited-set discovery), their
+        sampled regrets added to the tally."""
+        driver.estimate(*self._walk(player), self.traversals, self._tally, 0, weight)
 
     def _data(self, player: int):
         """The player's training data: its reservoir or its stored sums."""
