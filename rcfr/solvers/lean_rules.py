@@ -56,7 +56,7 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
             self._check_compilable()
         self._encode = bound_encode_rows(self.encoder)
         self.buffers = RulesBuffers(self.game, self.sampler, o.seed, RulesGame.initial_sets, keep_states=True,
-                                    table=self.profile != "model")
+                                    keep_table=self.profile != "model")
         if self.profile == "model":
             from .model_strategies import walk_model
             self._walk_model = walk_model(self.encoder, self.game.depth + 3, self.game.widest)

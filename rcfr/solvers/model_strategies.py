@@ -138,7 +138,7 @@ def is_walk_model(model) -> bool:
     return getattr(model, "instance_class", None) is WalkModel
 
 
-@overload(current_strategy, inline="always")
+@overload(current_strategy, inline="never")  # one copy of the model's arithmetic, however many walks call it
 def _walk_strategy(model, tree, regrets, sigma, h, f, n, d, p, from_regrets):
     if is_walk_model(model):
         def strategy(model, tree, regrets, sigma, h, f, n, d, p, from_regrets):
