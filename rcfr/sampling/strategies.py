@@ -18,9 +18,12 @@ between visits.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from numba import njit
 from numba.core import types
+from numba.core.errors import NumbaIRAssumptionWarning
 from numba.extending import overload
 
 from .bundles import AVG_LAZY, AVG_OPTIMISTIC, AVG_STOCHASTIC, C_TRAVERSAL, RM_PLUS
@@ -64,6 +67,13 @@ def set_strategy_action(model, tree, regrets, sigma, h, f, n, d, p, from_regrets
     """`decisions.set_action` with the set's strategy: ``(action, array, offset)``. The table makes the strategy
     at the set's first visit of the traversal only (later visits read sigma); a model makes it at every visit,
     since it keeps none."""
+
+
+# numba's pedantic SSA check warns about the loop variables of an ``inline="always"`` overload that calls an
+# inlined function (`regret_matching` here, `set_action` below): an internal check, not an error, and the code is
+# the walks' own (the golden tests compare it bit for bit), so only these overloads' warnings are silenced.
+warnings.filterwarnings("ignore", message=r".*variable '_(table|walk)_(set_)?strategy\w*__locals__",
+                        category=NumbaIRAssumptionWarning)
 
 
 def is_table(model) -> bool:
