@@ -7,9 +7,11 @@
   the training data, the profile, the average sums and one iteration's tally grow with the sets met;
 * the feature rows of a sequence come from the state of the first history met in its set, which the buffers
   keep per set with its player (``set_states``): the encoder reads that state directly, no replay;
-* the current strategy is always the visited profile (`rcfr.solvers.visited`): the discovery walk, which on
+* the current strategy is the visited profile (`rcfr.solvers.visited`): the discovery walk, which on
   this path also numbers the sets a traversal will meet, predicts a set the first time it is met and after
-  each refit of its player, so the sampled traversal never reads a strategy that is not the model's;
+  each refit of its player, so the sampled traversal never reads a strategy that is not the model's; or, with
+  ``profile="model"``, the walk makes it from the player's compiled model where it meets the set
+  (`rcfr.solvers.model_strategies.WalkModel`): no profile, no discovery walk, no regret table kept;
 * policies are `rcfr.rules.policy.CodePolicy` objects keyed by information-set code.
 
 Refused here: ``profile="cache"`` (it refreshes every set of the game) and probing (the discovery walk does not
@@ -44,8 +46,8 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
 
     def _allocate(self, bound_rows) -> None:
         o = self.options
-        refused = {"profile": o.profile == "cache" and "'cache' (it refreshes every set of the game; use 'visited' "
-                                                      "or None)",
+        refused = {"profile": o.profile == "cache" and "'cache' (it refreshes every set of the game; use 'visited', "
+                                                      "'model' or None)",
                    "sampler": self.sampler == "probing" and "'probing' (use 'external' or 'outcome')"}
         for field, why in refused.items():
             if why:
@@ -104,28 +106,47 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
         self._walk_model = with_model(self._walk_model, player, model, t)
 
     def _traverse(self, player: int, weight: float) -> None:
-        """profile="model": the traversals evaluate the models where they meet a set (`State.model`), with room
-        for the sets they may number first (the arrays grow beforehand: a walk cannot grow them, and with no
-        discovery walk ahead nothing numbers the sets before it)."""
+        """profile="model": the traversals evaluate the models where they meet a set (`State.model`). No discovery
+        walk numbers the sets first and a walk cannot grow the arrays, so the arrays grow beforehand to leave 4x
+        the most new sets one call has met; where that is not sure (the first call, or room under 8x), the call
+        can be undone (`RulesBuffers._snapshot`, with the tally) and is walked again on arrays 4x larger after an
+        overflow. A call that overflowed where it could not be undone raises."""
         if self.profile != "model":
             return super()._traverse(player, weight)
         from ..rules.source import OVERFLOW
         from ..sampling import driver
-        b = self.buffers
-        margin = max(4 * self._most_new, 1024)
-        while 2 * (b.num_sets + margin) > int(b.meta[2]) or 2 * (b.num_slots + margin * self.game.widest) > int(b.meta[3]):
-            b.grow(2, both=True)
-        before = b.num_sets
-        tree, state, scratch, settings, _ = self._walk(player)
-        args = (tree, state._replace(model=self._walk_model), scratch, settings, 0, self.traversals, player, weight,
-                self._tally)
-        self._drive = self._drive or driver.bound(driver.drive, *args)
-        done = self._drive(*args)
-        self._most_new = max(self._most_new, b.num_sets - before)
-        if b.meta[OVERFLOW] or done != self.traversals:
-            raise RuntimeError(f"{self.solver_name}: one iteration's traversals of player {player} met more new "
-                               f"information sets than the room made for them ({margin}); this is a bug of the room "
-                               f"estimate, not of the game")
+        b, widest, most = self.buffers, self.game.widest, self._most_new
+        free = lambda: (int(b.meta[2]) - b.num_sets, int(b.meta[3]) - b.num_slots)  # noqa: E731
+        while True:
+            if not b.has_room:
+                b.grow()  # whichever is half used, as every driver call on the rules
+            elif free()[0] < 4 * most or free()[1] < 4 * most * widest:
+                b.grow(2, both=True)
+            else:
+                break
+        sets, slots = free()
+        careful = most == 0 or sets < 8 * most or slots < 8 * most * widest
+        done = 0
+        while done < self.traversals:
+            tree, state, scratch, settings, _ = self._walk(player)  # grows when half full, then sizes the tally
+            tally, before = self._tally, b.num_sets
+            saved = (b._snapshot(), [a.copy() for a in tally]) if careful else None
+            args = (tree, state._replace(model=self._walk_model), scratch, settings, done, self.traversals - done,
+                    player, weight, tally)
+            self._drive = self._drive or driver.bound(driver.drive, *args)
+            ran = self._drive(*args)
+            if b.meta[OVERFLOW]:
+                if saved is None:
+                    raise RuntimeError(f"{self.solver_name}: player {player}'s traversals at iteration {self.iteration} "
+                                       f"met more than {sets:,} new information sets (4x the most before); the "
+                                       f"arrays overflowed and the call cannot be undone")
+                b._restore(saved[0])
+                for array, kept in zip(tally, saved[1]):
+                    array[:] = kept
+                b.grow(4, both=True)
+                continue
+            self._most_new = max(self._most_new, b.num_sets - before)
+            done += ran
         if self._walk_model.bad[0]:
             self._walk_model.bad[0] = 0
             raise ValueError(f"{self.solver_name}: a compiled model predicted a non-finite value inside the walk of "
