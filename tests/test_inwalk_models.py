@@ -142,6 +142,33 @@ def test_growing_arrays_change_nothing(leduc, monkeypatch, sampler):
     assert tight.nodes_touched == roomy.nodes_touched
 
 
+@pytest.mark.slow
+def test_dense_layers_to_rounding(kuhn):
+    """A linear model's compiled prediction sums in its own order: the same run to 1e-12, set by set."""
+    model, visited = _pair(kuhn, sampler="outcome", targets="reservoir", refit_every=3, capacity=400,
+                           regressor={"name": "linear"})
+    assert model.nodes_touched == visited.nodes_touched
+    for a, b in ((model.average_policy(), visited.average_policy()), (model.current_policy(), visited.current_policy())):
+        assert np.array_equal(a.codes, b.codes)
+        np.testing.assert_allclose(a.probs, b.probs, rtol=0, atol=1e-12)
+        assert np.ptp(a.probs) > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sampler", ["external", "outcome"])
+def test_resumes_bit_for_bit(leduc, sampler):
+    options = {**LEAN, "sampler": sampler, "targets": "stored", "refit_every": 3, "capacity": 10**4}
+    straight = SampledRCFRPlus(leduc, profile="model", **options).run(10)
+    first = SampledRCFRPlus(leduc, profile="model", **options).run(5)
+    resumed = SampledRCFRPlus(leduc, profile="model", **options)
+    resumed.load_state_dict(first.state_dict())
+    resumed.run(5)
+    for a, b in ((straight.average_policy(), resumed.average_policy()),
+                 (straight.current_policy(), resumed.current_policy())):
+        assert np.array_equal(a.codes, b.codes) and np.array_equal(a.probs, b.probs)
+    assert straight.nodes_touched == resumed.nodes_touched
+
+
 # ---- refused, before any work --------------------------------------------------------------------
 def test_a_sampler_it_does_not_cover_is_refused(kuhn):
     with pytest.raises(ValueError, match="profile='model' evaluates the models inside the walks of sampler 'external' "
