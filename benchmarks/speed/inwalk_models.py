@@ -5,10 +5,10 @@ profile and plain external sampling, on Bluff walked by its rules; and what each
     python -m benchmarks.speed.inwalk_models --dice 2 2 --warmup 300 --iterations 300
 
 Lean sampled RCFR+ (best-first trees of `--leaves` leaves, stored targets, external sampling, a refit every
-`--refit-every` iterations) runs `--warmup` iterations, then `--iterations` more are timed (process CPU seconds,
-fits included), once with ``profile="model"`` and once with ``profile="visited"``; ES-MCCFR on the same game
-likewise. Printed per solver: ms per timed iteration, histories touched per iteration, sets met and
-`state_bytes()` at the end.
+`--refit-every` iterations) runs `--warmup` iterations, then `--iterations` more are timed (process CPU seconds),
+once with ``profile="model"`` and once with ``profile="visited"``; ES-MCCFR on the same game likewise. Printed per
+solver: ms per timed iteration, of which in refits (a fit, then the model's compile or the profile's marking of
+stale sets), histories touched per iteration, sets met and `state_bytes()` at the end.
 """
 
 from __future__ import annotations
@@ -21,12 +21,21 @@ import rcfr
 from rcfr.solvers import SampledRCFRPlus, make_solver
 
 
-def timed(solver, warmup: int, iterations: int) -> tuple[float, float]:
-    """(CPU ms, histories touched) per iteration over `iterations` after `warmup`."""
+def timed(solver, warmup: int, iterations: int) -> tuple[float, float, float]:
+    """(CPU ms, of which in fits, histories touched) per iteration over `iterations` after `warmup`."""
     solver.run(warmup)
+    fits = [0.0]
+    train = getattr(solver, "_train", None)
+    if train is not None:  # the refits (fit, then the model's compile or the profile's refresh), timed apart
+        def timed_train(player):
+            begin = time.process_time()
+            train(player)
+            fits[0] += time.process_time() - begin
+        solver._train = timed_train
     nodes, start = solver.nodes_touched, time.process_time()
     solver.run(iterations)
-    return 1e3 * (time.process_time() - start) / iterations, (solver.nodes_touched - nodes) / iterations
+    seconds = time.process_time() - start
+    return 1e3 * seconds / iterations, 1e3 * fits[0] / iterations, (solver.nodes_touched - nodes) / iterations
 
 
 def main() -> None:
@@ -45,12 +54,13 @@ def main() -> None:
     solvers["es-mccfr"] = make_solver("es-mccfr", game, seed=0)
     print(f"Bluff{tuple(args.dice)} walked by its rules; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
           f"load average {os.getloadavg()[0]:.2f} at the start")
-    print("| solver | ms / iteration | histories / iteration | sets met | state bytes |")
-    print("|---|---|---|---|---|")
+    print("| solver | ms / iteration | of which refits | without refits | histories / iteration | sets met | "
+          "state bytes |")
+    print("|---|---|---|---|---|---|---|")
     for name, solver in solvers.items():
-        ms, nodes = timed(solver, args.warmup, args.iterations)
-        print(f"| {name} | {ms:.2f} | {nodes:,.0f} | {solver.buffers.num_sets:,} | {solver.state_bytes():,} |",
-              flush=True)
+        ms, fits, nodes = timed(solver, args.warmup, args.iterations)
+        print(f"| {name} | {ms:.2f} | {fits:.2f} | {ms - fits:.2f} | {nodes:,.0f} | {solver.buffers.num_sets:,} | "
+              f"{solver.state_bytes():,} |", flush=True)
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
 
 

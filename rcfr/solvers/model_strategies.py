@@ -8,6 +8,11 @@ each with `predict_row` and regret-matches t x prediction with the lean path's o
 (`predictions.match_set`). So a set gets the strategy a batch would give it: bit for bit for trees, whose
 compiled predictions are the regressor's own; to rounding (1e-12) for dense layers. It is the unit a
 sampling walk calls at a set (issue 34, item 1); `model_strategies` applies it to many sets from Python.
+
+`WalkModel` is what the walks call it with: set as `bundles.State.model`, it makes the walks (through the
+`rcfr.sampling.strategies` functions overloaded here) take every set's strategy from the player's compiled model
+at the walk's own state of the history, into a row per depth, instead of a profile (lean sampled RCFR's
+``profile="model"``, `rcfr.solvers.lean_rules`).
 """
 
 from __future__ import annotations
