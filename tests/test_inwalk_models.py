@@ -30,6 +30,11 @@ def leduc():
     return rcfr.load_game("leduc", compiled=False)
 
 
+@pytest.fixture(scope="module")
+def goofspiel4():
+    return rcfr.load_game("goofspiel", cards=4, points_order="random", seed=3, compiled=False)
+
+
 def _pair(game, solver=SampledRCFR, iterations=12, **options):
     options = {**LEAN, **options}
     return (solver(game, profile="model", **options).run(iterations),
@@ -75,11 +80,14 @@ def test_external_sampling_on_kuhn_is_the_visited_profile_bit_for_bit(kuhn):
     ("leduc", "outcome", SampledRCFR, "reservoir", 2),
     ("leduc", "external", SampledRCFRPlus, "stored", 5),
     ("leduc", "external", SampledRCFR, "reservoir", 3),
+    ("goofspiel4", "outcome", SampledRCFRPlus, "stored", 3),
+    ("goofspiel4", "external", SampledRCFRPlus, "stored", 3),
 ])
-def test_equals_the_visited_profile(kuhn, leduc, game, sampler, solver, targets, refit):
-    walked = {"kuhn": kuhn, "leduc": leduc}[game]
+def test_equals_the_visited_profile(kuhn, leduc, goofspiel4, game, sampler, solver, targets, refit):
+    walked = {"kuhn": kuhn, "leduc": leduc, "goofspiel4": goofspiel4}[game]
+    features = "goofspiel" if game == "goofspiel4" else "poker"
     model, visited = _pair(walked, solver, iterations=4 * refit, sampler=sampler, targets=targets,
-                           refit_every=refit, capacity=10**4)
+                           refit_every=refit, capacity=10**4, features=features)
     _same_run(model, visited, numbered_alike=game == "kuhn" or sampler == "outcome")
 
 
