@@ -177,6 +177,20 @@ def test_resumes_bit_for_bit(leduc, sampler):
     assert straight.nodes_touched == resumed.nodes_touched
 
 
+@pytest.mark.slow
+def test_asking_for_policies_mid_run_changes_nothing(leduc):
+    """The kit asks for the current policy every iteration under run.measure=full_regret: it predicts every set met
+    into an array of its own, and the run goes on as it was."""
+    options = {**LEAN, "sampler": "external", "targets": "stored", "refit_every": 3, "capacity": 10**4}
+    straight = SampledRCFRPlus(leduc, profile="model", **options).run(12)
+    asked = SampledRCFRPlus(leduc, profile="model", **options)
+    for _ in range(12):
+        asked.run(1)
+        asked.current_policy()
+    a, b = straight.average_policy(), asked.average_policy()
+    assert np.array_equal(a.codes, b.codes) and np.array_equal(a.probs, b.probs)
+
+
 # ---- refused, before any work --------------------------------------------------------------------
 def test_a_sampler_it_does_not_cover_is_refused(kuhn):
     with pytest.raises(ValueError, match="profile='model' evaluates the models inside the walks of sampler 'external' "
