@@ -91,6 +91,29 @@ def test_equals_the_visited_profile(kuhn, leduc, goofspiel4, game, sampler, solv
     _same_run(model, visited, numbered_alike=game == "kuhn" or sampler == "outcome")
 
 
+@pytest.mark.slow  # the driver compiled for the compiled tree with models (about two minutes cold)
+@pytest.mark.parametrize("game", ["kuhn", "leduc", "goofspiel4"])
+@pytest.mark.parametrize("sampler", ["external", "outcome"])
+def test_on_the_compiled_tree_equals_the_cache_profile(game, sampler):
+    """On a compiled game the walk replays each decision's state from the root (`TreeWalkModel`); the sets are
+    the game's, so the run is the cache profile's array for array."""
+    compiled, features = {"kuhn": (rcfr.load_game("kuhn"), "poker"), "leduc": (rcfr.load_game("leduc"), "poker"),
+                          "goofspiel4": (rcfr.load_game("goofspiel", cards=4, points_order="random", seed=3),
+                                         "goofspiel")}[game]
+    options = {**LEAN, "features": features, "sampler": sampler, "targets": "reservoir", "refit_every": 3,
+               "capacity": 400}
+    model = SampledRCFR(compiled, profile="model", **options).run(9)
+    cache = SampledRCFR(compiled, profile="cache", **options).run(9)
+    assert model.nodes_touched == cache.nodes_touched > 0
+    assert np.array_equal(model.buffers.avg, cache.buffers.avg)
+    for p in (0, 1):
+        assert model.fits[p]["count"][1] > 0
+        for key, value in model.fits[p].items():
+            assert np.array_equal(value, cache.fits[p][key]), (p, key)
+    a, b = model.current_policy().probs, cache.current_policy().probs
+    assert np.array_equal(a, b) and np.ptp(a) > 0
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("change", ["other player's model", "a leaf moved by 1e-9"])
 def test_a_different_model_in_the_walk_changes_the_run(kuhn, monkeypatch, change):
@@ -202,11 +225,6 @@ def test_a_regressor_that_cannot_be_compiled_is_refused(kuhn):
     with pytest.raises(ValueError, match=r"profile='model'.*regressor='table' cannot be compiled.*"
                                          r"profile='visited'.*slow path"):
         SampledRCFR(kuhn, profile="model", **{**LEAN, "regressor": "table"})
-
-
-def test_the_compiled_tree_is_refused():
-    with pytest.raises(ValueError, match=r"profile='model'.*compiled=False"):
-        SampledRCFR(rcfr.load_game("kuhn"), profile="model", **LEAN)
 
 
 def test_the_dense_path_is_refused(kuhn):

@@ -74,37 +74,6 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
         self._fit_sizes()
 
     # ---- the models evaluated in the walk (profile="model") --------------------------------------------
-    def _check_compilable(self) -> None:
-        """Refuse, before any work, a regressor `compile_model` cannot compile: a copy is fit on a few rows of the
-        encoder's width and compiled."""
-        import copy
-
-        from ..regressors import base as regressors
-        from ..regressors.compiled import NotCompilable, compile_model
-        probe = copy.deepcopy(self.regressors[0])
-        rng = np.random.default_rng(0)
-        width = self.encoder.num_features
-        rows = rng.integers(0, 3, (16, width)).astype(np.float64)
-        regressors.fit(probe, rows, rng.normal(size=16), np.ones(16))
-        try:
-            compile_model(probe)
-        except NotCompilable as error:
-            raise ValueError(f"{self.solver_name}: profile='model' evaluates the regressor inside the walks, and "
-                             f"regressor={self.options.regressor!r} cannot be compiled ({error}). Use "
-                             f"profile='visited': its batched predictions are the slow path that works for any "
-                             f"regressor") from None
-
-    def _refresh(self, player: int) -> None:
-        """After a refit of `player`: the walks evaluate its new model (profile="model"), else as the visited
-        profile does."""
-        if self.profile != "model":
-            return super()._refresh(player)
-        from ..regressors.compiled import compile_model
-        from .model_strategies import with_model, zero_model
-        t = int(self.fits[player]["count"][1])
-        model = compile_model(self.regressors[player]) if t > 0 else zero_model(self.encoder.num_features)
-        self._walk_model = with_model(self._walk_model, player, model, t)
-
     def _traverse(self, player: int, weight: float) -> None:
         """profile="model": the traversals evaluate the models where they meet a set (`State.model`). No discovery
         walk numbers the sets first and a walk cannot grow the arrays, so the arrays grow beforehand to leave 4x
@@ -147,10 +116,7 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
                 continue
             self._most_new = max(self._most_new, b.num_sets - before)
             done += ran
-        if self._walk_model.bad[0]:
-            self._walk_model.bad[0] = 0
-            raise ValueError(f"{self.solver_name}: a compiled model predicted a non-finite value inside the walk of "
-                             f"player {player} at iteration {self.iteration}")
+        self._check_walk(player)
 
     # ---- growing with the sets met ---------------------------------------------------------------
     def _fit_sizes(self) -> None:

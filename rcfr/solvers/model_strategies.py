@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit
 from numba.extending import overload
 
+from ..games.base import TERMINAL
 from ..regressors.compiled import CompiledModel, predict_row
 from ..sampling.decisions import set_action
 from ..sampling.strategies import current_strategy, set_strategy_action, strategy_at
@@ -143,19 +144,28 @@ def is_walk_model(model) -> bool:
     return getattr(model, "instance_class", None) is WalkModel
 
 
+@njit(cache=True, inline="always")
+def _made(walk, s, n, d, p):
+    """`model_strategy` of player p's model at state s (n actions) into work row d; uniform, and ``bad`` marked,
+    where a prediction is not finite."""
+    g = d * walk.widest
+    compiled = walk.model0 if p == 0 else walk.model1
+    work = walk.work
+    if not model_strategy(compiled, walk.encode, walk.data, s, n, walk.t[p], walk.rows, walk.scratch, work, g):
+        walk.bad[0] = 1
+        for a in range(n):
+            work[g + a] = 1.0 / n
+    return work, g
+
+
 @overload(current_strategy, inline="never")  # one copy of the model's arithmetic, however many walks call it
 def _walk_strategy(model, tree, regrets, sigma, h, f, n, d, p, from_regrets):
     if is_walk_model(model):
+        return lambda model, tree, regrets, sigma, h, f, n, d, p, from_regrets: _made(model, tree.states[h], n, d, p)
+    if is_tree_walk_model(model):
         def strategy(model, tree, regrets, sigma, h, f, n, d, p, from_regrets):
-            g = d * model.widest
-            compiled = model.model0 if p == 0 else model.model1
-            work = model.work
-            if not model_strategy(compiled, model.encode, model.data, tree.states[h], n, model.t[p], model.rows,
-                                  model.scratch, work, g):
-                model.bad[0] = 1
-                for a in range(n):
-                    work[g + a] = 1.0 / n
-            return work, g
+            _replay(model, h)
+            return _made(model.walk, model.state, n, d, p)
         return strategy
 
 
@@ -163,12 +173,80 @@ def _walk_strategy(model, tree, regrets, sigma, h, f, n, d, p, from_regrets):
 def _walk_strategy_at(model, sigma, f, d):
     if is_walk_model(model):
         return lambda model, sigma, f, d: (model.work, d * model.widest)
+    if is_tree_walk_model(model):
+        return lambda model, sigma, f, d: (model.walk.work, d * model.walk.widest)
 
 
 @overload(set_strategy_action, inline="always")
 def _walk_set_strategy_action(model, tree, regrets, sigma, h, f, n, d, p, from_regrets, cached, I, stamp, rng):
-    if is_walk_model(model):
+    if is_walk_model(model) or is_tree_walk_model(model):
         def action(model, tree, regrets, sigma, h, f, n, d, p, from_regrets, cached, I, stamp, rng):
             work, g = current_strategy(model, tree, regrets, sigma, h, f, n, d, p, from_regrets)
             return set_action(regrets, work, g, n, False, cached, I, stamp, rng), work, g
         return action
+
+
+# ---- on the compiled tree: the history's state replayed from the root -------------------------------
+class TreeWalkModel(NamedTuple):
+    """`WalkModel` for walks of the compiled tree, whose handles are history ids: at a set the walk's history
+    is replayed from the root with the game's fast functions (``parent``/``action``: the game's arrays, forced
+    moves collapsed as the compiler does) into ``state``, then as `WalkModel`. Costs a replay per decision (the
+    history's depth in fast-game moves); kept: one state, one path."""
+
+    walk: WalkModel
+    fn_initial: Any
+    fn_player: Any
+    fn_moves: Any
+    fn_child: Any
+    game_data: Any
+    parent: np.ndarray
+    action: np.ndarray
+    state: np.ndarray  # int64[width]
+    tmp: np.ndarray  # int64[width]
+    path: np.ndarray  # int64[deepest history + 1]
+
+
+def tree_walk_model(game, walk: WalkModel) -> TreeWalkModel:
+    """A `TreeWalkModel` for compiled `game` around `walk`."""
+    from ..rules.source import FastFunction
+    fast = game.rules.fast()
+    functions = {f"fn_{k}": FastFunction(getattr(fast, role), role)
+                 for k, role in (("initial", "initial"), ("player", "player"), ("moves", "num_children"),
+                                 ("child", "child"))}
+    return TreeWalkModel(walk=walk, **functions, game_data=fast.data,
+                         parent=np.ascontiguousarray(game.parent, np.int32), action=np.ascontiguousarray(game.action),
+                         state=np.zeros(fast.width, np.int64), tmp=np.zeros(fast.width, np.int64),
+                         path=np.zeros(int(np.max(game.depth)) + 1, np.int64))
+
+
+def is_tree_walk_model(model) -> bool:
+    """True for the numba type of a `TreeWalkModel`."""
+    return getattr(model, "instance_class", None) is TreeWalkModel
+
+
+@njit(cache=True, inline="always")
+def _settle_state(model, s, tmp):
+    """Forced moves collapsed in place (`rcfr.compiler.replay`'s rule), copying by element (no allocation)."""
+    data = model.game_data
+    while model.fn_player(data, s) != TERMINAL and model.fn_moves(data, s) == 1:
+        model.fn_child(data, s, 0, tmp)
+        for j in range(s.shape[0]):
+            s[j] = tmp[j]
+
+
+@njit(cache=True, inline="always")
+def _replay(model, h):
+    """The fast state of compiled history h into ``model.state``."""
+    parent, action, path, s, tmp, data = model.parent, model.action, model.path, model.state, model.tmp, model.game_data
+    n = 0
+    while parent[h] >= 0:
+        path[n] = action[h]
+        n += 1
+        h = parent[h]
+    model.fn_initial(data, s)
+    _settle_state(model, s, tmp)
+    for j in range(n - 1, -1, -1):
+        model.fn_child(data, s, path[j], tmp)
+        for i in range(s.shape[0]):
+            s[i] = tmp[i]
+        _settle_state(model, s, tmp)

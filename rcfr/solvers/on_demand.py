@@ -126,10 +126,12 @@ class LeanSampledRCFR(SampledRCFRSolver):
         of its sets, its training data (seeded as the dense path's: `ReservoirTargets`; `StoredSums` draws from
         2s+1+p) and one iteration's tally."""
         game, o, seed = self.game, self.options, self.options.seed
-        if o.profile == "model":
-            raise ValueError(f"{self.solver_name} on the compiled {game.name}: profile='model' evaluates the models "
-                             f"at the rules source's states; walk the game by its rules (rcfr.load_game(name, "
-                             f"compiled=False)) or use profile 'visited' or 'cache'")
+        if o.profile == "model":  # the walks replay each decision's state from the root (`TreeWalkModel`)
+            from .model_strategies import tree_walk_model, walk_model
+            self._check_compilable()
+            widest = int(np.max(game.infoset_num_actions, initial=1))
+            self._walk_model = walk_model(self.encoder, int(np.max(game.depth)) + 3, widest)
+            self._tree_model = tree_walk_model(game, self._walk_model)
         self._strategy_rows = bound_rows(game, self.encoder)  # the rows of the sequences whose strategy is predicted
         self.buffers = SamplerBuffers(game, self.sampler, seed)
         self.first_seq = np.ascontiguousarray(game.infoset_first_seq, np.int64)
@@ -175,8 +177,42 @@ class LeanSampledRCFR(SampledRCFRSolver):
 
     def _traverse(self, player: int, weight: float) -> None:
         """The iteration's traversals of `player` at the profile as it stands (no visited-set discovery), their
-        sampled regrets added to the tally."""
-        driver.estimate(*self._walk(player), self.traversals, self._tally, 0, weight)
+        sampled regrets added to the tally; with profile="model", the walks evaluating the models."""
+        if self.profile != "model":
+            driver.estimate(*self._walk(player), self.traversals, self._tally, 0, weight)
+            return
+        tree, state, scratch, settings, _ = self._walk(player)
+        model = self._tree_model._replace(walk=self._walk_model)
+        driver.estimate(tree, state._replace(model=model), scratch, settings, player, self.traversals, self._tally, 0,
+                        weight)
+        self._check_walk(player)
+
+    def _check_walk(self, player: int) -> None:
+        """Raise if a compiled model predicted a non-finite value in the traversals just made (`WalkModel.bad`)."""
+        if self._walk_model.bad[0]:
+            self._walk_model.bad[0] = 0
+            raise ValueError(f"{self.solver_name}: a compiled model predicted a non-finite value inside the walk of "
+                             f"player {player} at iteration {self.iteration}")
+
+    def _check_compilable(self) -> None:
+        """Refuse, before any work, a regressor `compile_model` cannot compile: a copy is fit on a few rows of the
+        encoder's width and compiled."""
+        import copy
+
+        from ..regressors import base as regressors
+        from ..regressors.compiled import NotCompilable, compile_model
+        probe = copy.deepcopy(self.regressors[0])
+        rng = np.random.default_rng(0)
+        width = self.encoder.num_features
+        rows = rng.integers(0, 3, (16, width)).astype(np.float64)
+        regressors.fit(probe, rows, rng.normal(size=16), np.ones(16))
+        try:
+            compile_model(probe)
+        except NotCompilable as error:
+            raise ValueError(f"{self.solver_name}: profile='model' evaluates the regressor inside the walks, and "
+                             f"regressor={self.options.regressor!r} cannot be compiled ({error}). Use "
+                             f"profile='visited': its batched predictions are the slow path that works for any "
+                             f"regressor") from None
 
     def _data(self, player: int):
         """The player's training data: its reservoir or its stored sums."""
@@ -211,8 +247,15 @@ class LeanSampledRCFR(SampledRCFRSolver):
         return sequence_rows(self.game, self.encoder, sequences)
 
     def _refresh(self, player: int) -> None:
-        """After a refit of `player`: refresh its profile (cache), or mark its sets stale (visited)."""
-        if self.visited is not None and self.fits[player]["count"][1] > 0:
+        """After a refit of `player`: refresh its profile (cache), mark its sets stale (visited), or give the walks
+        its new compiled model (model)."""
+        if self.profile == "model":
+            from ..regressors.compiled import compile_model
+            from .model_strategies import with_model, zero_model
+            t = int(self.fits[player]["count"][1])
+            model = compile_model(self.regressors[player]) if t > 0 else zero_model(self.encoder.num_features)
+            self._walk_model = with_model(self._walk_model, player, model, t)
+        elif self.visited is not None and self.fits[player]["count"][1] > 0:
             self.visited.stale(player)
         else:
             self._refresh_all(player)
@@ -247,6 +290,9 @@ class LeanSampledRCFR(SampledRCFRSolver):
 
     # ---- policies and size ---------------------------------------------------------------------
     def current_policy(self) -> Policy:
+        if self.profile == "model":  # no profile kept: every set predicted in batches
+            for p in (0, 1):
+                self._refresh_all(p)
         if self.visited is not None:  # every set's strategy, not only the visited ones'
             for p in (0, 1):
                 if self.visited.updated[p]:
