@@ -378,7 +378,8 @@ class SampledRCFROptions(ReservoirWeights, Options):
     """Sampled RCFR(+), dense (`features_on_demand=False`) or lean (True): every option checked, including
     the combinations the lean path refuses, before anything per sequence is allocated. ``tau``/``beta``
     None mean probing's 1 and 0 (only probing takes them); ``profile`` None means "visited", or "cache"
-    under probing (only the lean path takes it)."""
+    under probing (only the lean path takes it; "model", the compiled models evaluated inside the walks, with
+    external and outcome sampling)."""
 
     # "cache", "visited" and "model" give the same runs (bit for bit for trees: tests/test_visited_profile.py,
     # tests/test_inwalk_models.py)

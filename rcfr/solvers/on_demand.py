@@ -16,7 +16,9 @@ sampler kernels, same random stream, same reservoir or sums, same targets) but n
 * the current strategies the sampler reads are a profile (one float per sequence, the array the kernels
   already read): with ``profile="cache"`` it is refreshed after each refit by predicting every sequence
   in chunks of ``chunk`` sequences; with ``profile="visited"`` a refit marks the player's sets stale and
-  only the sets each traversal reads are predicted, in batches (`rcfr.solvers.visited`); same results;
+  only the sets each traversal reads are predicted, in batches (`rcfr.solvers.visited`); with
+  ``profile="model"`` no profile is read: the walks evaluate the players' compiled models where they meet a set
+  (`rcfr.solvers.model_strategies`, the compiled tree replaying each history's state); same results;
   "visited" is the default (faster in 13 of 14 large-game configurations measured, docs/large_rcfr.md),
   except under probing, whose sampling the discovery walk does not mirror: there the cache;
 * the average-strategy sums stay exact per sequence (exact exploitability needs them).
