@@ -185,8 +185,9 @@ class LeanSampledRCFR(SampledRCFRSolver):
             return
         tree, state, scratch, settings, _ = self._walk(player)
         model = self._tree_model._replace(walk=self._walk_model)
-        driver.estimate(tree, state._replace(model=model), scratch, settings, player, self.traversals, self._tally, 0,
-                        weight)
+        args = (tree, state._replace(model=model), scratch, settings, 0, self.traversals, player, weight, self._tally)
+        self._drive = self._drive or driver.bound(driver.drive, *args)  # numba's dispatch types every array anew
+        self._drive(*args)
         self._check_walk(player)
 
     def _check_walk(self, player: int) -> None:
