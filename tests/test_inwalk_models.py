@@ -112,6 +112,21 @@ def test_on_the_compiled_tree_equals_the_cache_profile(game, sampler):
             assert np.array_equal(value, cache.fits[p][key]), (p, key)
     a, b = model.current_policy().probs, cache.current_policy().probs
     assert np.array_equal(a, b) and np.ptp(a) > 0
+    assert model.buffers.state.sigma.size == model.buffers.state.regrets.size == 0  # no profile, no table
+
+
+@pytest.mark.slow
+def test_on_the_compiled_tree_resumes_bit_for_bit():
+    leduc = rcfr.load_game("leduc")
+    options = {**LEAN, "sampler": "external", "targets": "stored", "refit_every": 3, "capacity": 10**4}
+    straight = SampledRCFRPlus(leduc, profile="model", **options).run(10)
+    first = SampledRCFRPlus(leduc, profile="model", **options).run(5)
+    resumed = SampledRCFRPlus(leduc, profile="model", **options)
+    resumed.load_state_dict(first.state_dict())
+    resumed.run(5)
+    assert np.array_equal(straight.buffers.avg, resumed.buffers.avg)
+    assert np.array_equal(straight.current_policy().probs, resumed.current_policy().probs)
+    assert straight.nodes_touched == resumed.nodes_touched
 
 
 @pytest.mark.slow

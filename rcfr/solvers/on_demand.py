@@ -102,7 +102,7 @@ class LeanSampledRCFR(SampledRCFRSolver):
             raise ValueError(f"features_on_demand=True needs a game with a fast path (GameRules.fast); "
                              f"{game.name} has none")
         self.sampler, self.targets, self.selection = o.sampler, o.targets, o.selection
-        self.profile = o.visited_set  # the visited-set option: "cache" or "visited"
+        self.profile = o.visited_set  # the profile option resolved: "cache", "visited" or "model"
         self.traversals, self.refit_every, self.capacity = o.traversals, o.refit_every, o.capacity
         self.chunk = check_int("chunk", chunk, 1)
         self.buffer_power, self.power = o.buffer_power, o.power
@@ -120,8 +120,9 @@ class LeanSampledRCFR(SampledRCFRSolver):
         if self.profile == "visited":
             from .visited import VisitedProfile
             self.visited = VisitedProfile(self.buffers, self.sampler, o.epsilon, self._predict)
-        for p in (0, 1):
-            self._refresh_all(p)
+        if self.profile != "model":  # (a model's walks start uniform: t = 0)
+            for p in (0, 1):
+                self._refresh_all(p)
 
     def _allocate(self, bound_rows) -> None:
         """The arrays per set and sequence of the compiled game: sampler buffers, each player's (first, size)
@@ -136,6 +137,10 @@ class LeanSampledRCFR(SampledRCFRSolver):
             self._tree_model = tree_walk_model(game, self._walk_model)
         self._strategy_rows = bound_rows(game, self.encoder)  # the rows of the sequences whose strategy is predicted
         self.buffers = SamplerBuffers(game, self.sampler, seed)
+        if o.profile == "model":  # the walks read neither a regret table nor a profile
+            b = self.buffers
+            b.state = b.state._replace(regrets=np.zeros(0), sigma=np.zeros(0))
+            b.regrets, b.sigma = b.state.regrets, b.state.sigma
         self.first_seq = np.ascontiguousarray(game.infoset_first_seq, np.int64)
         self.num_actions = np.ascontiguousarray(game.infoset_num_actions, np.int64)
         players = np.asarray(game.infoset_player)
@@ -272,10 +277,11 @@ class LeanSampledRCFR(SampledRCFRSolver):
         prediction = regressors.predict(model, self._strategy_rows(sequences))
         return checked_prediction(model, prediction, len(sequences), f"player {player} at iteration {t}"), t
 
-    def _refresh_all(self, player: int) -> None:
-        """Regret matching on t x the player's predictions into the profile, whole information sets at a
-        time, about `chunk` sequences per prediction."""
-        sigma, t = self.buffers.sigma, int(self.fits[player]["count"][1])
+    def _refresh_all(self, player: int, sigma: np.ndarray | None = None) -> None:
+        """Regret matching on t x the player's predictions into the profile (or `sigma`, one entry a sequence),
+        whole information sets at a time, about `chunk` sequences per prediction."""
+        sigma = self.buffers.sigma if sigma is None else sigma
+        t = int(self.fits[player]["count"][1])
         firsts, sizes = self.sets[player]
         if self.visited is not None:
             self.visited.all_fresh(player)
@@ -293,9 +299,11 @@ class LeanSampledRCFR(SampledRCFRSolver):
 
     # ---- policies and size ---------------------------------------------------------------------
     def current_policy(self) -> Policy:
-        if self.profile == "model":  # no profile kept: every set predicted in batches
+        if self.profile == "model":  # no profile kept: every set predicted in batches, into an array of its own
+            sigma = np.zeros(self.game.num_sequences)
             for p in (0, 1):
-                self._refresh_all(p)
+                self._refresh_all(p, sigma)
+            return Policy(self.game, sigma, copy=False)
         if self.visited is not None:  # every set's strategy, not only the visited ones'
             for p in (0, 1):
                 if self.visited.updated[p]:
