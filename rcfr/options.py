@@ -35,7 +35,8 @@ SAMPLERS = ("external", "outcome", "probing")  # sampled RCFR's samplers
 CHANCE_SAMPLING = ("single", "paired", "common", "all")
 PUBLIC_CHANCE = ("sample", "enumerate")
 BASELINES = ("da", "eda", "none")  # MCCFRb's information-set baselines
-PROFILES = ("cache", "visited")  # where the lean path's current strategies come from
+PROFILES = ("cache", "visited", "model")  # where the lean path's current strategies come from
+MODEL_SAMPLERS = ("external", "outcome")  # the samplers whose walks evaluate the models themselves (profile="model")
 
 #: the largest averaging power (and discount power): t ** power stays finite for t up to 10 ** 15
 MAX_POWER = 20.0
@@ -377,9 +378,12 @@ class SampledRCFROptions(ReservoirWeights, Options):
     """Sampled RCFR(+), dense (`features_on_demand=False`) or lean (True): every option checked, including
     the combinations the lean path refuses, before anything per sequence is allocated. ``tau``/``beta``
     None mean probing's 1 and 0 (only probing takes them); ``profile`` None means "visited", or "cache"
-    under probing (only the lean path takes it)."""
+    under probing (only the lean path takes it; "model", the compiled models evaluated inside the walks, with
+    external and outcome sampling)."""
 
-    SAME_RESULTS = ("profile",)  # "cache" and "visited" give bit-identical runs (tests/test_visited_profile.py)
+    # "cache", "visited" and "model" give the same runs (bit for bit for trees: tests/test_visited_profile.py,
+    # tests/test_inwalk_models.py)
+    SAME_RESULTS = ("profile",)
 
     sampler: str = "external"
     regressor: Any = "best_first"
@@ -444,6 +448,10 @@ class SampledRCFROptions(ReservoirWeights, Options):
             if self.profile == "visited" and self.sampler == "probing":
                 raise ValueError("profile='visited' predicts what external and outcome sampling read; with "
                                  "sampler='probing' the allowed profiles are 'cache' and None")
+            if self.profile == "model" and self.sampler not in MODEL_SAMPLERS:
+                raise ValueError(f"profile='model' evaluates the models inside the walks of sampler "
+                                 f"{' or '.join(map(repr, MODEL_SAMPLERS))}; got sampler={self.sampler!r} (use "
+                                 f"profile 'visited' or 'cache' with it)")
 
 
     @property

@@ -85,7 +85,7 @@ def test_bound_rows_are_the_sequence_rows(games, name):
 
 
 @pytest.mark.parametrize("options,message", [
-    ({"features_on_demand": True, "profile": "lazy"}, "unknown profile .lazy.; allowed: cache, visited"),
+    ({"features_on_demand": True, "profile": "lazy"}, "unknown profile .lazy.; allowed: cache, visited, model"),
     ({"profile": "visited"}, "needs features_on_demand=True"),
     ({"features_on_demand": True, "profile": "visited", "sampler": "probing"}, "with sampler='probing' the allowed"),
 ])

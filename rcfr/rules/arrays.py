@@ -49,7 +49,7 @@ class RulesBuffers:
 
     def __init__(self, game: RulesGame, sampler: str, seed: int = 0, capacity: int = 1 << 12,
                  chance_sampling: str = "single", abstraction: CodeAbstraction | None = None,
-                 keep_states: bool = False):
+                 keep_states: bool = False, keep_table: bool = True):
         if sampler in UNSUPPORTED or sampler not in SAMPLERS:
             allowed = [s for s in SAMPLERS if s not in UNSUPPORTED]
             raise ValueError(f"sampler {sampler!r} cannot walk a game by its rules (it needs the compiled tree's "
@@ -58,6 +58,9 @@ class RulesBuffers:
             raise ValueError(f"capacity must be an integer in [1, 2**40], got {capacity!r}")
         self.game, self.sampler, self.abstraction = game, sampler, abstraction
         self.keep_states = bool(keep_states)  # a state and player per set met (on-demand features)
+        # a regret table and a current strategy per slot; without (sampled RCFR with its models evaluated in the
+        # walk, `State.model`), ``regrets`` and ``sigma`` are empty: the walks read neither
+        self.keep_table = bool(keep_table)
         fast = game.fast
         self.functions = {field: FastFunction(getattr(fast, role), role) for field, role in ROLES.items()}
         if abstraction is not None:
@@ -97,6 +100,8 @@ class RulesBuffers:
         widest = self.game.widest
 
         def fresh(name, length, dtype=np.float64, used=0, shape=()):
+            if not self.keep_table and name in ("regrets", "sigma"):
+                return np.zeros(0, dtype)
             array = np.zeros((length, *shape), dtype)
             if name in old:
                 array[:used] = old[name][:used]

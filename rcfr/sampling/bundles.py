@@ -62,13 +62,19 @@ index is -1), with ``row = traverser * baseline_stride`` (stride 0: one table sh
 player i, else the id of h's event for i (`rcfr.sampling.chance.common_keys`). ``public``: the public tree
 (`rcfr.sampling.public.PublicTree`) of public chance sampling, empty arrays for the other samplers."""
 
+NO_MODEL = np.zeros(0)  # `State.model` of every table solver: strategies by regret matching on `State.regrets`
+
 State = namedtuple("State", ["regrets", "avg", "sigma", "delta", "touched", "num_touched", "touched_stamp",
-                             "last", "counters", "rng", "baseline", "baseline_visits"])
+                             "last", "counters", "rng", "baseline", "baseline_visits", "model"],
+                   defaults=(NO_MODEL,))
 State.__doc__ = """Cumulative regrets, average-strategy sums, the current strategy of visited sets, the
 walk's sampled regrets (``delta``) and the information sets it wrote (``touched[:num_touched[0]]``),
 averaging bookkeeping (``last``), counters, RNG state, and the baselines of outcome sampling with baselines
 (per history for VR-MCCFR, per information set and action for MCCFRb) with their update counts (direct
-average)."""
+average). ``model`` says where a set's current strategy comes from (`strategies.current_strategy`, chosen when
+the driver compiles): `NO_MODEL` (the default), regret matching on ``regrets`` into ``sigma`` or ``sigma`` as a
+lean path left it; or a `rcfr.solvers.model_strategies.WalkModel`, each player's compiled model evaluated where
+the walk meets the set (issue 34, item 1)."""
 
 # one record per move of a sampled trajectory: the history, the index taken, both players' reaches,
 # chance reach and sample probability q before the move, and the move's sampling probability

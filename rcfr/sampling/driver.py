@@ -14,6 +14,10 @@ with it every inlined call that binds a bundle to a new name increfs and decrefs
 (atomics); numba's pruning pass left ~230 such call sites in the one driver, a fixed cost per traversal
 that outcome sampling's short trajectories paid the most (docs/mccfr.md, "Kernel structure").
 
+Where a set's current strategy comes from is the type of ``state.model`` (`strategies.current_strategy`): the
+table (`bundles.NO_MODEL`, every table solver), or compiled models evaluated in the walk
+(`rcfr.solvers.model_strategies.WalkModel`, lean sampled RCFR's ``profile="model"``), one compile each.
+
 numba's disk cache keys an entry point on its own file only: after editing an inlined walk in another
 module, delete ``rcfr/sampling/__pycache__/driver.*.nb*`` (or edit this file), or the old code is loaded.
 """

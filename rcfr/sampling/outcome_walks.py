@@ -17,7 +17,7 @@ from numba import njit
 from .bundles import AVG_NONE, BOTH, C_NODES, C_TRAVERSAL, CHANCE, DA, TERMINAL
 from .decisions import chance_outcome, trajectory_action
 from .states import ROOT, child, edge_slot, infoset, mover, num_moves, outcome_probs, payoff, regret_set
-from .strategies import credit_average, regret_matching, touch
+from .strategies import credit_average, current_strategy, strategy_at, touch
 
 
 @njit(cache=True, inline="always")
@@ -26,7 +26,7 @@ def _sample_trajectory(tree, state, path, traverser, eps, t, weight, average_mod
     decisions when ``traverser == BOTH``), crediting the other players' averages on the way. Fills one `path`
     record per move and returns (terminal history, number of moves, its sampling probability q(z))."""
     first_seq, parent_seq, average_first = tree.first_seq, tree.parent_seq, tree.average_first
-    regrets, avg, sigma, last = state.regrets, state.avg, state.sigma, state.last
+    regrets, avg, sigma, last, model = state.regrets, state.avg, state.sigma, state.last, state.model
     counters, rng = state.counters, state.rng
     counters[C_TRAVERSAL] += 1
     h = ROOT
@@ -49,17 +49,17 @@ def _sample_trajectory(tree, state, path, traverser, eps, t, weight, average_mod
         else:
             I = infoset(tree, h)
             f = first_seq[regret_set(tree, I)]
-            regret_matching(regrets, sigma, f, n, from_regrets)
-            k, xi = trajectory_action(sigma, f, n, traverser == BOTH or p == traverser, eps, rng)
+            sh, g = current_strategy(model, tree, regrets, sigma, h, f, n, depth, p, from_regrets)
+            k, xi = trajectory_action(sh, g, n, traverser == BOTH or p == traverser, eps, rng)
             if average_mode != AVG_NONE and (traverser == BOTH or p != traverser):
                 own = r0 if p == 0 else r1
                 stochastic = weight * own * rc / q
-                credit_average(avg, sigma, last, parent_seq, average_first, I, f, n, t, average_mode, stochastic,
+                credit_average(avg, sh, last, parent_seq, average_first, I, g, n, t, average_mode, stochastic,
                                own)
             if p == 0:
-                r0 *= sigma[f + k]
+                r0 *= sh[g + k]
             else:
-                r1 *= sigma[f + k]
+                r1 *= sh[g + k]
         q *= xi
         move.action = k
         move.xi = xi
@@ -76,8 +76,8 @@ def outcome_walk(tree, state, path, traverser, eps, t, weight, average_mode, fro
     both players' regrets and averages from the same trajectory)."""
     h, depth, q = _sample_trajectory(tree, state, path, traverser, eps, t, weight, average_mode, from_regrets)
     first_seq = tree.first_seq
-    sigma, delta, touched, num_touched, touched_stamp, counters = (
-        state.sigma, state.delta, state.touched, state.num_touched, state.touched_stamp, state.counters)
+    sigma, delta, touched, num_touched, touched_stamp, counters, model = (
+        state.sigma, state.delta, state.touched, state.num_touched, state.touched_stamp, state.counters, state.model)
     u0 = payoff(tree, h)
     # backward: tail = pi(h a* -> z), both players and chance
     tail = 1.0
@@ -93,7 +93,8 @@ def outcome_walk(tree, state, path, traverser, eps, t, weight, average_mode, fro
         J = regret_set(tree, infoset(tree, node))
         f = first_seq[J]
         n = num_moves(tree, node)
-        sk = sigma[f + k]
+        sd, g = strategy_at(model, sigma, f, d)
+        sk = sd[g + k]
         if traverser == BOTH or p == traverser:
             opp = move.reach1 if p == 0 else move.reach0
             u = u0 if p == 0 else -u0
@@ -131,9 +132,9 @@ def baseline_outcome_walk(tree, state, path, traverser, eps, baseline_decay, bas
     updated in the same traversal."""
     h, depth, q = _sample_trajectory(tree, state, path, traverser, eps, t, weight, average_mode, from_regrets)
     first_seq = tree.first_seq
-    sigma, delta, baseline, visits, touched, num_touched, touched_stamp, counters = (
+    sigma, delta, baseline, visits, touched, num_touched, touched_stamp, counters, model = (
         state.sigma, state.delta, state.baseline, state.baseline_visits, state.touched, state.num_touched,
-        state.touched_stamp, state.counters)
+        state.touched_stamp, state.counters, state.model)
     row = 0 if traverser == BOTH else traverser * tree.baseline_stride
     below = payoff(tree, h)  # estimate of the value of the child history on the path
     for d in range(depth - 1, -1, -1):
@@ -147,7 +148,7 @@ def baseline_outcome_walk(tree, state, path, traverser, eps, baseline_decay, bas
             J = -1
         else:
             J = regret_set(tree, infoset(tree, node))
-            probs, f = sigma, first_seq[J]
+            probs, f = strategy_at(model, sigma, first_seq[J], d)
         jk = edge_slot(tree, node, k, d + 1, J)
         corrected = _baseline_at(baseline, row, jk)
         corrected += (below - corrected) / move.xi
@@ -161,7 +162,7 @@ def baseline_outcome_walk(tree, state, path, traverser, eps, baseline_decay, bas
             touch(J, touched, num_touched, touched_stamp, counters)
             for a in range(n):
                 u = corrected if a == k else _baseline_at(baseline, row, edge_slot(tree, node, a, d + 1, J))
-                delta[f + a] += w * (u - value)
+                delta[first_seq[J] + a] += w * (u - value)
         if jk >= 0:
             if baseline_update == DA:
                 visits[row + jk] += 1

@@ -18,8 +18,13 @@ between visits.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from numba import njit
+from numba.core import types
+from numba.core.errors import NumbaIRAssumptionWarning
+from numba.extending import overload
 
 from .bundles import AVG_LAZY, AVG_OPTIMISTIC, AVG_STOCHASTIC, C_TRAVERSAL, RM_PLUS
 
@@ -39,6 +44,66 @@ def regret_matching(regrets, sigma, first, n, from_regrets):
             sigma[s] = regrets[s] / total if regrets[s] > 0.0 else 0.0
         else:
             sigma[s] = 1.0 / n
+
+
+# ---- where a set's current strategy comes from -----------------------------------------------------
+# `State.model` picks it when the driver compiles (numba types, as `states` picks the state source): the table
+# (`bundles.NO_MODEL`, an array: the code every table solver compiled before models existed) here, a compiled
+# model per player (`rcfr.solvers.model_strategies.WalkModel`) where that module overloads the same functions.
+# Each returns where the strategy lies, ``(array, offset)``: the table's ``(sigma, first_seq[J])``, a model's
+# row of its per-depth work, so that nothing is kept per set.
+
+def current_strategy(model, tree, regrets, sigma, h, f, n, d, p, from_regrets):
+    """The current strategy of the set (sequences f..f+n, player p) of the walk's state h at depth d, made now:
+    ``(array, offset)`` of its n probabilities."""
+
+
+def strategy_at(model, sigma, f, d):
+    """Where `current_strategy` put the strategy it made at depth d for the set at f (read again later in the
+    same walk, below that depth nothing having been made at d since)."""
+
+
+def set_strategy_action(model, tree, regrets, sigma, h, f, n, d, p, from_regrets, cached, I, stamp, rng):
+    """`decisions.set_action` with the set's strategy: ``(action, array, offset)``. The table makes the strategy
+    at the set's first visit of the traversal only (later visits read sigma); a model makes it at every visit,
+    since it keeps none."""
+
+
+# numba's pedantic SSA check warns about the loop variables of an ``inline="always"`` overload that calls an
+# inlined function (`regret_matching` here, `set_action` below): an internal check, not an error, and the code is
+# the walks' own (the golden tests compare it bit for bit), so only these overloads' warnings are silenced.
+warnings.filterwarnings("ignore", message=r".*variable '_(table|walk)_(set_)?strategy\w*__locals__",
+                        category=NumbaIRAssumptionWarning)
+
+
+def is_table(model) -> bool:
+    """True for the numba type of `bundles.NO_MODEL`."""
+    return isinstance(model, types.Array)
+
+
+@overload(current_strategy, inline="always")
+def _table_strategy(model, tree, regrets, sigma, h, f, n, d, p, from_regrets):
+    if is_table(model):
+        def strategy(model, tree, regrets, sigma, h, f, n, d, p, from_regrets):
+            regret_matching(regrets, sigma, f, n, from_regrets)
+            return sigma, f
+        return strategy
+
+
+@overload(strategy_at, inline="always")
+def _table_strategy_at(model, sigma, f, d):
+    if is_table(model):
+        return lambda model, sigma, f, d: (sigma, f)
+
+
+@overload(set_strategy_action, inline="always")
+def _table_set_strategy_action(model, tree, regrets, sigma, h, f, n, d, p, from_regrets, cached, I, stamp, rng):
+    if is_table(model):
+        from .decisions import set_action
+
+        def action(model, tree, regrets, sigma, h, f, n, d, p, from_regrets, cached, I, stamp, rng):
+            return set_action(regrets, sigma, f, n, from_regrets, cached, I, stamp, rng), sigma, f
+        return action
 
 
 @njit(cache=True, inline="always")

@@ -33,7 +33,7 @@ from numba import njit
 from .bundles import AVERAGE_STRATEGY, C_NODES, C_TRAVERSAL, CHANCE, EXTERNAL, PROBING, PURE, TERMINAL
 from .decisions import chance_outcome, keeps_action, set_action, trajectory_action
 from .states import ROOT, child, infoset, mover, num_moves, outcome_probs, payoff, regret_set
-from .strategies import credit_average, regret_matching, touch
+from .strategies import credit_average, current_strategy, set_strategy_action, strategy_at, touch
 
 
 @njit(cache=True, inline="always")
@@ -47,19 +47,20 @@ def _push(stack, top, code, d, i):
 def _probe(tree, state, z, e, width, from_regrets):
     """Player 0's payoff at the end of one on-policy trajectory from history z (at depth e), and the
     histories it visits."""
-    regrets, sigma, rng, first_seq = state.regrets, state.sigma, state.rng, tree.first_seq
+    regrets, sigma, rng, first_seq, model = state.regrets, state.sigma, state.rng, tree.first_seq, state.model
     nodes = 0
     depth = e
     while mover(tree, z) != TERMINAL:
         nodes += 1
         m = num_moves(tree, z)
-        if mover(tree, z) == CHANCE:
+        pz = mover(tree, z)
+        if pz == CHANCE:
             probs, start = outcome_probs(tree, z)
             k = chance_outcome(probs, start, m, rng)
         else:
             fz = first_seq[regret_set(tree, infoset(tree, z))]
-            regret_matching(regrets, sigma, fz, m, from_regrets)
-            k, xi = trajectory_action(sigma, fz, m, False, 0.0, rng)
+            sz, gz = current_strategy(model, tree, regrets, sigma, z, fz, m, depth, pz, from_regrets)
+            k, xi = trajectory_action(sz, gz, m, False, 0.0, rng)
         depth += 1
         z = child(tree, z, k, depth * width)
     return payoff(tree, z), nodes + 1
@@ -102,13 +103,13 @@ def _walk_sampled(tree, state, scratch, reach, top, h, I, n, d, i, e, width, sig
 
 
 @njit(cache=True, inline="always")
-def _traverser_update(sampler, sigma, delta, value, scale, chosen, f, n, d, i, e):
-    """The traverser's history at slot (d, i) once its children are done: its sampled regrets into delta
-    (sequences f..f+n), and its value."""
+def _traverser_update(sampler, sigma, g, delta, value, scale, chosen, f, n, d, i, e):
+    """The traverser's history at slot (d, i) once its children are done, its strategy at sigma[g:g+n]: its
+    sampled regrets into delta (sequences f..f+n), and its value."""
     if sampler == EXTERNAL:
         v = 0.0
         for a in range(n):
-            v += sigma[f + a] * value[e, a]
+            v += sigma[g + a] * value[e, a]
         for a in range(n):
             delta[f + a] += value[e, a] - v
     elif sampler == PURE:
@@ -118,7 +119,7 @@ def _traverser_update(sampler, sigma, delta, value, scale, chosen, f, n, d, i, e
     elif sampler == PROBING:  # sampled or probed, every child has an unbiased value
         v = 0.0
         for a in range(n):
-            v += sigma[f + a] * value[e, a]
+            v += sigma[g + a] * value[e, a]
         for a in range(n):
             delta[f + a] += scale[d, i] * (value[e, a] - v)
     else:  # AVERAGE_STRATEGY: values of kept children, importance weighted; regrets weighted by 1 / q_i(h)
@@ -128,7 +129,7 @@ def _traverser_update(sampler, sigma, delta, value, scale, chosen, f, n, d, i, e
                 value[e, a] *= scale[e, a] / scale[d, i]
             else:
                 value[e, a] = 0.0
-            v += sigma[f + a] * value[e, a]
+            v += sigma[g + a] * value[e, a]
         for a in range(n):
             delta[f + a] += scale[d, i] * (value[e, a] - v)
     return v
@@ -141,7 +142,7 @@ def tree_walk(tree, state, scratch, traverser, t, weight, average_mode, from_reg
     first_seq, parent_seq, average_first = tree.first_seq, tree.parent_seq, tree.average_first
     regrets, avg, sigma, delta, last, rng = state.regrets, state.avg, state.sigma, state.delta, state.last, state.rng
     touched, num_touched, touched_stamp = state.touched, state.num_touched, state.touched_stamp
-    counters = state.counters
+    counters, model = state.counters, state.model
     stack, value, chosen, cached, scale = scratch.stack, scratch.value, scratch.chosen, scratch.cached, scratch.scale
     reach = scratch.reach[1 - traverser]  # the opponent's reach (the player whose average accumulates)
     width = value.shape[1]  # slot (depth, index) is row depth * width + index of the state source's scratch
@@ -170,10 +171,10 @@ def tree_walk(tree, state, scratch, traverser, t, weight, average_mode, from_reg
             if p == traverser:
                 I = infoset(tree, h)
                 f = first_seq[regret_set(tree, I)]
-                regret_matching(regrets, sigma, f, n, from_regrets)
+                sh, g = current_strategy(model, tree, regrets, sigma, h, f, n, d, p, from_regrets)
                 top = _push(stack, top, -h - 1, d, i)
                 if sampler == PURE:
-                    chosen[d] = set_action(regrets, sigma, f, n, False, cached, I, stamp, rng)
+                    chosen[d] = set_action(regrets, sh, g, n, False, cached, I, stamp, rng)
                 if subsample:
                     top, probed = _walk_sampled(tree, state, scratch, reach, top, h, I, n, d, i, e, width, sign,
                                                 sampler, eps, tau, beta, from_regrets)
@@ -188,10 +189,11 @@ def tree_walk(tree, state, scratch, traverser, t, weight, average_mode, from_reg
             else:
                 I = infoset(tree, h)
                 f = first_seq[regret_set(tree, I)]
-                k = set_action(regrets, sigma, f, n, from_regrets, cached, I, stamp, rng)
-                credit_average(avg, sigma, last, parent_seq, average_first, I, f, n, t, average_mode, weight,
+                k, sh, g = set_strategy_action(model, tree, regrets, sigma, h, f, n, d, p, from_regrets, cached, I,
+                                               stamp, rng)
+                credit_average(avg, sh, last, parent_seq, average_first, I, g, n, t, average_mode, weight,
                                reach[d, i])
-                reach[e, k] = reach[d, i] * sigma[f + k]
+                reach[e, k] = reach[d, i] * sh[g + k]
             if subsample:
                 scale[e, k] = scale[d, i]
             top = _push(stack, top, -h - 1, d, i)
@@ -205,6 +207,7 @@ def tree_walk(tree, state, scratch, traverser, t, weight, average_mode, from_reg
             J = regret_set(tree, infoset(tree, h))
             f = first_seq[J]
             touch(J, touched, num_touched, touched_stamp, counters)
-            value[d, i] = _traverser_update(sampler, sigma, delta, value, scale, chosen, f, num_moves(tree, h), d, i,
+            sh, g = strategy_at(model, sigma, f, d)
+            value[d, i] = _traverser_update(sampler, sh, g, delta, value, scale, chosen, f, num_moves(tree, h), d, i,
                                             e)
     counters[C_NODES] += nodes

@@ -7,9 +7,11 @@
   the training data, the profile, the average sums and one iteration's tally grow with the sets met;
 * the feature rows of a sequence come from the state of the first history met in its set, which the buffers
   keep per set with its player (``set_states``): the encoder reads that state directly, no replay;
-* the current strategy is always the visited profile (`rcfr.solvers.visited`): the discovery walk, which on
+* the current strategy is the visited profile (`rcfr.solvers.visited`): the discovery walk, which on
   this path also numbers the sets a traversal will meet, predicts a set the first time it is met and after
-  each refit of its player, so the sampled traversal never reads a strategy that is not the model's;
+  each refit of its player, so the sampled traversal never reads a strategy that is not the model's; or, with
+  ``profile="model"``, the walk makes it from the player's compiled model where it meets the set
+  (`rcfr.solvers.model_strategies.WalkModel`): no profile, no discovery walk, no regret table kept;
 * policies are `rcfr.rules.policy.CodePolicy` objects keyed by information-set code.
 
 Refused here: ``profile="cache"`` (it refreshes every set of the game) and probing (the discovery walk does not
@@ -44,16 +46,23 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
 
     def _allocate(self, bound_rows) -> None:
         o = self.options
-        refused = {"profile": o.profile == "cache" and "'cache' (it refreshes every set of the game; use 'visited' "
-                                                      "or None)",
+        refused = {"profile": o.profile == "cache" and "'cache' (it refreshes every set of the game; use 'visited', "
+                                                      "'model' or None)",
                    "sampler": self.sampler == "probing" and "'probing' (use 'external' or 'outcome')"}
         for field, why in refused.items():
             if why:
                 raise ValueError(f"{self.solver_name} on {self.game.name} walked by its rules: {field} {why}")
         from rcfr.features.encoders import bound_encode_rows
-        self.profile = "visited"
+        self.profile = "model" if o.profile == "model" else "visited"
+        if self.profile == "model":
+            self._check_compilable()
         self._encode = bound_encode_rows(self.encoder)
-        self.buffers = RulesBuffers(self.game, self.sampler, o.seed, RulesGame.initial_sets, keep_states=True)
+        self.buffers = RulesBuffers(self.game, self.sampler, o.seed, RulesGame.initial_sets, keep_states=True,
+                                    keep_table=self.profile != "model")
+        if self.profile == "model":
+            from .model_strategies import walk_model
+            self._walk_model = walk_model(self.encoder, self.game.depth + 3, self.game.widest)
+            self._most_new = 0  # the most sets one player's traversals of an iteration met for the first time
         self._strategy_rows = self.rows
         self.offsets = [0, 0]  # sequences are the buffers' slots, both players' in one numbering
         if self.targets == "reservoir":
@@ -63,6 +72,51 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
                            for p in (0, 1)]
         self._tally = make_tally(0, 0, squares=False)
         self._fit_sizes()
+
+    # ---- the models evaluated in the walk (profile="model") --------------------------------------------
+    def _traverse(self, player: int, weight: float) -> None:
+        """profile="model": the traversals evaluate the models where they meet a set (`State.model`). No discovery
+        walk numbers the sets first and a walk cannot grow the arrays, so the arrays grow beforehand to leave 4x
+        the most new sets one call has met; where that is not sure (the first call, or room under 8x), the call
+        can be undone (`RulesBuffers._snapshot`, with the tally) and is walked again on arrays 4x larger after an
+        overflow. A call that overflowed where it could not be undone raises."""
+        if self.profile != "model":
+            return super()._traverse(player, weight)
+        from ..rules.source import OVERFLOW
+        from ..sampling import driver
+        b, widest, most = self.buffers, self.game.widest, self._most_new
+        free = lambda: (int(b.meta[2]) - b.num_sets, int(b.meta[3]) - b.num_slots)  # noqa: E731
+        while True:
+            if not b.has_room:
+                b.grow()  # whichever is half used, as every driver call on the rules
+            elif free()[0] < 4 * most or free()[1] < 4 * most * widest:
+                b.grow(2, both=True)
+            else:
+                break
+        sets, slots = free()
+        careful = most == 0 or sets < 8 * most or slots < 8 * most * widest
+        done = 0
+        while done < self.traversals:
+            tree, state, scratch, settings, _ = self._walk(player)  # grows when half full, then sizes the tally
+            tally, before = self._tally, b.num_sets
+            saved = (b._snapshot(), [a.copy() for a in tally]) if careful else None
+            args = (tree, state._replace(model=self._walk_model), scratch, settings, done, self.traversals - done,
+                    player, weight, tally)
+            self._drive = self._drive or driver.bound(driver.drive, *args)
+            ran = self._drive(*args)
+            if b.meta[OVERFLOW]:
+                if saved is None:
+                    raise RuntimeError(f"{self.solver_name}: player {player}'s traversals at iteration {self.iteration} "
+                                       f"met more than {sets:,} new information sets (4x the most before); the "
+                                       f"arrays overflowed and the call cannot be undone")
+                b._restore(saved[0])
+                for array, kept in zip(tally, saved[1]):
+                    array[:] = kept
+                b.grow(4, both=True)
+                continue
+            self._most_new = max(self._most_new, b.num_sets - before)
+            done += ran
+        self._check_walk(player)
 
     # ---- growing with the sets met ---------------------------------------------------------------
     def _fit_sizes(self) -> None:
@@ -105,10 +159,11 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
         tree = self.buffers.tree
         return np.flatnonzero(tree.set_states[:self.buffers.num_sets, PLAYER] == player)
 
-    def _refresh_all(self, player: int) -> None:
-        """Regret matching on t x the player's predictions into the profile, for every set met so far (uniform
-        before its first fit)."""
-        tree, sigma = self.buffers.tree, self.buffers.state.sigma
+    def _refresh_all(self, player: int, sigma: np.ndarray | None = None) -> None:
+        """Regret matching on t x the player's predictions into the profile (or `sigma`, one entry a slot), for every
+        set met so far (uniform before its first fit)."""
+        tree = self.buffers.tree
+        sigma = self.buffers.state.sigma if sigma is None else sigma
         t = int(self.fits[player]["count"][1])
         sets = self._player_sets(player)
         step = max(self.chunk // self.game.widest, 1)  # sets per prediction: at most `chunk` sequences
@@ -133,10 +188,12 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
                           default="uniform")  # sets never met play uniformly, as on the compiled tree
 
     def current_policy(self) -> CodePolicy:
-        """The model's current strategy at every set met (refreshed), as a `CodePolicy`."""
+        """The model's current strategy at every set met (refreshed), as a `CodePolicy`. With profile="model" no
+        profile is kept: the strategies are predicted in batches into a new array for the policy."""
+        sigma = np.zeros(len(self.buffers.state.avg)) if self.profile == "model" else self.buffers.state.sigma
         for p in (0, 1):
-            self._refresh_all(p)
-        return self._code_policy(self.buffers.state.sigma, positive=False)
+            self._refresh_all(p, sigma)
+        return self._code_policy(sigma, positive=False)
 
     def average_policy(self) -> CodePolicy:
         """The normalized average-strategy sums of the sets met (uniform where none yet), as a `CodePolicy`."""
@@ -163,8 +220,9 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
         sampler["regrets"] = np.zeros(len(sampler["avg"]))  # unused by sampled RCFR, not checkpointed
         self.buffers.load_state_dict(sampler)
         self._fit_sizes()
-        self.visited.fresh = np.zeros(0, np.int64)  # every set never met, then as `_load_state` refits
-        self.visited.sync()
+        if self.visited is not None:
+            self.visited.fresh = np.zeros(0, np.int64)  # every set never met, then as `_load_state` refits
+            self.visited.sync()
 
     def _load_state(self, state: dict[str, np.ndarray]) -> None:
         if self.targets == "stored":  # the checkpoint holds the slots met; the arrays are as long as the buffers'

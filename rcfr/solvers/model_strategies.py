@@ -8,14 +8,25 @@ each with `predict_row` and regret-matches t x prediction with the lean path's o
 (`predictions.match_set`). So a set gets the strategy a batch would give it: bit for bit for trees, whose
 compiled predictions are the regressor's own; to rounding (1e-12) for dense layers. It is the unit a
 sampling walk calls at a set (issue 34, item 1); `model_strategies` applies it to many sets from Python.
+
+`WalkModel` is what the walks call it with: set as `bundles.State.model`, it makes the walks (through the
+`rcfr.sampling.strategies` functions overloaded here) take every set's strategy from the player's compiled model
+at the walk's own state of the history, into a row per depth, instead of a profile (lean sampled RCFR's
+``profile="model"``, `rcfr.solvers.lean_rules`).
 """
 
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 import numpy as np
 from numba import njit
+from numba.extending import overload
 
-from ..regressors.compiled import predict_row
+from ..games.base import TERMINAL
+from ..regressors.compiled import CompiledModel, predict_row
+from ..sampling.decisions import set_action
+from ..sampling.strategies import current_strategy, set_strategy_action, strategy_at
 from .predictions import match_set
 
 
@@ -56,7 +67,6 @@ def model_strategies(model, encoder, states, sizes, t: float) -> np.ndarray:
     """The strategies (concatenated, set after set) of the sets at these fast `states` ((sets, width) int64),
     with `sizes` actions each, from compiled `model` at iteration t (`model_strategy`). The model must read
     the encoder's rows: a width that differs is refused, naming both."""
-    from ..regressors.compiled import CompiledModel
     if not isinstance(model, CompiledModel):
         raise TypeError(f"model must be a CompiledModel (rcfr.regressors.compile_model), got {type(model).__name__}")
     if model.width != encoder.num_features:
@@ -74,3 +84,169 @@ def model_strategies(model, encoder, states, sizes, t: float) -> np.ndarray:
     if bad >= 0:
         raise ValueError(f"the compiled model predicted a non-finite value for set {bad} (state {states[bad].tolist()})")
     return sigma
+
+
+# ---- the models evaluated inside the sampling walks (issue 34, item 1) ---------------------------------
+class WalkModel(NamedTuple):
+    """Where a sampling walk gets a set's current strategy when no profile is kept: `bundles.State.model`. At a
+    decision of player p at depth d the walk calls `model_strategy` with ``model0``/``model1``, the encoder's
+    function and data, the walk's state of the history (the rules source's row) and ``t[p]``; the strategy goes
+    to row d of ``work`` (``widest`` entries a depth), read again there later in the walk (`strategy_at`), so
+    nothing per information set is kept. A non-finite prediction cannot raise in compiled code: the walk plays
+    uniformly there and sets ``bad[0]``, and the solver refuses the traversal (`check`)."""
+
+    model0: CompiledModel
+    model1: CompiledModel
+    encode: Any  # the encoder's function, pinned (`_pinned`): one compiled driver for every encoder
+    data: Any  # the encoder's data
+    t: np.ndarray  # float64[2]: each player's predictions are regret-matched on t x prediction (0: uniform)
+    rows: np.ndarray  # (widest, features): one set's feature rows
+    scratch: np.ndarray  # the models' work rows (`CompiledModel.scratch`, the wider of the two)
+    work: np.ndarray  # float64[depths * widest]: the strategy made at each depth of the walk
+    widest: int
+    bad: np.ndarray  # int64[1]: 1 once a prediction was not finite
+
+
+def zero_model(width: int) -> CompiledModel:
+    """A compiled model that predicts 0 for every row of `width` features (a player not fit yet; with t = 0
+    its strategies are uniform whatever it predicts)."""
+    from ..regressors.compiled import _model
+    return _model(width)
+
+
+def walk_model(encoder, depths: int, widest: int) -> WalkModel:
+    """A `WalkModel` for rows of `encoder`, walks at most `depths` deep and `widest` actions wide; both players
+    unfit (t = 0: uniform strategies) until `with_model` gives them one."""
+    width = encoder.num_features
+    zero = zero_model(width)
+    return WalkModel(model0=zero, model1=zero, encode=_pinned(encoder), data=encoder.data, t=np.zeros(2),
+                     rows=np.zeros((max(widest, 1), width)), scratch=zero.scratch(),
+                     work=np.zeros(max(depths, 1) * max(widest, 1)), widest=int(max(widest, 1)),
+                     bad=np.zeros(1, np.int64))
+
+
+def with_model(walk: WalkModel, player: int, model: CompiledModel, t: float) -> WalkModel:
+    """`walk` with `player`'s compiled model replaced (its width checked) and its t set."""
+    if not isinstance(model, CompiledModel):
+        raise TypeError(f"model must be a CompiledModel (rcfr.regressors.compile_model), got {type(model).__name__}")
+    if model.width != walk.rows.shape[1]:
+        raise ValueError(f"the model reads rows of {model.width} features but the encoder writes "
+                         f"{walk.rows.shape[1]}: fit the model on this encoder's rows")
+    scratch = model.scratch()
+    if scratch.shape[1] > walk.scratch.shape[1]:
+        walk = walk._replace(scratch=scratch)
+    walk.t[player] = float(t)
+    return walk._replace(**{f"model{player}": model})
+
+
+def is_walk_model(model) -> bool:
+    """True for the numba type of a `WalkModel`."""
+    return getattr(model, "instance_class", None) is WalkModel
+
+
+@njit(cache=True, inline="always")
+def _made(walk, s, n, d, p):
+    """`model_strategy` of player p's model at state s (n actions) into work row d; uniform, and ``bad`` marked,
+    where a prediction is not finite."""
+    g = d * walk.widest
+    compiled = walk.model0 if p == 0 else walk.model1
+    work = walk.work
+    if not model_strategy(compiled, walk.encode, walk.data, s, n, walk.t[p], walk.rows, walk.scratch, work, g):
+        walk.bad[0] = 1
+        for a in range(n):
+            work[g + a] = 1.0 / n
+    return work, g
+
+
+@overload(current_strategy, inline="never")  # one copy of the model's arithmetic, however many walks call it
+def _walk_strategy(model, tree, regrets, sigma, h, f, n, d, p, from_regrets):
+    if is_walk_model(model):
+        return lambda model, tree, regrets, sigma, h, f, n, d, p, from_regrets: _made(model, tree.states[h], n, d, p)
+    if is_tree_walk_model(model):
+        def strategy(model, tree, regrets, sigma, h, f, n, d, p, from_regrets):
+            _replay(model, h)
+            return _made(model.walk, model.state, n, d, p)
+        return strategy
+
+
+@overload(strategy_at, inline="always")
+def _walk_strategy_at(model, sigma, f, d):
+    if is_walk_model(model):
+        return lambda model, sigma, f, d: (model.work, d * model.widest)
+    if is_tree_walk_model(model):
+        return lambda model, sigma, f, d: (model.walk.work, d * model.walk.widest)
+
+
+@overload(set_strategy_action, inline="always")
+def _walk_set_strategy_action(model, tree, regrets, sigma, h, f, n, d, p, from_regrets, cached, I, stamp, rng):
+    if is_walk_model(model) or is_tree_walk_model(model):
+        def action(model, tree, regrets, sigma, h, f, n, d, p, from_regrets, cached, I, stamp, rng):
+            work, g = current_strategy(model, tree, regrets, sigma, h, f, n, d, p, from_regrets)
+            return set_action(regrets, work, g, n, False, cached, I, stamp, rng), work, g
+        return action
+
+
+# ---- on the compiled tree: the history's state replayed from the root -------------------------------
+class TreeWalkModel(NamedTuple):
+    """`WalkModel` for walks of the compiled tree, whose handles are history ids: at a set the walk's history
+    is replayed from the root with the game's fast functions (``parent``/``action``: the game's arrays, forced
+    moves collapsed as the compiler does) into ``state``, then as `WalkModel`. Costs a replay per decision (the
+    history's depth in fast-game moves); kept: one state, one path."""
+
+    walk: WalkModel
+    fn_initial: Any
+    fn_player: Any
+    fn_moves: Any
+    fn_child: Any
+    game_data: Any
+    parent: np.ndarray
+    action: np.ndarray
+    state: np.ndarray  # int64[width]
+    tmp: np.ndarray  # int64[width]
+    path: np.ndarray  # int64[deepest history + 1]
+
+
+def tree_walk_model(game, walk: WalkModel) -> TreeWalkModel:
+    """A `TreeWalkModel` for compiled `game` around `walk`."""
+    from ..rules.source import FastFunction
+    fast = game.rules.fast()
+    functions = {f"fn_{k}": FastFunction(getattr(fast, role), role)
+                 for k, role in (("initial", "initial"), ("player", "player"), ("moves", "num_children"),
+                                 ("child", "child"))}
+    return TreeWalkModel(walk=walk, **functions, game_data=fast.data,
+                         parent=np.ascontiguousarray(game.parent, np.int32), action=np.ascontiguousarray(game.action),
+                         state=np.zeros(fast.width, np.int64), tmp=np.zeros(fast.width, np.int64),
+                         path=np.zeros(int(np.max(game.depth)) + 1, np.int64))
+
+
+def is_tree_walk_model(model) -> bool:
+    """True for the numba type of a `TreeWalkModel`."""
+    return getattr(model, "instance_class", None) is TreeWalkModel
+
+
+@njit(cache=True, inline="always")
+def _settle_state(model, s, tmp):
+    """Forced moves collapsed in place (`rcfr.compiler.replay`'s rule), copying by element (no allocation)."""
+    data = model.game_data
+    while model.fn_player(data, s) != TERMINAL and model.fn_moves(data, s) == 1:
+        model.fn_child(data, s, 0, tmp)
+        for j in range(s.shape[0]):
+            s[j] = tmp[j]
+
+
+@njit(cache=True, inline="always")
+def _replay(model, h):
+    """The fast state of compiled history h into ``model.state``."""
+    parent, action, path, s, tmp, data = model.parent, model.action, model.path, model.state, model.tmp, model.game_data
+    n = 0
+    while parent[h] >= 0:
+        path[n] = action[h]
+        n += 1
+        h = parent[h]
+    model.fn_initial(data, s)
+    _settle_state(model, s, tmp)
+    for j in range(n - 1, -1, -1):
+        model.fn_child(data, s, path[j], tmp)
+        for i in range(s.shape[0]):
+            s[i] = tmp[i]
+        _settle_state(model, s, tmp)

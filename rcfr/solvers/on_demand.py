@@ -16,7 +16,9 @@ sampler kernels, same random stream, same reservoir or sums, same targets) but n
 * the current strategies the sampler reads are a profile (one float per sequence, the array the kernels
   already read): with ``profile="cache"`` it is refreshed after each refit by predicting every sequence
   in chunks of ``chunk`` sequences; with ``profile="visited"`` a refit marks the player's sets stale and
-  only the sets each traversal reads are predicted, in batches (`rcfr.solvers.visited`); same results;
+  only the sets each traversal reads are predicted, in batches (`rcfr.solvers.visited`); with
+  ``profile="model"`` no profile is read: the walks evaluate the players' compiled models where they meet a set
+  (`rcfr.solvers.model_strategies`, the compiled tree replaying each history's state); same results;
   "visited" is the default (faster in 13 of 14 large-game configurations measured, docs/large_rcfr.md),
   except under probing, whose sampling the discovery walk does not mirror: there the cache;
 * the average-strategy sums stay exact per sequence (exact exploitability needs them).
@@ -100,7 +102,7 @@ class LeanSampledRCFR(SampledRCFRSolver):
             raise ValueError(f"features_on_demand=True needs a game with a fast path (GameRules.fast); "
                              f"{game.name} has none")
         self.sampler, self.targets, self.selection = o.sampler, o.targets, o.selection
-        self.profile = o.visited_set  # the visited-set option: "cache" or "visited"
+        self.profile = o.visited_set  # the profile option resolved: "cache", "visited" or "model"
         self.traversals, self.refit_every, self.capacity = o.traversals, o.refit_every, o.capacity
         self.chunk = check_int("chunk", chunk, 1)
         self.buffer_power, self.power = o.buffer_power, o.power
@@ -118,16 +120,27 @@ class LeanSampledRCFR(SampledRCFRSolver):
         if self.profile == "visited":
             from .visited import VisitedProfile
             self.visited = VisitedProfile(self.buffers, self.sampler, o.epsilon, self._predict)
-        for p in (0, 1):
-            self._refresh_all(p)
+        if self.profile != "model":  # (a model's walks start uniform: t = 0)
+            for p in (0, 1):
+                self._refresh_all(p)
 
     def _allocate(self, bound_rows) -> None:
         """The arrays per set and sequence of the compiled game: sampler buffers, each player's (first, size)
         of its sets, its training data (seeded as the dense path's: `ReservoirTargets`; `StoredSums` draws from
         2s+1+p) and one iteration's tally."""
         game, o, seed = self.game, self.options, self.options.seed
+        if o.profile == "model":  # the walks replay each decision's state from the root (`TreeWalkModel`)
+            from .model_strategies import tree_walk_model, walk_model
+            self._check_compilable()
+            widest = int(np.max(game.infoset_num_actions, initial=1))
+            self._walk_model = walk_model(self.encoder, int(np.max(game.depth)) + 3, widest)
+            self._tree_model = tree_walk_model(game, self._walk_model)
         self._strategy_rows = bound_rows(game, self.encoder)  # the rows of the sequences whose strategy is predicted
         self.buffers = SamplerBuffers(game, self.sampler, seed)
+        if o.profile == "model":  # the walks read neither a regret table nor a profile
+            b = self.buffers
+            b.state = b.state._replace(regrets=np.zeros(0), sigma=np.zeros(0))
+            b.regrets, b.sigma = b.state.regrets, b.state.sigma
         self.first_seq = np.ascontiguousarray(game.infoset_first_seq, np.int64)
         self.num_actions = np.ascontiguousarray(game.infoset_num_actions, np.int64)
         players = np.asarray(game.infoset_player)
@@ -155,7 +168,7 @@ class LeanSampledRCFR(SampledRCFRSolver):
             weight = float(t) ** self.power / self.traversals
             for p in (0, 1):
                 if self.visited is None:
-                    driver.estimate(*self._walk(p), self.traversals, self._tally, 0, weight)
+                    self._traverse(p, weight)
                 else:  # predict what each traversal reads first
                     for k in range(self.traversals):
                         self.visited.prepare(p, self.buffers.state.rng)
@@ -168,6 +181,46 @@ class LeanSampledRCFR(SampledRCFRSolver):
                 self._data(p).add(sequences - self.offsets[p], values, t)
                 if t % self.refit_every == 0:
                     self._fit(p, t)
+
+    def _traverse(self, player: int, weight: float) -> None:
+        """The iteration's traversals of `player` at the profile as it stands (no visited-set discovery), their
+        sampled regrets added to the tally; with profile="model", the walks evaluating the models."""
+        if self.profile != "model":
+            driver.estimate(*self._walk(player), self.traversals, self._tally, 0, weight)
+            return
+        tree, state, scratch, settings, _ = self._walk(player)
+        model = self._tree_model._replace(walk=self._walk_model)
+        args = (tree, state._replace(model=model), scratch, settings, 0, self.traversals, player, weight, self._tally)
+        self._drive = self._drive or driver.bound(driver.drive, *args)  # numba's dispatch types every array anew
+        self._drive(*args)
+        self._check_walk(player)
+
+    def _check_walk(self, player: int) -> None:
+        """Raise if a compiled model predicted a non-finite value in the traversals just made (`WalkModel.bad`)."""
+        if self._walk_model.bad[0]:
+            self._walk_model.bad[0] = 0
+            raise ValueError(f"{self.solver_name}: a compiled model predicted a non-finite value inside the walk of "
+                             f"player {player} at iteration {self.iteration}")
+
+    def _check_compilable(self) -> None:
+        """Refuse, before any work, a regressor `compile_model` cannot compile: a copy is fit on a few rows of the
+        encoder's width and compiled."""
+        import copy
+
+        from ..regressors import base as regressors
+        from ..regressors.compiled import NotCompilable, compile_model
+        probe = copy.deepcopy(self.regressors[0])
+        rng = np.random.default_rng(0)
+        width = self.encoder.num_features
+        rows = rng.integers(0, 3, (16, width)).astype(np.float64)
+        regressors.fit(probe, rows, rng.normal(size=16), np.ones(16))
+        try:
+            compile_model(probe)
+        except NotCompilable as error:
+            raise ValueError(f"{self.solver_name}: profile='model' evaluates the regressor inside the walks, and "
+                             f"regressor={self.options.regressor!r} cannot be compiled ({error}). Use "
+                             f"profile='visited': its batched predictions are the slow path that works for any "
+                             f"regressor") from None
 
     def _data(self, player: int):
         """The player's training data: its reservoir or its stored sums."""
@@ -202,8 +255,15 @@ class LeanSampledRCFR(SampledRCFRSolver):
         return sequence_rows(self.game, self.encoder, sequences)
 
     def _refresh(self, player: int) -> None:
-        """After a refit of `player`: refresh its profile (cache), or mark its sets stale (visited)."""
-        if self.visited is not None and self.fits[player]["count"][1] > 0:
+        """After a refit of `player`: refresh its profile (cache), mark its sets stale (visited), or give the walks
+        its new compiled model (model)."""
+        if self.profile == "model":
+            from ..regressors.compiled import compile_model
+            from .model_strategies import with_model, zero_model
+            t = int(self.fits[player]["count"][1])
+            model = compile_model(self.regressors[player]) if t > 0 else zero_model(self.encoder.num_features)
+            self._walk_model = with_model(self._walk_model, player, model, t)
+        elif self.visited is not None and self.fits[player]["count"][1] > 0:
             self.visited.stale(player)
         else:
             self._refresh_all(player)
@@ -217,10 +277,11 @@ class LeanSampledRCFR(SampledRCFRSolver):
         prediction = regressors.predict(model, self._strategy_rows(sequences))
         return checked_prediction(model, prediction, len(sequences), f"player {player} at iteration {t}"), t
 
-    def _refresh_all(self, player: int) -> None:
-        """Regret matching on t x the player's predictions into the profile, whole information sets at a
-        time, about `chunk` sequences per prediction."""
-        sigma, t = self.buffers.sigma, int(self.fits[player]["count"][1])
+    def _refresh_all(self, player: int, sigma: np.ndarray | None = None) -> None:
+        """Regret matching on t x the player's predictions into the profile (or `sigma`, one entry a sequence),
+        whole information sets at a time, about `chunk` sequences per prediction."""
+        sigma = self.buffers.sigma if sigma is None else sigma
+        t = int(self.fits[player]["count"][1])
         firsts, sizes = self.sets[player]
         if self.visited is not None:
             self.visited.all_fresh(player)
@@ -238,6 +299,11 @@ class LeanSampledRCFR(SampledRCFRSolver):
 
     # ---- policies and size ---------------------------------------------------------------------
     def current_policy(self) -> Policy:
+        if self.profile == "model":  # no profile kept: every set predicted in batches, into an array of its own
+            sigma = np.zeros(self.game.num_sequences)
+            for p in (0, 1):
+                self._refresh_all(p, sigma)
+            return Policy(self.game, sigma, copy=False)
         if self.visited is not None:  # every set's strategy, not only the visited ones'
             for p in (0, 1):
                 if self.visited.updated[p]:

@@ -32,6 +32,11 @@ def _is_regressor(value) -> bool:
     return hasattr(value, "fit") and hasattr(value, "predict") and not isinstance(value, type)
 
 
+def _is_compiled_model(value) -> bool:
+    from ..regressors.compiled import CompiledModel
+    return isinstance(value, CompiledModel)
+
+
 def regressor_bytes(model) -> int:
     """A fitted regressor's bytes: its compiled model's arrays, else its pickle; 0 before its first fit."""
     from sklearn.exceptions import NotFittedError
@@ -84,6 +89,8 @@ def _walk(value, path: str, seen: set, found: dict[str, int], game) -> None:
             if ("torch", storage.data_ptr()) not in seen:
                 seen.add(("torch", storage.data_ptr()))
                 found[path] = storage.nbytes()
+            continue
+        if _is_compiled_model(value):  # a regressor's compiled form (`State.model`'s): counted as its regressor
             continue
         if _is_regressor(value):
             found[path] = regressor_bytes(value)

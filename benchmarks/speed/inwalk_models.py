@@ -1,0 +1,81 @@
+"""What an iteration costs with the models evaluated inside the walk (``profile="model"``) against the visited
+profile and plain external sampling, on Bluff walked by its rules; and what each keeps.
+
+    python -m benchmarks.speed.inwalk_models                       # Bluff(2,1), 200 + 200 iterations
+    python -m benchmarks.speed.inwalk_models --dice 2 2 --warmup 300 --iterations 300
+    python -m benchmarks.speed.inwalk_models --game leduc --leaves 256 --warmup 100 --iterations 400  # compiled
+
+Lean sampled RCFR+ (best-first trees of `--leaves` leaves, stored targets, external sampling, a refit every
+`--refit-every` iterations) runs `--warmup` iterations, then `--iterations` more are timed (process CPU seconds),
+once with ``profile="model"`` and once with ``profile="visited"`` (and ``"cache"`` on compiled Leduc, `--game
+leduc`); ES-MCCFR on the same game likewise. Printed per
+solver: ms per timed iteration, of which in refits (a fit, then the model's compile or the profile's marking of
+stale sets), histories touched per iteration, sets met and `state_bytes()` at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import rcfr
+from rcfr.solvers import SampledRCFRPlus, make_solver
+
+
+def timed(solver, warmup: int, iterations: int) -> tuple[float, float, float]:
+    """(CPU ms, of which in fits, histories touched) per iteration over `iterations` after `warmup`."""
+    solver.run(warmup)
+    fits = [0.0]
+    train = getattr(solver, "_train", None)
+    if train is not None:  # the refits (fit, then the model's compile or the profile's refresh), timed apart
+        def timed_train(player):
+            begin = time.process_time()
+            train(player)
+            fits[0] += time.process_time() - begin
+        solver._train = timed_train
+    nodes, start = solver.nodes_touched, time.process_time()
+    solver.run(iterations)
+    seconds = time.process_time() - start
+    return 1e3 * seconds / iterations, 1e3 * fits[0] / iterations, (solver.nodes_touched - nodes) / iterations
+
+
+def sets_met(solver) -> int:
+    """The information sets met (on the rules), or the game's (compiled)."""
+    buffers = solver.buffers
+    return buffers.num_sets if hasattr(buffers, "num_sets") else solver.game.num_infosets
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", choices=("bluff", "leduc"), default="bluff")
+    parser.add_argument("--dice", type=int, nargs=2, default=(2, 1))
+    parser.add_argument("--warmup", type=int, default=200)
+    parser.add_argument("--iterations", type=int, default=200)
+    parser.add_argument("--refit-every", type=int, default=50)
+    parser.add_argument("--leaves", type=int, default=1024)
+    args = parser.parse_args()
+    if args.game == "leduc":
+        game, features, profiles, title = rcfr.load_game("leduc"), "poker", ("model", "visited", "cache"), "Leduc"
+    else:
+        game = rcfr.load_game("liars_dice", dice1=args.dice[0], dice2=args.dice[1], compiled=False)
+        features, profiles, title = "liars_dice", ("model", "visited"), f"Bluff{tuple(args.dice)} walked by its rules"
+    lean = dict(features_on_demand=True, features=features, sampler="external", targets="stored",
+                regressor={"name": "best_first", "max_leaves": args.leaves}, capacity=100_000,
+                refit_every=args.refit_every, seed=0)
+    solvers = {f"sampled-rcfr+ profile={p}": SampledRCFRPlus(game, profile=p, **lean) for p in profiles}
+    solvers["es-mccfr"] = make_solver("es-mccfr", game, seed=0)
+    print(f"{title}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+          f"load average {os.getloadavg()[0]:.2f} at the start")
+    print("| solver | ms / iteration | of which refits | without refits | histories / iteration | sets met | "
+          "state bytes |")
+    print("|---|---|---|---|---|---|---|")
+    for name, solver in solvers.items():
+        ms, fits, nodes = timed(solver, args.warmup, args.iterations)
+        print(f"| {name} | {ms:.2f} | {fits:.2f} | {ms - fits:.2f} | {nodes:,.0f} | {sets_met(solver):,} | "
+              f"{solver.state_bytes():,} |", flush=True)
+    print(f"load average {os.getloadavg()[0]:.2f} at the end")
+
+
+if __name__ == "__main__":
+    main()
