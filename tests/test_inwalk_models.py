@@ -64,8 +64,8 @@ def _same_run(model, visited, numbered_alike=True):
             assert np.array_equal(value, visited.fits[p][key]), (p, key)
 
 
+@pytest.mark.slow  # the driver for the rules source, with models and with the visited profile: ~2 min cold
 def test_external_sampling_on_kuhn_is_the_visited_profile_bit_for_bit(kuhn):
-    """The one test of the default set that compiles the driver with models in it (about 70 s cold)."""
     model, visited = _pair(kuhn, refit_every=4, targets="reservoir", capacity=400)
     _same_run(model, visited)
     assert model.buffers.state.sigma.size == model.buffers.state.regrets.size == 0  # no profile, no table
