@@ -45,8 +45,8 @@ GAMES = {
 }
 QUICK = ["Kuhn", "Leduc", "Goofspiel-3", "Liar's Dice 1x3", "Battleship 2x2"]
 SOLVERS = ["cfr", "cfr+", "lcfr", "dcfr", "dcfr+", "pcfr+", "pdcfr+", "hs-dcfr", "hs-pcfr+", "sapcfr+", "apcfr+",
-           "apdcfr+"]
-SCHEDULED = ("hs-dcfr", "hs-pcfr+")
+           "apdcfr+", "ddcfr"]
+SCHEDULED = ("hs-dcfr", "hs-pcfr+", "ddcfr")  # planned over a horizon (ddcfr's policy observes t / T)
 
 #: Published exploitability at T = 1,000 (chips): the DDCFR authors' repository results (Xu et al.,
 #: ICLR 2024), as quoted in issue 21 and docs/../REFERENCE.md. None: not published. "<=1e-12": their

@@ -10,7 +10,8 @@ here) and answers with DCFR's alpha in [0, 5], beta in [-5, 0] and gamma in [0, 
 iterations tau in {1, 2, 5, 10, 20} they are kept for. Within a block the update is DCFR's as the paper's
 code writes it: R^t = R^{t-1} d(t-1) + r^t with d(s) = s^alpha / (s^alpha + 1) where R^{t-1} > 0 and
 s^beta / (s^beta + 1) elsewhere, regret matching on R^t, and the average C^t = C^{t-1} ((t-1)/t)^gamma +
-(iteration t's plan). With constant parameters this is `dcfr` (tested to 1e-12).
+(iteration t's plan). With constant parameters this is `dcfr`: the same regrets and strategies bit for bit, the
+same average to rounding (dcfr weights iteration t by t^gamma exactly).
 
 The policy is a one-hidden-layer network (`DiscountPolicy`), its weights shipped as data
 (`rcfr/solvers/data/ddcfr_policy.json`, trained by ``python -m benchmarks.studies.ddcfr_train``) and checked on
@@ -31,10 +32,10 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..evaluation import exploitability
-from ..options import Options, check_choice, check_float, check_int, UPDATES
+from ..options import UPDATES, Options, check_choice, check_float, check_int
 from ..tree import Game
 from .cfr import CFRSolver
-from .stores import DiscountedTable
+from .stores import DiscountedTable, weight
 
 #: the shipped, trained policy
 POLICY_FILE = Path(__file__).resolve().parent / "data" / "ddcfr_policy.json"
@@ -228,6 +229,28 @@ def check_policy(value: Any) -> SchedulePolicy:
     return value
 
 
+class DynamicDiscountTable(DiscountedTable):
+    """DCFR's regrets, discounted before each addition by the current `alpha` / `beta` (set from outside at
+    each decision): R^t = R^{t-1} d(t-1) + r^t by sign. The next strategy is regret matching on R^t's positive
+    entries scaled by d_alpha(t) > 0, the same strategy as on R^t (regret matching is scale free) computed with
+    the operations `dcfr` uses (it matches (R^{t-1} d(t-1) + r^t) d(t)), so constant parameters give its iterates
+    bit for bit."""
+
+    def __init__(self, alpha: float = 1.5, beta: float = 0.0):
+        super().__init__(alpha=alpha, beta=beta, plus=False)
+
+    def bind(self, game: Game) -> None:
+        super().bind(game)
+        self._scaled = [np.zeros(v.num_sequences) for v in self.views]
+
+    def update(self, player: int, regrets: np.ndarray, iteration: int) -> None:
+        total = self.regrets[player]
+        self._discount(total, iteration - 1)
+        total += regrets
+        scaled = np.multiply(total, weight(iteration, self.alpha), out=self._scaled[player])
+        self._match(scaled, self.views[player], self._strategies[player])
+
+
 @dataclass(frozen=True)
 class DDCFROptions(Options):
     """ddcfr's options: the planned number of iterations T (the observation's t / T: required), the update
@@ -267,7 +290,7 @@ class DDCFR(CFRSolver):
 
     def __init__(self, game: Game, *, horizon: int | None = None, policy: Any = None, updates: str = "alternating"):
         options = DDCFROptions(horizon=horizon, updates=updates, policy=policy)
-        self.table = DiscountedTable(alpha=1.5, beta=0.0, plus=False)  # set by each decision
+        self.table = DynamicDiscountTable()  # alpha and beta: set by each decision
         super().__init__(game, self.table, options=options)
         self.policy, self.horizon = options.policy, options.horizon
         self.gamma = 2.0
