@@ -82,7 +82,8 @@ def run_table(games: list[str], out: Path, solvers: list[str]) -> None:
             solver = build(name, game, 1000).run(1000)
             value = rcfr.exploitability(game, solver.average_policy())
             rows.append({"game": label, "solver": name, "iterations": 1000, "exploitability": value,
-                         "seconds": time.perf_counter() - start})
+                         "seconds": time.perf_counter() - start,
+                         "evaluations": getattr(solver, "evaluations", 0)})  # ddcfr's observations
             print(f"{label:16s} {name:9s} {value:.3e}  {rows[-1]['seconds']:.1f}s", flush=True)
     _write(out / "table.csv", rows)
     report(rows)

@@ -3,6 +3,7 @@
     python -m benchmarks.studies.ddcfr_train [--epochs 150] [--pairs 12] [--seed 0] [--iterations 1000]
                                              [--out rcfr/solvers/data/ddcfr_policy.json]
                                              [--curve benchmarks/results/ddcfr_train.csv]
+    python -m benchmarks.studies.ddcfr_train --show "Kuhn;Leduc"   # the shipped policy's schedule on games
 
 The training games are the DDCFR paper's (Xu et al., ICLR 2024, the authors' configs): Kuhn poker (weight 3),
 Goofspiel-3, Liar's Dice 1x3 and their 5x3 "small matrix" game (a rock-paper-scissors block beside two rows
@@ -190,6 +191,32 @@ def _save(out: Path, curve: Path, best, settings: dict, rows: list[dict]) -> dic
     return data
 
 
+def show(policy_path: Path, labels: list[str], iterations: int) -> None:
+    """The schedule a policy file chooses on suite games (`benchmarks.reproductions.tabular_frontier`'s), one
+    line per decision at iterations 0, 1, 2, 5, 10, 20, ... and the final exploitability."""
+    from benchmarks.reproductions.tabular_frontier import load
+    policy = DiscountPolicy.load(policy_path)
+    for label in labels:
+        game = load(label)
+        solver = make_solver("ddcfr", game, horizon=iterations, policy=policy).run(iterations)
+        value = rcfr.exploitability(game, solver.average_policy())
+        print(f"{label}: {len(solver.decisions)} decisions, exploitability at T = {iterations}: {value:.3e}")
+        marks, mark = set(), 1
+        while mark <= iterations:
+            marks.update({mark, 2 * mark, 5 * mark})
+            mark *= 10
+        shown, last = set(), None
+        for d in solver.decisions:
+            due = [m for m in sorted(marks | {0}) if m <= d["iteration"] and m not in shown]
+            if due or d is solver.decisions[-1]:
+                shown.update(due)
+                key = (round(d["alpha"], 2), round(d["beta"], 2), round(d["gamma"], 2), d["tau"])
+                if key != last or d is solver.decisions[-1]:
+                    print(f"  t {d['iteration']:5d}  E {d['exploitability']:.2e}  alpha {d['alpha']:.2f}  "
+                          f"beta {d['beta']:.2f}  gamma {d['gamma']:.2f}  tau {d['tau']}")
+                last = key
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--epochs", type=int, default=150)
@@ -201,7 +228,12 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=1000, help="T of every training run")
     parser.add_argument("--out", type=Path, default=POLICY_FILE)
     parser.add_argument("--curve", type=Path, default=CURVE)
+    parser.add_argument("--show", metavar="GAMES", help="train nothing: print the schedule the --out file chooses on "
+                        "these suite games (labels of benchmarks.reproductions.tabular_frontier, ';'-separated)")
     args = parser.parse_args()
+    if args.show:
+        show(args.out, args.show.split(";"), args.iterations)
+        return
     for name in ("epochs", "pairs", "hidden", "iterations"):
         if getattr(args, name) < (0 if name == "epochs" else 1):
             parser.error(f"--{name} must be {'>= 0' if name == 'epochs' else '>= 1'}")
