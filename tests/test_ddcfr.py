@@ -294,3 +294,13 @@ def test_rank_utilities_are_centred_and_ordered():
     from benchmarks.studies.ddcfr_train import rank_utilities
     u = rank_utilities(np.array([0.1, 3.0, -1.0, 2.0]))
     assert abs(u.sum()) < 1e-12 and u[1] > u[3] > u[0] >= u[2]
+
+
+def test_ddcfr_runs_on_an_abstraction(leduc):
+    """abstract_solver wraps the store after construction: the parameters each decision sets must still reach
+    the table inside (the identity abstraction gives the plain solver's iterates)."""
+    from rcfr.abstraction import abstract_solver, identity
+    plain = make_solver("ddcfr", leduc, horizon=40).run(40)
+    tied = abstract_solver("ddcfr", leduc, identity(leduc), horizon=40).run(40)
+    np.testing.assert_array_equal(plain.average_policy().probs, tied.average_policy().probs)
+    assert tied.decisions == plain.decisions and len({d["alpha"] for d in plain.decisions}) > 1
