@@ -8,7 +8,7 @@
     python -m benchmarks.reproductions.tabular_frontier plot DIR                              # curves.csv -> PNG
     python -m benchmarks.reproductions.tabular_frontier sizes                                 # ours vs a pyspiel walk
 
-`table` runs each solver to exactly 1,000 iterations (the schedules' horizon is 1,000) and prints our
+`table` runs each solver to exactly 1,000 iterations (the schedules' horizon, and ddcfr's, is 1,000) and prints our
 exploitability beside the published numbers; `curves` evaluates at log-spaced iterations up to
 `--iterations` (schedules planned over that horizon) and appends to DIR/curves.csv as it goes, so a
 partial run keeps what it measured. Every solver is deterministic: one run per cell, no seeds.
