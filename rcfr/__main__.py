@@ -100,7 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, TypeError) as err:  # TypeError: a parameter of the wrong kind reached the rules
         parser.error(f"--game {args.game}: {err}")
     try:
-        solver = rcfr.make_solver(args.solver, game)
+        # ddcfr's policy observes t / T: the run's length is its horizon
+        solver = rcfr.make_solver(args.solver, game, **({"horizon": args.iterations} if args.solver == "ddcfr" else {}))
     except (ValueError, TypeError) as err:
         parser.error(f"--solver {args.solver}: {err}")
 

@@ -341,8 +341,9 @@ def test_presets_cover_every_game_and_solver(preset, games, iterations, horizon)
             specs = [validate(compose("config", overrides=job)) for job in first.values()]
     finally:
         GlobalHydra.instance().clear()
-    solvers = {"cfr", "cfr+", "lcfr", "dcfr", *NEW}
+    solvers = {"cfr", "cfr+", "lcfr", "dcfr", *NEW, "ddcfr"}
     assert len(jobs) == games * len(solvers) == len({tuple(sorted(j)) for j in jobs})
     assert {s.solver.name for s in specs} == solvers
     assert {s.run.iterations for s in specs} == {iterations}
-    assert {s.solver.options["horizon"] for s in specs if s.solver.name.startswith("hs-")} == {horizon}
+    assert {s.solver.options["horizon"] for s in specs if s.solver.name.startswith("hs-") or
+            s.solver.name == "ddcfr"} == {horizon}

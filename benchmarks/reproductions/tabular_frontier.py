@@ -8,7 +8,7 @@
     python -m benchmarks.reproductions.tabular_frontier plot DIR                              # curves.csv -> PNG
     python -m benchmarks.reproductions.tabular_frontier sizes                                 # ours vs a pyspiel walk
 
-`table` runs each solver to exactly 1,000 iterations (the schedules' horizon is 1,000) and prints our
+`table` runs each solver to exactly 1,000 iterations (the schedules' horizon, and ddcfr's, is 1,000) and prints our
 exploitability beside the published numbers; `curves` evaluates at log-spaced iterations up to
 `--iterations` (schedules planned over that horizon) and appends to DIR/curves.csv as it goes, so a
 partial run keeps what it measured. Every solver is deterministic: one run per cell, no seeds.
@@ -45,8 +45,8 @@ GAMES = {
 }
 QUICK = ["Kuhn", "Leduc", "Goofspiel-3", "Liar's Dice 1x3", "Battleship 2x2"]
 SOLVERS = ["cfr", "cfr+", "lcfr", "dcfr", "dcfr+", "pcfr+", "pdcfr+", "hs-dcfr", "hs-pcfr+", "sapcfr+", "apcfr+",
-           "apdcfr+"]
-SCHEDULED = ("hs-dcfr", "hs-pcfr+")
+           "apdcfr+", "ddcfr"]
+SCHEDULED = ("hs-dcfr", "hs-pcfr+", "ddcfr")  # planned over a horizon (ddcfr's policy observes t / T)
 
 #: Published exploitability at T = 1,000 (chips): the DDCFR authors' repository results (Xu et al.,
 #: ICLR 2024), as quoted in issue 21 and docs/../REFERENCE.md. None: not published. "<=1e-12": their
@@ -82,7 +82,8 @@ def run_table(games: list[str], out: Path, solvers: list[str]) -> None:
             solver = build(name, game, 1000).run(1000)
             value = rcfr.exploitability(game, solver.average_policy())
             rows.append({"game": label, "solver": name, "iterations": 1000, "exploitability": value,
-                         "seconds": time.perf_counter() - start})
+                         "seconds": time.perf_counter() - start,
+                         "evaluations": getattr(solver, "evaluations", 0)})  # ddcfr's observations
             print(f"{label:16s} {name:9s} {value:.3e}  {rows[-1]['seconds']:.1f}s", flush=True)
     _write(out / "table.csv", rows)
     report(rows)

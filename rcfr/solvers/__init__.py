@@ -19,6 +19,7 @@ from .cfr import (
     PredictiveDiscountedCFRPlus,
     SimpleAsymmetricPCFRPlus,
 )
+from .ddcfr import DDCFR, ConstantPolicy, DiscountPolicy
 from .mccfr import (
     AverageStrategySampling,
     ChanceSamplingCFR,
@@ -53,6 +54,7 @@ SOLVERS = {
     "sapcfr+": SimpleAsymmetricPCFRPlus,
     "apcfr+": AsymmetricPCFRPlus,
     "apdcfr+": AsymmetricPDCFRPlus,
+    "ddcfr": DDCFR,
     "cscfr": ChanceSamplingCFR,
     "os-mccfr": OutcomeSamplingMCCFR,
     "es-mccfr": ExternalSamplingMCCFR,
@@ -81,7 +83,8 @@ def make_solver(name: str, game: Game, **options) -> CFRSolver | MCCFRSolver | S
     return solver if solver is not None else build("solver", SOLVERS, name, game, **options)
 
 
-__all__ = ["AverageStrategySampling", "BluffPublicCFR", "CFR", "CFRPlus", "CFRSolver", "ChanceSamplingCFR", "DenseSampledRCFR",
+__all__ = ["AverageStrategySampling", "BluffPublicCFR", "CFR", "CFRPlus", "CFRSolver", "ChanceSamplingCFR", "ConstantPolicy",
+           "DDCFR", "DenseSampledRCFR", "DiscountPolicy",
            "DiscountedCFR", "LeanSampledRCFR", "SampledRCFRSolver",
            "ExternalSamplingMCCFR", "LinearCFR", "MCCFRb", "MCCFRSolver", "OutcomeSamplingMCCFR", "ProbingMCCFR",
            "PublicChanceSamplingCFR", "PureCFR", "RCFR", "RCFRPlus", "RRM", "RegressionRegrets", "RegretStore",
