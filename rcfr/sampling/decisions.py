@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.extending import overload
 
-from .strategies import regret_matching
+from .strategies import is_table, regret_matching
 
 
 # ---- random numbers ---------------------------------------------------------------------------
@@ -95,6 +96,20 @@ def set_action(regrets, sigma, f, n, from_regrets, cached, I, stamp, rng):
         cached[I, 0] = stamp
         cached[I, 1] = pick(sigma, f, n, rng)
     return cached[I, 1]
+
+
+def set_strategy_action(model, tree, regrets, sigma, h, f, n, d, p, from_regrets, cached, I, stamp, rng):
+    """`set_action` with the set's strategy as `strategies.current_strategy` makes it: ``(action, array,
+    offset)``. The table makes the strategy at the set's first visit of the traversal only (later visits read
+    sigma); a model makes it at every visit, since it keeps none."""
+
+
+@overload(set_strategy_action, inline="always")
+def _table_set_strategy_action(model, tree, regrets, sigma, h, f, n, d, p, from_regrets, cached, I, stamp, rng):
+    if is_table(model):
+        def action(model, tree, regrets, sigma, h, f, n, d, p, from_regrets, cached, I, stamp, rng):
+            return set_action(regrets, sigma, f, n, from_regrets, cached, I, stamp, rng), sigma, f
+        return action
 
 
 @njit(cache=True, inline="always")

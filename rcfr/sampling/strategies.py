@@ -63,14 +63,8 @@ def strategy_at(model, sigma, f, d):
     same walk, below that depth nothing having been made at d since)."""
 
 
-def set_strategy_action(model, tree, regrets, sigma, h, f, n, d, p, from_regrets, cached, I, stamp, rng):
-    """`decisions.set_action` with the set's strategy: ``(action, array, offset)``. The table makes the strategy
-    at the set's first visit of the traversal only (later visits read sigma); a model makes it at every visit,
-    since it keeps none."""
-
-
 # numba's pedantic SSA check warns about the loop variables of an ``inline="always"`` overload that calls an
-# inlined function (`regret_matching` here, `set_action` below): an internal check, not an error, and the code is
+# inlined function (`regret_matching` here, `set_action` in `decisions`): an internal check, not an error, and the code is
 # the walks' own (the golden tests compare it bit for bit), so only these overloads' warnings are silenced.
 warnings.filterwarnings("ignore", message=r".*variable '_(table|walk)_(set_)?strategy\w*__locals__",
                         category=NumbaIRAssumptionWarning)
@@ -94,16 +88,6 @@ def _table_strategy(model, tree, regrets, sigma, h, f, n, d, p, from_regrets):
 def _table_strategy_at(model, sigma, f, d):
     if is_table(model):
         return lambda model, sigma, f, d: (sigma, f)
-
-
-@overload(set_strategy_action, inline="always")
-def _table_set_strategy_action(model, tree, regrets, sigma, h, f, n, d, p, from_regrets, cached, I, stamp, rng):
-    if is_table(model):
-        from .decisions import set_action
-
-        def action(model, tree, regrets, sigma, h, f, n, d, p, from_regrets, cached, I, stamp, rng):
-            return set_action(regrets, sigma, f, n, from_regrets, cached, I, stamp, rng), sigma, f
-        return action
 
 
 @njit(cache=True, inline="always")

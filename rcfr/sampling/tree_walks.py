@@ -31,9 +31,9 @@ from __future__ import annotations
 from numba import njit
 
 from .bundles import AVERAGE_STRATEGY, C_NODES, C_TRAVERSAL, CHANCE, EXTERNAL, PROBING, PURE, TERMINAL
-from .decisions import chance_outcome, keeps_action, set_action, trajectory_action
+from .decisions import chance_outcome, keeps_action, set_action, set_strategy_action, trajectory_action
 from .states import ROOT, child, infoset, mover, num_moves, outcome_probs, payoff, regret_set
-from .strategies import credit_average, current_strategy, set_strategy_action, strategy_at, touch
+from .strategies import credit_average, current_strategy, strategy_at, touch
 
 
 @njit(cache=True, inline="always")

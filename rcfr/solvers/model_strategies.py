@@ -25,8 +25,8 @@ from numba.extending import overload
 
 from ..games.base import TERMINAL
 from ..regressors.compiled import CompiledModel, predict_row
-from ..sampling.decisions import set_action
-from ..sampling.strategies import current_strategy, set_strategy_action, strategy_at
+from ..sampling.decisions import set_action, set_strategy_action
+from ..sampling.strategies import current_strategy, strategy_at
 from .predictions import match_set
 
 
