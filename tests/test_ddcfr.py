@@ -22,7 +22,7 @@ from rcfr.solvers.ddcfr import (
     shipped_policy,
 )
 from tests.brute import policy_rows
-from tests.test_frontier import MatrixGame, _matched, _power_weight
+from tests.test_frontier import MatrixGame, _matched, _power_weight, reference_run
 
 
 # ---- the policy file ---------------------------------------------------------------------------------
@@ -127,49 +127,21 @@ STEPS = [(1.5, 0.0, 2.0, 2), (3.0, -2.0, 0.5, 1), (0.5, -4.5, 4.0, 5), (4.0, -0.
 
 
 def reference(rules, steps, iterations):
-    """The paper's code's DCFR over dictionaries: R = R d(t-1) + r by sign, the average cum ((t-1)/t)^gamma
-    + reach sigma, alternating updates; the parameters of iteration t from the decision whose block holds t."""
-    schedule, t = [], 0
+    """The paper's code's DCFR by the papers' formulas (`test_frontier.reference_run`): R = R d(t-1) + r by sign,
+    the average cum ((t-1)/t)^gamma + reach sigma; the parameters of iteration t from the decision whose block
+    holds t. Returns the average per information-set key."""
+    schedule = []
     for i in range(iterations):
         alpha, beta, gamma, tau = steps[min(i, len(steps) - 1)]
         schedule += [(alpha, beta, gamma)] * tau
-        t += tau
-        if t >= iterations:
+        if len(schedule) >= iterations:
             break
-    from rcfr.games.base import CHANCE, TERMINAL
-    sigma, R, cum = {}, {}, {}
 
-    def walk(state, i, mine, other, instant, reach):
-        who = rules.player(state)
-        if who == TERMINAL:
-            u = rules.utility(state)
-            return u if i == 0 else -u
-        if who == CHANCE:
-            return sum(p * walk(rules.next_state(state, a), i, mine, other * p, instant, reach)
-                       for a, (_, p) in enumerate(rules.chance_outcomes(state)))
-        key, n = rules.infoset_key(state), len(rules.actions(state))
-        pol = sigma.setdefault(key, np.full(n, 1.0 / n))
-        if who != i:
-            return sum(pol[a] * walk(rules.next_state(state, a), i, mine, other * pol[a], instant, reach)
-                       for a in range(n))
-        values = np.array([walk(rules.next_state(state, a), i, mine * pol[a], other, instant, reach)
-                           for a in range(n)])
-        v = float(pol @ values)
-        instant[key] = instant.get(key, np.zeros(n)) + other * (values - v)
-        reach[key] = reach.get(key, 0.0) + mine
-        return v
+    def update(R, r, t):
+        alpha, beta, _ = schedule[t - 1]
+        return np.array([x * _power_weight(t - 1, alpha if x > 0 else beta) for x in R]) + r
 
-    for t in range(1, iterations + 1):
-        alpha, beta, gamma = schedule[t - 1]
-        for i in (0, 1):
-            instant, reach = {}, {}
-            walk(rules.initial_state(), i, 1.0, 1.0, instant, reach)
-            for key, r in instant.items():
-                old = R.get(key, np.zeros(len(r)))
-                R[key] = np.array([x * _power_weight(t - 1, alpha if x > 0 else beta) for x in old]) + r
-                cum[key] = cum.get(key, 0.0) * ((t - 1) / t) ** gamma + reach[key] * sigma[key]
-                sigma[key] = _matched(R[key])
-    return {k: c / c.sum() if c.sum() > 0 else np.full(len(c), 1 / len(c)) for k, c in cum.items()}
+    return reference_run(rules, update, lambda R, r, t, *_: _matched(R), lambda s: schedule[s][2], iterations)[1]
 
 
 @pytest.mark.parametrize("rules", [rcfr.games.Kuhn(), MatrixGame(0)], ids=["kuhn", "matrix"])

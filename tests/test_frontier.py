@@ -106,9 +106,14 @@ def _rule(name: str, horizon: int):
 
 
 def reference(rules: GameRules, name: str, iterations: int, horizon: int = 1000):
+    """Rule `name` by the papers' formulas (`reference_run`): (regrets, average) per information-set key."""
+    return reference_run(rules, *_rule(name, horizon), iterations)
+
+
+def reference_run(rules: GameRules, update, strategy, gamma, iterations: int):
     """Alternating updates as in the papers' code: player 0's regrets against the profile at t, then
-    player 1's against player 0's new strategy; the average is cum * ((t-1)/t)^gamma + reach * sigma^t."""
-    update, strategy, gamma = _rule(name, horizon)
+    player 1's against player 0's new strategy; the average is cum * ((t-1)/t)^gamma + reach * sigma^t.
+    `update`, `strategy` and `gamma` as `_rule` returns them."""
     sigma, R, cum, owner, memos = {}, {}, {}, {}, {}
 
     def walk(state, i, mine, other, instant, reach):
