@@ -22,9 +22,12 @@ def _warm_driver():
 
 
 def _warm_rules_and_trees():
-    """Kernels that need no compiled game: the rules path's evaluation and counting walks, best-first trees."""
+    """Kernels that need no compiled game: the rules path's evaluation and counting walks, best-first trees, and
+    (while the other worker still compiles the driver) the approximate evaluation's walk and Bluff's evaluation."""
     import numpy as np
 
+    import rcfr.approx_walks
+    import rcfr.rules.bluff_evaluation
     from rcfr.regressors import make_regressor
     from rcfr.rules.evaluation import exploitability
     from rcfr.rules.policy import CodePolicy
@@ -36,6 +39,8 @@ def _warm_rules_and_trees():
     count_sizes(rules)
     x = np.linspace(0.0, 1.0, 40).reshape(20, 2)
     make_regressor({"name": "best_first", "max_leaves": 4}).fit(x, x[:, 0])
+    rcfr.approx_walks.walk_samples.dispatcher  # compiled on first use (rcfr.numba_lazy): now
+    rcfr.rules.bluff_evaluation._walk.dispatcher
 
 
 #: Kernels that take up to a minute of CPU each to compile from a cold numba cache (the game compiler and

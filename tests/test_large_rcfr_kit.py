@@ -71,6 +71,7 @@ print(json.dumps({"before": before, **{k: summary[k] for k in (*memory.MEMORY, "
 """
 
 
+@pytest.mark.slow  # two kit runs in a fresh interpreter
 def test_a_run_reports_its_own_peak_memory_and_cpu_seconds(tmp_path):
     # In a fresh interpreter: the test process's own size (2.3 GB after other tests) must not matter.
     import os
