@@ -22,7 +22,7 @@ from rcfr.solvers.ddcfr import (
     shipped_policy,
 )
 from tests.brute import policy_rows
-from tests.test_frontier import MatrixGame, _matched, _power_weight, reference_run
+from tests.test_frontier import MatrixGame, _matched, _power_weight, reference_run, resumed_pair
 
 
 # ---- the policy file ---------------------------------------------------------------------------------
@@ -192,15 +192,7 @@ def test_the_shipped_policy_converges_on_kuhn(kuhn):
 
 
 def test_a_checkpoint_resumes_bit_for_bit_mid_block(kuhn):
-    straight = make_solver("ddcfr", kuhn, horizon=60).run(47)
-    first = make_solver("ddcfr", kuhn, horizon=60).run(23)
-    resumed = make_solver("ddcfr", kuhn, horizon=60)
-    resumed.load_state_dict(first.state_dict())
-    resumed.run(24)
-    np.testing.assert_array_equal(straight.average_policy().probs, resumed.average_policy().probs)
-    np.testing.assert_array_equal(straight.current_policy().probs, resumed.current_policy().probs)
-    for p in (0, 1):
-        np.testing.assert_array_equal(straight.store.regrets[p], resumed.store.regrets[p])
+    straight, resumed = resumed_pair("ddcfr", kuhn, 47, 23, horizon=60)
     assert straight.evaluations == resumed.evaluations
     assert straight.decisions[-len(resumed.decisions):] == resumed.decisions
 
