@@ -143,6 +143,7 @@ def test_fig53_presets_pair_each_game_with_its_abstraction_and_both_averages():
         assert {(j.solver.name, j.run.iterations) for j in jobs} == {("cfr", iterations)}
 
 
+@pytest.mark.slow  # composes every job of the Fig 5.4 presets (10-17 s)
 def test_fig54_presets_take_run_lengths_from_the_arms_or_the_quick_preset():
     full = _jobs("lanctot_fig54")
     assert {j.run.measure for j in full} == {"full_regret"} and {j.solver.name for j in full} == {"cscfr"}

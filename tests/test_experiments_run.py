@@ -70,7 +70,8 @@ def test_a_run_writes_config_metrics_policy_and_summary(tmp_path):
     assert "iterations: 100" in (tmp_path / "config.yaml").read_text()
 
 
-@pytest.mark.parametrize("solver,stop_at", [("cfr+", 37), ("cfr", 1), ("dcfr", 55), ("lcfr", 44)])
+@pytest.mark.parametrize("solver,stop_at", [("cfr+", 37)] + [pytest.param(*case, marks=pytest.mark.slow)  # the others: slow set
+                                          for case in (("cfr", 1), ("dcfr", 55), ("lcfr", 44))])
 def test_interrupted_then_resumed_equals_uninterrupted_bit_for_bit(tmp_path, solver, stop_at):
     whole, parts = tmp_path / "whole", tmp_path / "parts"
     run_experiment(config("leduc", solver, 90), whole)
@@ -93,9 +94,10 @@ def test_interrupted_then_resumed_equals_uninterrupted_bit_for_bit(tmp_path, sol
                 assert np.array_equal(a[key], b[key]), key
 
 
-@pytest.mark.parametrize("game,abstraction", [("leduc", {"name": "card", "params": {"partition": "JQ.K"}}),
-                                              ("leduc", {"name": "ehs", "params": {"buckets": 2}}),
-                                              ("nlocp", {"name": "action", "params": {"wagers": "HP"}})])
+@pytest.mark.parametrize("game,abstraction", [
+    ("leduc", {"name": "card", "params": {"partition": "JQ.K"}}),
+    pytest.param("leduc", {"name": "ehs", "params": {"buckets": 2}}, marks=pytest.mark.slow),
+    pytest.param("nlocp", {"name": "action", "params": {"wagers": "HP"}}, marks=pytest.mark.slow)])
 def test_abstracted_runs_resume_bit_for_bit_and_score_in_the_full_game(tmp_path, game, abstraction):
     cfg = {**config(game, "cfr+", 60), "abstraction": abstraction}
     whole, parts = tmp_path / "whole", tmp_path / "parts"
@@ -114,7 +116,8 @@ def test_abstracted_runs_resume_bit_for_bit_and_score_in_the_full_game(tmp_path,
     assert summary["representation_size"] < full.num_sequences
 
 
-@pytest.mark.parametrize("solver", ["es-mccfr", "os-mccfr", "cscfr", "vr-mccfr"])
+@pytest.mark.parametrize("solver", ["es-mccfr"] + [pytest.param(name, marks=pytest.mark.slow)  # the others: slow set
+                                    for name in ("os-mccfr", "cscfr", "vr-mccfr")])
 def test_sampled_solvers_resume_bit_for_bit_with_their_seed(tmp_path, solver):
     """MCCFR advances in compiled chunks of thousands of iterations; a stop, a resume and the
     sampler's RNG state must still reproduce one uninterrupted run with the same seed."""

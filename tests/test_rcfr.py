@@ -138,7 +138,7 @@ WEIGHTED_RPS = np.array([[0.0, -1.0, 3.0], [1.0, 0.0, -1.0], [-3.0, 1.0, 0.0]]) 
 
 @pytest.mark.parametrize("regret_matching", ["rm", "rm+"])
 @pytest.mark.parametrize("targets", ["stored", "bootstrap"])
-@pytest.mark.parametrize("regressor", ["table", "linear"])
+@pytest.mark.parametrize("regressor", ["table", pytest.param("linear", marks=pytest.mark.slow)])  # 4-6 s each
 def test_rrm_reaches_low_regret_on_rock_paper_scissors(regret_matching, targets, regressor):
     learners = [RRM(3, regressor, regret_matching=regret_matching, targets=targets) for _ in (0, 1)]
     result = solve_matrix_game(WEIGHTED_RPS, *learners, iterations=1000)
