@@ -18,8 +18,9 @@ Where a set's current strategy comes from is the type of ``state.model`` (`strat
 table (`bundles.NO_MODEL`, every table solver), or compiled models evaluated in the walk
 (`rcfr.solvers.model_strategies.WalkModel`, lean sampled RCFR's ``profile="model"``), one compile each.
 
-numba's disk cache keys an entry point on its own file only: after editing an inlined walk in another
-module, delete ``rcfr/sampling/__pycache__/driver.*.nb*`` (or edit this file), or the old code is loaded.
+numba alone would key the cached driver by this file only; `rcfr.numba_cache` widens the key to every file it
+compiles in (the inlined walks, the overloads of the state sources and strategy sources), so an edited walk is
+recompiled.
 """
 
 from __future__ import annotations

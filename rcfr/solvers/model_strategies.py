@@ -93,7 +93,7 @@ class WalkModel(NamedTuple):
     function and data, the walk's state of the history (the rules source's row) and ``t[p]``; the strategy goes
     to row d of ``work`` (``widest`` entries a depth), read again there later in the walk (`strategy_at`), so
     nothing per information set is kept. A non-finite prediction cannot raise in compiled code: the walk plays
-    uniformly there and sets ``bad[0]``, and the solver refuses the traversal (`check`)."""
+    uniformly there and sets ``bad[0]``, and the solver raises after the traversals (`LeanSampledRCFR._check_walk`)."""
 
     model0: CompiledModel
     model1: CompiledModel
