@@ -4,7 +4,7 @@ OpenSpiel's solver (`open_spiel.python.pytorch.deep_cfr`, the `openspiel` extra,
 the settings of its upstream example (examples/deep_cfr_pytorch.py: one hidden layer of 64, learning rate
 1e-3, batches of 256, memory 1e5, 375 advantage and 2500 policy steps, advantage networks reinitialized)
 for `--iterations` x `--traversals`; its average policy (the policy network) comes back through the
-policy bridge (`rcfr.interop.openspiel.from_tabular`; its float32 rows renormalized over the legal actions,
+policy bridge (`rcfr.Policy.from_openspiel`; its float32 rows renormalized over the legal actions,
 which they miss by up to ~1e-2) and is scored by `rcfr.evaluate`. Its nodes touched
 are the calls of its tree walk (every history visited, chance nodes included; OpenSpiel does not collapse
 forced moves, so the count is comparable but not identical to ours). rcfr's arms run at equal traversals.
@@ -34,8 +34,7 @@ def run_openspiel(game, name: str, iterations: int, traversals: int, seed: int) 
     from open_spiel.python import policy as os_policy
     from open_spiel.python.pytorch import deep_cfr
 
-    from rcfr import evaluate
-    from rcfr.interop.openspiel import from_tabular
+    from rcfr import Policy, evaluate
 
     torch.set_num_threads(1)
     os_game = pyspiel.load_game(OPENSPIEL_NAMES[name])
@@ -59,7 +58,7 @@ def run_openspiel(game, name: str, iterations: int, traversals: int, seed: int) 
     # its policy network's float32 softmax rows sum to 1 only within ~1e-2 over the legal actions: renormalize
     rows = tabular.action_probability_array * tabular.legal_actions_mask
     tabular.action_probability_array = rows / rows.sum(axis=1, keepdims=True)
-    mbb = evaluate(game, from_tabular(game, tabular)).exploitability_mbb
+    mbb = evaluate(game, Policy.from_openspiel(game, tabular)).exploitability_mbb
     return {"method": "OpenSpiel deep_cfr (example settings)", "seed": seed, "iterations": iterations,
             "traversals": traversals, "nodes_touched": nodes[0], "seconds": wall, "cpu_seconds": cpu,
             "exploitability_mbb": mbb}
