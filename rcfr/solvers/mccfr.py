@@ -61,17 +61,17 @@ class MCCFRSolver(IterativeSolver):
         """Check `options` (an `MCCFROptions`' fields) and `abstraction`, then allocate the sampler's arrays
         (on the compiled tree, or on the rules for a `RulesGame`: docs/large_games.md). The source is chosen
         here once: from then on the buffers answer what differs (policies, slots, sized checkpoint fields)."""
-        on_rules = isinstance(game, RulesGame)
-        self.game = game if on_rules else check_game(game)
+        # the source, chosen once: the abstraction it takes and how its buffers are allocated
+        self.game, kind, allocate = ((game, CodeAbstraction, self._rules_buffers) if isinstance(game, RulesGame)
+                                     else (check_game(game), Abstraction, self._tree_buffers))
         self.options = o = MCCFROptions(**options)
         self.power = o.power
         self.average_mode, self.average_space, self.seed = o.average_mode, o.average_space, o.seed
         self.updates, self.epsilon, self.baseline_decay = o.updates, o.epsilon, o.baseline_decay
         self.tau, self.beta, self.chance_sampling = o.tau, o.beta, o.chance_sampling
         self._weight = (1, 1.0)  # (t, W(t)): the last regret weight computed (`regret_weight_at`)
-        kind = CodeAbstraction if on_rules else Abstraction
-        if isinstance(abstraction, CodeAbstraction) and kind is Abstraction:
-            abstraction = abstraction.on(game)  # the same function, as a map of the compiled sets
+        if isinstance(abstraction, CodeAbstraction):
+            abstraction = game.as_abstraction(abstraction)  # on a compiled game, the same function as a map of its sets
         if abstraction is not None and not isinstance(abstraction, kind):
             raise TypeError(f"abstraction must be an rcfr.abstraction.{kind.__name__} (make_abstraction(game, "
                             f"...) builds the right one for {game.name}), got {type(abstraction).__name__}")
@@ -79,8 +79,11 @@ class MCCFRSolver(IterativeSolver):
             raise ValueError("average_space='abstract' needs an abstraction")
         self.abstraction = abstraction
         self.iteration = 0
-        self.buffers = self._rules_buffers(game, abstraction, o) if on_rules else \
-            SamplerBuffers(game, self.sampler, o.seed, abstraction, o.average_space, o.chance_sampling)
+        self.buffers = allocate(game, abstraction, o)
+
+    def _tree_buffers(self, game: Game, abstraction, o: MCCFROptions) -> SamplerBuffers:
+        """The arrays on the compiled tree."""
+        return SamplerBuffers(game, self.sampler, o.seed, abstraction, o.average_space, o.chance_sampling)
 
     def _rules_buffers(self, game: RulesGame, abstraction, o: MCCFROptions) -> RulesBuffers:
         """The arrays on the rules, after refusing what a walk of them cannot do."""

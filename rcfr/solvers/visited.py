@@ -189,9 +189,11 @@ class VisitedProfile:
     a traversal will read (see the module docstring). `predict(player, sequences)` is the solver's: the
     player's predictions for these global sequence ids (finite, checked) and the t to match them with.
 
-    On a game walked by its rules (`rcfr.rules.arrays.RulesBuffers`) the sets are those met so far: a set met
-    for the first time is stale (``fresh`` `NEVER`), the per-set arrays follow the buffers' capacity (`sync`), and the
-    walk has rows of states of its own, twice the tree walk's (`_list_certain` walks apart from the stack)."""
+    The buffers say what differs by source (`SamplerBuffers`, `rcfr.rules.arrays.RulesBuffers`), read here and
+    never by asking the game's kind: where sets are numbered as met (``sets_as_met``, the rules) a set met for the
+    first time is stale (``fresh`` `NEVER`) and the last id is the overflow's sink, the per-set arrays follow the
+    buffers' ``num_set_ids`` (`sync`), and the walk has the rows of states the buffers give it
+    (``discovery_rows``: on the rules twice the tree walk's, as `_list_certain` walks apart from the stack)."""
 
     def __init__(self, buffers, sampler: str, epsilon: float, predict):
         self.buffers, self.sampler, self.epsilon, self.predict = buffers, sampler, float(epsilon), predict
