@@ -60,8 +60,8 @@ class MCCFRSolver(IterativeSolver):
     def _setup(self, game: Game, abstraction, **options) -> None:
         """Check `options` (an `MCCFROptions`' fields) and `abstraction`, then allocate the sampler's arrays
         (on the compiled tree, or on the rules for a `RulesGame`: docs/large_games.md). The source is chosen
-        here once: from then on the buffers answer what differs (policies, slots, sized checkpoint fields)."""
-        # the source, chosen once: the abstraction it takes and how its buffers are allocated
+        here once, with the abstraction it takes and how its buffers are allocated; from then on the buffers
+        answer what differs (policies, slots, sized checkpoint fields)."""
         self.game, kind, allocate = ((game, CodeAbstraction, self._rules_buffers) if isinstance(game, RulesGame)
                                      else (check_game(game), Abstraction, self._tree_buffers))
         self.options = o = MCCFROptions(**options)
