@@ -40,7 +40,7 @@ def make_game(spec: ExperimentConfig) -> Game | RulesGame:
         game = load_game(spec.game.name, compiled=spec.game.compiled, **spec.game.params)
     except TooLarge as err:  # game.compiled=true on a game above the compile limit
         raise ConfigError(f"game: {err}; or walk it by its rules: game.compiled=false (or null)") from None
-    if is_walked(game):
+    if isinstance(game, RulesGame):  # the kit's question, asked here: the game answers the rest itself
         check_rules_path(spec)
         _check_exact_points(spec, game.rules)
     return game
@@ -68,14 +68,17 @@ def _check_exact_points(spec: ExperimentConfig, rules) -> None:
                       f"{size}; set run.long_evaluations=true to run them anyway, or choose smaller game parameters")
 
 
-def is_walked(game) -> bool:
-    """Whether `game` is walked by its rules (`rcfr.rules.RulesGame`): no sequence counts, `CodePolicy`s."""
-    return isinstance(game, RulesGame)
+def load_policy(spec: ExperimentConfig, game: Game | RulesGame, path):
+    """A run's policy file (`runner.policy_file_name`) on `make_game(spec)`: a `Policy` of a compiled game, or a
+    `CodePolicy` of a game walked by its rules, under the run's abstraction (its sets keyed by abstract code)."""
+    from rcfr.abstraction import make_abstraction
+    from rcfr.rules.policy import CodePolicy
 
-
-def num_sequences(game) -> int | None:
-    """The compiled game's sequences; None on the rules path, which does not count them."""
-    return None if is_walked(game) else game.num_sequences
+    if not isinstance(game, RulesGame):  # a compiled run writes the full game's policy, whatever its abstraction
+        return Policy.load(game, path)
+    name = spec.abstraction.name
+    abstraction = None if name == "none" else make_abstraction(game, name, **spec.abstraction.params)
+    return CodePolicy.load(game.rules, path, abstraction=abstraction)
 
 
 def make_component(kind: str, name: str, params: dict, game: Game):
@@ -137,12 +140,12 @@ def _setup(spec: ExperimentConfig, game: Game) -> Setup:
     try:
         if abstraction.name == "action":
             abstract_game = abstractions.action_abstraction(game, **abstraction.params)
-            new_solver = _factory(spec, abstract_game, num_sequences(game),
+            new_solver = _factory(spec, abstract_game, game.num_sequences,
                                   lambda options: make_solver(name, abstract_game, **options))
             return Setup(game, new_solver(), lambda policy: abstractions.translate(game, abstract_game, policy),
                          new_solver=new_solver)
         if abstraction.name == "none":
-            new_solver = _factory(spec, game, num_sequences(game), lambda options: make_solver(name, game, **options))
+            new_solver = _factory(spec, game, game.num_sequences, lambda options: make_solver(name, game, **options))
             return Setup(game, new_solver(), new_solver=new_solver)
         takers = abstractions.card_abstraction_solvers()
         if name not in takers:
@@ -152,7 +155,7 @@ def _setup(spec: ExperimentConfig, game: Game) -> Setup:
         kind = params.pop("partition") if abstraction.name == "card" else abstraction.name
         space = spec.solver.options.get("average_space", "full")
         built = abstractions.make_abstraction(game, kind, **params)
-        new_solver = _factory(spec, game, num_sequences(game),
+        new_solver = _factory(spec, game, game.num_sequences,
                               lambda options: abstractions.abstract_solver(name, game, built, **options))
         return Setup(game, new_solver(), average_space=space, new_solver=new_solver)
     except (ValueError, TypeError) as err:  # a value only a constructor can check

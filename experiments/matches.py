@@ -54,22 +54,14 @@ def requested(directory: str | Path) -> int:
 
 def _load(run: dict, games: dict):
     """The run's game (one per game config, shared) and its final policy, as the kit wrote them."""
-    from rcfr import Policy
-    from rcfr.abstraction import make_abstraction
-    from rcfr.rules.policy import CodePolicy
-
-    from .build import is_walked, make_game
+    from .build import load_policy, make_game
     from .schema import validate
     spec = validate(run["config"])
     key = json.dumps(OmegaConf.to_container(run["config"].game, resolve=True), sort_keys=True)
     if key not in games:
         games[key] = make_game(spec)
     game = games[key]
-    if not is_walked(game):
-        return game, Policy.load(game, run["policy"])
-    name = spec.abstraction.name
-    abstraction = None if name == "none" else make_abstraction(game, name, **spec.abstraction.params)
-    return game, CodePolicy.load(game.rules, run["policy"], abstraction=abstraction)
+    return game, load_policy(spec, game, run["policy"])
 
 
 def match_table(directory: str | Path, samples: int, seed: int = 0) -> tuple[list[dict], list[str]]:

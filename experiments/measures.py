@@ -2,8 +2,9 @@
 
 * ``exploitability`` (default): the exploitability of the average policy; nothing per iteration.
 * ``full_regret``: (R_1^{T,+} + R_2^{T,+}) / T in the full game over the profiles σ^1..σ^T the solver
-  *played* (Lanctot 2013, Fig 5.4; `rcfr.regrets.FullRegret`, or `rcfr.rules.regrets.RulesFullRegret` on a
-  game walked by its rules: one walk of the whole game per profile). It needs every iteration's current
+  *played* (Lanctot 2013, Fig 5.4; the library's tracker for the game's kind, `rcfr.regrets.full_regret`:
+  `FullRegret`, or `rcfr.rules.regrets.RulesFullRegret` on a game walked by its rules, one walk of the whole game
+  per profile). It needs every iteration's current
   policy, so the runner steps one iteration at a time and shows the measure σ^t before iteration t.
 * ``approx_exploitability``: `rcfr.approx_exploitability` of the average policy, a sampled lower bound on
   its exploitability (responders trained within a budget of nodes touched), with options from ``run.approx``
@@ -58,15 +59,8 @@ class FullRegretMeasure:
     name, steps = "full_regret", True
 
     def __init__(self, setup):
-        from rcfr.regrets import FullRegret
-        from rcfr.rules.game import RulesGame
-        from rcfr.rules.regrets import RulesFullRegret
-
-        self.on_rules = isinstance(setup.game, RulesGame)
-        if self.on_rules:
-            _warn_whole_walks(setup.game)
-        self.tracker = (RulesFullRegret(setup.game.rules, **setup.sharding) if self.on_rules
-                        else FullRegret(setup.game, **setup.sharding))
+        from rcfr.regrets import full_regret
+        self.tracker = full_regret(setup.game, **setup.sharding)  # the library picks it for the game's kind
 
     def observe(self, setup) -> None:
         """Count the profile the solver is about to play (call before each iteration)."""
@@ -79,39 +73,12 @@ class FullRegretMeasure:
         return {self.name: self.value(result)}
 
     def state_dict(self) -> dict[str, np.ndarray]:
-        t = self.tracker
-        if self.on_rules:
-            return t.state_dict()
-        return {"t": np.array(t.t), "value": np.array(t.value), "plan0": t.plans[0], "plan1": t.plans[1]}
+        return self.tracker.state_dict()
 
     def load_state_dict(self, state: dict[str, np.ndarray], iteration: int) -> None:
-        t = self.tracker
         if int(state["t"]) != iteration:
             raise ValueError(f"full_regret has {int(state['t'])} profiles for {iteration} iterations")
-        if self.on_rules:
-            t.load_state_dict(state)
-            return
-        t.t, t.value = int(state["t"]), float(state["value"])
-        for p in (0, 1):
-            if state[f"plan{p}"].shape != t.plans[p].shape:
-                raise ValueError(f"full_regret plan of player {p} has shape {state[f'plan{p}'].shape}, "
-                                 f"the game {t.plans[p].shape}")
-            t.plans[p][:] = state[f"plan{p}"]
-
-
-def _warn_whole_walks(game) -> None:
-    """Each profile of the full-regret measure is one walk of the whole game: say how long for a game beyond the
-    compile limit (walked by its rules at about 1e6 histories per second)."""
-    import warnings
-
-    from rcfr.budget import max_histories
-    from rcfr.errors import RulesPathWarning
-
-    histories = game.rules.estimate_histories()
-    if histories is not None and histories > max_histories():
-        warnings.warn(f"run.measure=full_regret on {game.name} walked by its rules: each iteration's profile is one walk "
-                      f"of all {histories:,} histories (about {histories / 3.6e9:,.1f} hours at 1e6 histories per "
-                      f"second)", RulesPathWarning, stacklevel=3)
+        self.tracker.load_state_dict(state)
 
 
 class ApproxMeasure:

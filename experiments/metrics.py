@@ -12,7 +12,6 @@ from rcfr.files import atomic_write
 from rcfr.scores import Evaluation
 
 from . import memory
-from .build import is_walked, num_sequences
 from .checkpoints import Progress
 
 log = logging.getLogger("rcfr.experiments")
@@ -32,9 +31,9 @@ def write_metrics(path: Path, rows: list[dict]) -> None:
 
 def evaluate_policy(game, policy, sharding: dict | None = None, walk: str = "auto") -> Evaluation:
     """`rcfr.evaluate` on the run's game, where sets the solver never met play uniformly (a game walked by its
-    rules). `sharding`: ``workers`` and ``ray_address`` (`Setup.sharding`; docs/distributed.md); ``walk``:
+    rules; a compiled game's policy has every set). `sharding`: ``workers`` and ``ray_address`` (`Setup.sharding`; docs/distributed.md); ``walk``:
     `rcfr.evaluation.WALKS` ("general" forces the general rules walk)."""
-    return evaluate(game, policy, default="uniform" if is_walked(game) else None, walk=walk, **(sharding or {}))
+    return evaluate(game, policy, default="uniform", walk=walk, **(sharding or {}))
 
 
 def evaluate_average(setup) -> Evaluation:
@@ -50,7 +49,7 @@ def metrics_row(setup, it: int, progress: Progress, nodes, measure) -> dict:
     """Evaluate the average policy at iteration `it` into one metrics.csv row (the evaluation's memory
     is counted in the run's peak, not in the solve's), with what the solver holds (`state_bytes`)."""
     from rcfr.solvers.state_bytes import state_bytes
-    game = setup.game
+    sequences = setup.game.num_sequences  # None where not counted (a game walked by its rules)
     progress.note_memory(True)
     size, held = setup.size(), state_bytes(setup.solver)
     result = evaluate_average(setup)
@@ -61,5 +60,5 @@ def metrics_row(setup, it: int, progress: Progress, nodes, measure) -> dict:
     return {"iteration": it, "seconds": progress.solve_seconds, "cpu_seconds": progress.cpu_seconds,
             "wall_seconds": progress.wall(), "exploitability": result.exploitability,
             "exploitability_mbb": result.exploitability_mbb, "value": result.value, "representation_size": size,
-            "representation_pct": None if size is None or is_walked(game) else 100.0 * size / num_sequences(game),
+            "representation_pct": None if size is None or sequences is None else 100.0 * size / sequences,
             "nodes_touched": nodes, "state_bytes": held, **measure.columns(result)}

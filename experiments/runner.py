@@ -278,7 +278,8 @@ def policy_file_name(spec: ExperimentConfig, game) -> str:
     """``policy.json``, or ``policy.npz`` when asked for or when JSON would be too large to be useful."""
     fmt = spec.run.policy_format
     if fmt == "auto":
-        fmt = "npz" if build.is_walked(game) or game.num_infosets > JSON_POLICY_LIMIT else "json"
+        sets = game.num_infosets  # None where not counted: a game walked by its rules writes a `CodePolicy`
+        fmt = "npz" if sets is None or sets > JSON_POLICY_LIMIT else "json"
     return f"policy.{fmt}"
 
 
@@ -302,7 +303,7 @@ def _write_summary(run_dir: Path, spec: ExperimentConfig, label: str, game, rows
         "solver_options": spec.solver.options, "regressor": spec.regressor.name,
         "regressor_params": spec.regressor.params, "features": spec.features.name,
         "abstraction": spec.abstraction.name, "abstraction_params": spec.abstraction.params,
-        "game_sequences": build.num_sequences(game), "game_infosets": None if build.is_walked(game) else game.num_infosets,
+        "game_sequences": game.num_sequences, "game_infosets": game.num_infosets,
         **{k: final.get(k) for k in METRICS if k != "iteration"}, "compile_seconds": compile_seconds,
         "measure": spec.run.measure, "measure_value": final.get(spec.run.measure),
         **peaks, "config_hash": hashlib.sha1(seedless_identity(spec).encode()).hexdigest()[:12],

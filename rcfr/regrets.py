@@ -7,6 +7,8 @@ docs/own_loop.md for a complete RCFR loop in a few lines.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from . import kernels
@@ -14,6 +16,9 @@ from .distributed import check_sharding
 from .evaluation import _best_response, _plans, terminal_values
 from .policy import Policy
 from .tree import Game
+
+if TYPE_CHECKING:
+    from .rules.regrets import RulesFullRegret
 
 
 def _players(player) -> tuple[int, ...]:
@@ -91,3 +96,44 @@ class FullRegret:
     def positive_sum(self) -> float:
         """(R_1^{T,+} + R_2^{T,+}) / T."""
         return sum(max(r, 0.0) for r in self.average_regrets())
+
+    # ---- checkpoints -----------------------------------------------------------------------------
+    def state_dict(self) -> dict[str, np.ndarray]:
+        return {"t": np.array(self.t), "value": np.array(self.value), "plan0": self.plans[0], "plan1": self.plans[1]}
+
+    def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
+        for p in (0, 1):
+            if state[f"plan{p}"].shape != self.plans[p].shape:
+                raise ValueError(f"full_regret plan of player {p} has shape {state[f'plan{p}'].shape}, "
+                                 f"the game {self.plans[p].shape}")
+        self.t, self.value = int(state["t"]), float(state["value"])
+        for p in (0, 1):
+            self.plans[p][:] = state[f"plan{p}"]
+
+
+def full_regret(game, **sharding) -> FullRegret | RulesFullRegret:
+    """The full-regret tracker of either kind of game `rcfr.load_game` returns: `FullRegret` on the sequence form
+    of a compiled game, else `rcfr.rules.regrets.RulesFullRegret` (one walk of the whole game per profile, sets a
+    profile lacks played uniformly; a RulesPathWarning says how long where the game is beyond the compile limit).
+    Both count profiles with ``add`` and checkpoint with ``state_dict``/``load_state_dict``; `sharding` as they
+    take it (``workers``, ``shards``, ``ray_address``)."""
+    if isinstance(game, Game):
+        return FullRegret(game, **sharding)
+    from .rules.regrets import RulesFullRegret
+    _warn_whole_walks(game)
+    return RulesFullRegret(game.rules, **sharding)
+
+
+def _warn_whole_walks(game) -> None:
+    """Each profile of the full regret is one walk of the whole game: say how long for a game beyond the compile
+    limit (walked by its rules at about 1e6 histories per second)."""
+    import warnings
+
+    from .budget import max_histories
+    from .errors import RulesPathWarning
+
+    histories = game.rules.estimate_histories()
+    if histories is not None and histories > max_histories():
+        warnings.warn(f"full regret on {game.name} walked by its rules: each iteration's profile is one walk of all "
+                      f"{histories:,} histories (about {histories / 3.6e9:,.1f} hours at 1e6 histories per second)",
+                      RulesPathWarning, stacklevel=3)

@@ -73,7 +73,7 @@ def _from_codes(game: Game | RulesGame, name: str, code, data) -> Abstraction | 
     """The abstraction given by `code` and its `data`: a `CodeAbstraction` for a game walked by its rules, its
     map of the compiled information sets for a compiled game."""
     abstraction = CodeAbstraction(name, game.rules, code, data)
-    return abstraction if isinstance(game, RulesGame) else abstraction.on(game)
+    return game.as_abstraction(abstraction)
 
 
 def _remembered(name: str, r, low: int, high: int, what: str) -> int:

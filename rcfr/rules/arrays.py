@@ -22,6 +22,7 @@ from ..sampling.public import empty_public_tree
 from ..sampling.strategies import regret_weight
 from .abstraction import CodeAbstraction, no_abstraction
 from .game import RulesGame
+from .policy import CodePolicy, normalized
 from .source import EMPTY, MISMATCH, NO_MISMATCH, OVERFLOW, SEQS, SETS, FastFunction, Rules, reindex
 
 ROLES = {"fn_player": "player", "fn_moves": "num_children", "fn_child": "child", "fn_utility": "utility",
@@ -46,6 +47,8 @@ class RulesBuffers:
 
     #: checkpoint fields as long as what was met
     SIZED = ("regrets", "avg", "last", "codes", "num_actions", "signatures", "set_states", *BASELINES)
+    #: information sets are numbered as met (a set not met yet has no strategy), the last id is the overflow's sink
+    sets_as_met = True
 
     def __init__(self, game: RulesGame, sampler: str, seed: int = 0, capacity: int = 1 << 12,
                  chance_sampling: str = "single", abstraction: CodeAbstraction | None = None,
@@ -222,6 +225,16 @@ class RulesBuffers:
         return int(self.meta[SEQS])
 
     @property
+    def num_set_ids(self) -> int:
+        """Length of a per-set array: the set capacity and the sink past it."""
+        return int(self.tree.first_seq.shape[0])
+
+    @property
+    def overflowed(self) -> bool:
+        """Whether the last walk met more sets than the arrays hold (it filed them under the sink: `grow`)."""
+        return bool(self.meta[OVERFLOW])
+
+    @property
     def has_room(self) -> bool:
         """Whether both capacities are at most half used (the driver walks only then; else `grow`)."""
         sets, seqs, set_capacity, seq_capacity = (int(v) for v in self.meta[:4])
@@ -247,6 +260,41 @@ class RulesBuffers:
         np.cumsum(n, out=starts[1:])
         gather = np.repeat(first[order] - starts[:-1], n) + np.arange(starts[-1])
         return codes[order].copy(), starts, values[gather]
+
+    # ---- policies ------------------------------------------------------------------------------
+    def policy(self, values: np.ndarray, positive: bool) -> CodePolicy:
+        """A `CodePolicy` of the sets met from per-slot `values` (regret matching where `positive`, else
+        normalized); sets never met play uniformly, as on the compiled tree."""
+        codes, first, values = self.table(values)
+        return CodePolicy(self.game.rules, codes, first, normalized(values, first, positive), self.abstraction,
+                          default="uniform")
+
+    def current_policy(self) -> CodePolicy:
+        """Regret matching on the cumulative regrets of the sets met."""
+        return self.policy(self.state.regrets, positive=True)
+
+    def average_policy(self) -> CodePolicy:
+        """The normalized average-strategy sums of the sets met (uniform where none yet)."""
+        return self.policy(self.state.avg, positive=False)
+
+    # ---- the visited-set discovery's walk (`rcfr.solvers.visited`) -----------------------------
+    def discovery_rows(self) -> tuple[dict[str, np.ndarray], int]:
+        """Rows of states for a walk beside the sampler's (twice as many, the root's copied: the discovery's
+        external sampling walks apart from its stack), and the first row past the sampler's stack."""
+        tree_rows = self.rows.shape[0]
+        count = 2 * max(tree_rows, 3)
+        states = np.zeros((count, self.rows.shape[1]), np.int64)
+        states[0] = self.rows[0]
+        row_player, row_moves = np.zeros(count, np.int64), np.zeros(count, np.int64)
+        row_player[0], row_moves[0] = self.row_player[0], self.row_moves[0]
+        rows = dict(states=states, row_player=row_player, row_moves=row_moves, row_set=np.full(count, -1, np.int64))
+        return rows, max(tree_rows, 3)
+
+    def discovery_tree(self, rows: dict[str, np.ndarray]) -> Rules:
+        """The sampler's `Rules` bundle on the discovery's `rows`, their set ids forgotten (one a row noted may be
+        the overflow's sink, renumbered since)."""
+        rows["row_set"][:] = -1
+        return self.tree._replace(**rows)
 
     # ---- checkpoints ---------------------------------------------------------------------------
     def state_dict(self) -> dict[str, np.ndarray]:

@@ -20,6 +20,10 @@ class RulesGame:
     the game level by level, which needs it to be within the compile limit."""
 
     compiled = False
+    #: sequences and information sets: not counted on this path (`rcfr.rules.sizes` counts them where it can), so
+    #: callers that size by them (a share of the game, the policy file's format) ask these rather than the kind
+    num_sequences: int | None = None
+    num_infosets: int | None = None
     #: information sets a sampling solver's arrays start with (they double when half used); chance-sampled
     #: CFR, whose walk may meet every set in its first iteration, starts with the game's `max_infosets`
     initial_sets = 1 << 16
@@ -51,6 +55,11 @@ class RulesGame:
     def fingerprint(self) -> str:
         """The rules' identity, as `CodePolicy` records it."""
         return rules_identity(self.rules)
+
+    def as_abstraction(self, abstraction):
+        """A `CodeAbstraction` as this game's solvers take it: itself (its sets keyed by abstract code as met); a
+        compiled game takes its map of the compiled sets (`Game.as_abstraction`)."""
+        return abstraction
 
     def check_fingerprint(self, what: str, fingerprint: str, description: str) -> None:
         if fingerprint != self.fingerprint:

@@ -15,6 +15,7 @@ import time
 import numpy as np
 
 from ..options import AVERAGE_SPACES
+from ..policy import Policy
 from ..tree import Game
 from . import bundles, driver
 from .bundles import AVERAGE_MODE_CODES, CHANCE_SAMPLING_CODES, SAMPLER_CODES
@@ -128,6 +129,12 @@ class SamplerBuffers:
     sampling (sampler "public") walks `public`, derived from the game when None."""
 
     PERSISTENT = ("regrets", "avg", "last", "counters", "rng", "baseline", "baseline_visits")  # a checkpoint
+    #: checkpoint fields as long as what was met: none, every array has the game's size (`RulesBuffers.SIZED`)
+    SIZED: tuple[str, ...] = ()
+    #: whether information sets are numbered as met (`RulesBuffers`); here every set of the game is known at the start
+    sets_as_met = False
+    #: whether the last walk met more sets than the arrays hold (`RulesBuffers.grow`); never, here
+    overflowed = False
 
     def __init__(self, game: Game, sampler: str, seed: int = 0, abstraction=None, average_space: str = "full",
                  chance_sampling: str = "single", public: PublicTree | None = None):
@@ -190,6 +197,38 @@ class SamplerBuffers:
     @property
     def nodes_touched(self) -> int:
         return int(self.state.counters[bundles.C_NODES])
+
+    @property
+    def num_slots(self) -> int:
+        """Regret slots: the game's sequences, or the abstraction's abstract ones."""
+        return self.slots.num_slots
+
+    @property
+    def num_set_ids(self) -> int:
+        """Length of a per-set array (the game's information sets)."""
+        return self.game.num_infosets
+
+    # ---- policies ------------------------------------------------------------------------------
+    def current_policy(self) -> Policy:
+        """Regret matching on the cumulative regrets (of each set's abstract set under an abstraction)."""
+        regrets = self.regrets[self.slots.seq_map]
+        return Policy.from_local(self.game, [v.regret_matching(v.localize(regrets)) for v in self.game.views])
+
+    def average_policy(self) -> Policy:
+        """The normalized average-strategy sums (uniform where a set has none yet); under
+        ``average_space="abstract"`` every merged set plays its abstract set's average."""
+        avg = self.avg if self.average_space == "full" else self.avg[self.slots.seq_map]
+        return Policy.from_local(self.game, [v.normalize(v.localize(avg)) for v in self.game.views])
+
+    # ---- the visited-set discovery's walk (`rcfr.solvers.visited`) -----------------------------
+    def discovery_rows(self) -> tuple[dict[str, np.ndarray], int]:
+        """Rows of states for a walk beside the sampler's, and the first row that is its own: none, a history
+        is its id on the compiled tree."""
+        return {}, 0
+
+    def discovery_tree(self, rows: dict[str, np.ndarray]):
+        """The tree bundle such a walk reads: the sampler's own."""
+        return self.tree
 
     # persistent part of the state (scratch and stamps are rebuilt freely)
     def state_dict(self) -> dict[str, np.ndarray]:

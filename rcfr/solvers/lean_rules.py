@@ -24,7 +24,7 @@ import numpy as np
 
 from ..rules.arrays import RulesBuffers
 from ..rules.game import RulesGame
-from ..rules.policy import CodePolicy, normalized
+from ..rules.policy import CodePolicy
 from ..sampling.bundles import make_tally
 from ..sampling.reservoir import Reservoir
 from .on_demand import LeanSampledRCFR
@@ -182,29 +182,24 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
             self.visited.fresh[sets] = self.visited.version
             self.visited.all_fresh(player, fitted=t > 0)
 
-    def _code_policy(self, values: np.ndarray, positive: bool) -> CodePolicy:
-        codes, first, values = self.buffers.table(values)
-        return CodePolicy(self.game.rules, codes, first, normalized(values, first, positive),
-                          default="uniform")  # sets never met play uniformly, as on the compiled tree
-
     def current_policy(self) -> CodePolicy:
         """The model's current strategy at every set met (refreshed), as a `CodePolicy`. With profile="model" no
         profile is kept: the strategies are predicted in batches into a new array for the policy."""
         sigma = np.zeros(len(self.buffers.state.avg)) if self.profile == "model" else self.buffers.state.sigma
         for p in (0, 1):
             self._refresh_all(p, sigma)
-        return self._code_policy(sigma, positive=False)
+        return self.buffers.policy(sigma, positive=False)
 
     def average_policy(self) -> CodePolicy:
         """The normalized average-strategy sums of the sets met (uniform where none yet), as a `CodePolicy`."""
-        return self._code_policy(self.buffers.state.avg, positive=False)
+        return self.buffers.average_policy()
 
     # ---- checkpoints -----------------------------------------------------------------------------
     @property
     def sized_fields(self) -> tuple[str, ...]:
         """Checkpoint fields as long as what was met (the sets, their slots, the stored sums)."""
         stored = [f"player{p}.buffer.{name}" for p in (0, 1) for name in ("total", "written")]
-        return (*(f"sampler.{k}" for k in RulesBuffers.SIZED), *(stored if self.targets == "stored" else ()))
+        return (*(f"sampler.{k}" for k in self.buffers.SIZED), *(stored if self.targets == "stored" else ()))
 
     def _state(self) -> dict[str, np.ndarray]:
         state = super()._state()

@@ -28,7 +28,7 @@ from ..policy import Policy
 from ..rules.abstraction import CodeAbstraction
 from ..rules.arrays import RulesBuffers
 from ..rules.game import RulesGame
-from ..rules.policy import CodePolicy, normalized
+from ..rules.policy import CodePolicy
 from ..sampling.buffers import PUBLIC, SamplerBuffers
 from ..sampling.bundles import Settings, make_settings
 from ..sampling.strategies import regret_weight
@@ -59,33 +59,37 @@ class MCCFRSolver(IterativeSolver):
 
     def _setup(self, game: Game, abstraction, **options) -> None:
         """Check `options` (an `MCCFROptions`' fields) and `abstraction`, then allocate the sampler's arrays
-        (on the compiled tree, or on the rules for a `RulesGame`: docs/large_games.md)."""
-        self.on_rules = isinstance(game, RulesGame)
-        self.game = game if self.on_rules else check_game(game)
+        (on the compiled tree, or on the rules for a `RulesGame`: docs/large_games.md). The source is chosen
+        here once, with the abstraction it takes and how its buffers are allocated; from then on the buffers
+        answer what differs (policies, slots, sized checkpoint fields)."""
+        self.game, kind, allocate = ((game, CodeAbstraction, self._rules_buffers) if isinstance(game, RulesGame)
+                                     else (check_game(game), Abstraction, self._tree_buffers))
         self.options = o = MCCFROptions(**options)
         self.power = o.power
         self.average_mode, self.average_space, self.seed = o.average_mode, o.average_space, o.seed
         self.updates, self.epsilon, self.baseline_decay = o.updates, o.epsilon, o.baseline_decay
         self.tau, self.beta, self.chance_sampling = o.tau, o.beta, o.chance_sampling
         self._weight = (1, 1.0)  # (t, W(t)): the last regret weight computed (`regret_weight_at`)
-        if isinstance(abstraction, CodeAbstraction) and not self.on_rules:
-            abstraction = abstraction.on(game)  # the same function, as a map of the compiled sets
-        if abstraction is not None:
-            kind = CodeAbstraction if self.on_rules else Abstraction
-            if not isinstance(abstraction, kind):
-                raise TypeError(f"abstraction must be an rcfr.abstraction.{kind.__name__} (make_abstraction(game, "
-                                f"...) builds the right one for {game.name}), got {type(abstraction).__name__}")
-        elif o.average_space == "abstract":
+        if isinstance(abstraction, CodeAbstraction):
+            abstraction = game.as_abstraction(abstraction)  # on a compiled game, the same function as a map of its sets
+        if abstraction is not None and not isinstance(abstraction, kind):
+            raise TypeError(f"abstraction must be an rcfr.abstraction.{kind.__name__} (make_abstraction(game, "
+                            f"...) builds the right one for {game.name}), got {type(abstraction).__name__}")
+        if abstraction is None and o.average_space == "abstract":
             raise ValueError("average_space='abstract' needs an abstraction")
         self.abstraction = abstraction
         self.iteration = 0
-        if self.on_rules:
-            self._check_rules_path(abstraction, o)
-            sets = max(game.initial_sets, game.fast.max_infosets if self.sampler == "chance" else 0)
-            self.buffers = RulesBuffers(game, self.sampler, o.seed, sets, o.chance_sampling, abstraction)
-            return
-        self.buffers = SamplerBuffers(game, self.sampler, o.seed, abstraction, o.average_space, o.chance_sampling)
-        self.views = game.views
+        self.buffers = allocate(game, abstraction, o)
+
+    def _tree_buffers(self, game: Game, abstraction, o: MCCFROptions) -> SamplerBuffers:
+        """The arrays on the compiled tree."""
+        return SamplerBuffers(game, self.sampler, o.seed, abstraction, o.average_space, o.chance_sampling)
+
+    def _rules_buffers(self, game: RulesGame, abstraction, o: MCCFROptions) -> RulesBuffers:
+        """The arrays on the rules, after refusing what a walk of them cannot do."""
+        self._check_rules_path(abstraction, o)
+        sets = max(game.initial_sets, game.fast.max_infosets if self.sampler == "chance" else 0)
+        return RulesBuffers(game, self.sampler, o.seed, sets, o.chance_sampling, abstraction)
 
     def _check_rules_path(self, abstraction, o: MCCFROptions) -> None:
         """Refuse what a walk of the rules cannot do: it has no history ids, parent sequences or public tree."""
@@ -153,29 +157,18 @@ class MCCFRSolver(IterativeSolver):
     # ---- policies ------------------------------------------------------------------------------
     @property
     def sized_fields(self) -> tuple[str, ...]:
-        return tuple(f"sampler.{k}" for k in RulesBuffers.SIZED) if self.on_rules else ()
-
-    def _code_policy(self, values: np.ndarray, positive: bool) -> CodePolicy:
-        codes, first, values = self.buffers.table(values)
-        return CodePolicy(self.game.rules, codes, first, normalized(values, first, positive), self.abstraction,
-                          default="uniform")  # sets never met play uniformly, as on the compiled tree
+        return tuple(f"sampler.{k}" for k in self.buffers.SIZED)
 
     def current_policy(self) -> Policy | CodePolicy:
         """Regret matching on the cumulative regrets (of each set's abstract set under an abstraction); a
         `CodePolicy` of the sets met on the rules path."""
-        if self.on_rules:
-            return self._code_policy(self.buffers.state.regrets, positive=True)
-        regrets = self.buffers.regrets[self.buffers.slots.seq_map]
-        return Policy.from_local(self.game, [v.regret_matching(v.localize(regrets)) for v in self.views])
+        return self.buffers.current_policy()
 
     def average_policy(self) -> Policy | CodePolicy:
         """The normalized average-strategy sums (uniform where an information set has none yet); with
         ``average_space="abstract"`` every merged set plays its abstract set's average; a `CodePolicy` of
         the sets met on the rules path."""
-        if self.on_rules:
-            return self._code_policy(self.buffers.state.avg, positive=False)
-        avg = self.buffers.avg if self.average_space == "full" else self.buffers.avg[self.buffers.slots.seq_map]
-        return Policy.from_local(self.game, [v.normalize(v.localize(avg)) for v in self.views])
+        return self.buffers.average_policy()
 
     # ---- checkpoints ---------------------------------------------------------------------------
     def _state(self) -> dict[str, np.ndarray]:
@@ -190,7 +183,7 @@ class MCCFRSolver(IterativeSolver):
 
     def size(self) -> int:
         """Representation size: one regret per (abstract) sequence (met, on the rules path)."""
-        return self.buffers.num_slots if self.on_rules else self.buffers.slots.num_slots
+        return self.buffers.num_slots
 
 
 class ChanceSamplingCFR(MCCFRSolver):

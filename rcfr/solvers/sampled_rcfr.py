@@ -19,15 +19,14 @@ def _factory(solver_name: str, fixed: dict, defaults: dict, doc: str):
     signature = options_signature(SampledRCFROptions, defaults, exclude=("regret_matching",))
 
     def make(game: Game, **options) -> SampledRCFRSolver:
-        on_rules = isinstance(game, RulesGame)
-        if not on_rules:
-            check_game(game)
-        o = options_from(SampledRCFROptions, signature, options, solver_name, fixed)
-        if on_rules:
+        if isinstance(game, RulesGame):  # the rules have one form, the lean one
+            o = options_from(SampledRCFROptions, signature, options, solver_name, fixed)
             if not o.features_on_demand:
                 raise ValueError(f"{solver_name} on {game.name} walked by its rules needs features_on_demand=True "
                                  f"(a dense feature matrix needs the compiled game)")
             return RulesLeanSampledRCFR(game, o, solver_name)
+        check_game(game)
+        o = options_from(SampledRCFROptions, signature, options, solver_name, fixed)
         return (LeanSampledRCFR if o.features_on_demand else DenseSampledRCFR)(game, o, solver_name)
 
     make.__signature__ = signature

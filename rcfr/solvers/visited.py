@@ -189,13 +189,14 @@ class VisitedProfile:
     a traversal will read (see the module docstring). `predict(player, sequences)` is the solver's: the
     player's predictions for these global sequence ids (finite, checked) and the t to match them with.
 
-    On a game walked by its rules (`rcfr.rules.arrays.RulesBuffers`) the sets are those met so far: a set met
-    for the first time is stale (``fresh`` `NEVER`), the per-set arrays follow the buffers' capacity (`sync`), and the
-    walk has rows of states of its own, twice the tree walk's (`_list_certain` walks apart from the stack)."""
+    The buffers say what differs by source (`SamplerBuffers`, `rcfr.rules.arrays.RulesBuffers`), read here and
+    never by asking the game's kind: where sets are numbered as met (``sets_as_met``, the rules) a set met for the
+    first time is stale (``fresh`` `NEVER`) and the last id is the overflow's sink, the per-set arrays follow the
+    buffers' ``num_set_ids`` (`sync`), and the walk has the rows of states the buffers give it
+    (``discovery_rows``: on the rules twice the tree walk's, as `_list_certain` walks apart from the stack)."""
 
     def __init__(self, buffers, sampler: str, epsilon: float, predict):
         self.buffers, self.sampler, self.epsilon, self.predict = buffers, sampler, float(epsilon), predict
-        self.on_rules = hasattr(buffers.tree, "states")
         self.fresh = np.zeros(0, np.int64)  # the epoch at which each set was last predicted (-1: never)
         self.listed = np.zeros(0, np.int64)
         self.updated = np.zeros(2, np.int64)  # each player's epoch of its latest refit (sets below it are stale)
@@ -207,17 +208,10 @@ class VisitedProfile:
         self.stack = np.zeros((rows, 2), np.int64)
         self.below = np.zeros_like(self.stack)
         self.width = int(buffers.scratch.value.shape[1]) if buffers.scratch.value.ndim == 2 else 1
-        if self.on_rules:  # rows of its own: states, and each one's mover, moves and set (the root's copied)
-            tree_rows = buffers.rows.shape[0]
-            count = 2 * max(tree_rows, 3)
-            self.rows = np.zeros((count, buffers.rows.shape[1]), np.int64)
-            self.rows[0] = buffers.rows[0]
-            self.row_player, self.row_moves = np.zeros(count, np.int64), np.zeros(count, np.int64)
-            self.row_player[0], self.row_moves[0] = buffers.row_player[0], buffers.row_moves[0]
-            self.row_set = np.full(count, -1, np.int64)
-            self.region = max(tree_rows, 3)
-        else:
-            self.region = 0
+        # the walk's own rows of states (none where a history is its id) and where they start past the stack's
+        self.rows, self.region = buffers.discovery_rows()
+        # sets numbered as met: one not met yet is stale, and the last id is the overflow's sink, never listed
+        self.unmet, self.sink = (NEVER, 1) if buffers.sets_as_met else (0, 0)
         self.stamp = 0
         self._discover = None  # `_discover` bound to the arguments' types at the first call
         self.rounds = self.predicted = 0  # batches and sets predicted (for benchmarks)
@@ -225,21 +219,15 @@ class VisitedProfile:
 
     def sync(self) -> None:
         """Size the per-set arrays to the buffers' (after they grew); sets not met yet are stale."""
-        tree = self.buffers.tree
-        size = tree.first_seq.shape[0] if self.on_rules else self.buffers.game.num_infosets
+        size = self.buffers.num_set_ids
         if self.fresh.shape[0] != size:
-            fresh = np.full(size, NEVER if self.on_rules else 0, np.int64)
+            fresh = np.full(size, self.unmet, np.int64)
             kept = min(size, self.fresh.shape[0])
             fresh[:kept] = self.fresh[:kept]
             self.fresh, self.listed = fresh, np.zeros(size, np.int64)
-        if self.on_rules:
-            self.row_set[:] = -1  # a set id a row noted may be the overflow's sink, renumbered since
-            tree = tree._replace(states=self.rows, row_player=self.row_player, row_moves=self.row_moves,
-                                 row_set=self.row_set)
-        self.tree = tree
+        self.tree = self.buffers.discovery_tree(self.rows)
         self.sigma, self.cached = self.buffers.state.sigma, self.buffers.scratch.cached
-        # the sets that may be listed: all of a compiled game's; on the rules, not the sink past the last
-        self.limit = size - 1 if self.on_rules else size
+        self.limit = size - self.sink  # the sets that may be listed
 
     def stale(self, player: int) -> None:
         """After a refit of `player`: every one of its sets is stale."""
@@ -255,12 +243,11 @@ class VisitedProfile:
         """Predict every stale set the next traversal of `traverser` will read (`rng`: the solver's generator,
         read, not advanced). On the rules the walk also numbers the sets the traversal will meet; when they
         overflow the buffers' arrays, the arrays grow and the walk starts again (what it predicted stays)."""
-        from ..rules.source import OVERFLOW
         from ..sampling.buffers import SAMPLERS
         sampler, listed, counts = SAMPLERS[self.sampler], self.listed, self.counts
         while True:
             self.sync()
-            listed, meta = self.listed, self.buffers.meta if self.on_rules else None
+            listed = self.listed
             self.stamp -= 1
             self.walk[:] = (0, 0, self.stamp)
             self.stack[0] = 0
@@ -276,7 +263,7 @@ class VisitedProfile:
                         sets = listed[:counts[p]] if p == 0 else listed[len(listed) - counts[p]:]
                         self._predict(p, sets)
                 counts[:] = 0
-                if meta is not None and meta[OVERFLOW]:
+                if self.buffers.overflowed:
                     break
                 if done:
                     return

@@ -149,6 +149,11 @@ class Game:
     def big_blind(self) -> float:
         return self.rules.big_blind
 
+    def as_abstraction(self, abstraction):
+        """A `rcfr.rules.abstraction.CodeAbstraction` as this game's solvers take it: its map of the compiled
+        sets (`CodeAbstraction.on`); a game walked by its rules takes it as it is (`RulesGame.as_abstraction`)."""
+        return abstraction.on(self)
+
     @property
     def num_histories(self) -> int:
         return len(self.player)
