@@ -47,8 +47,9 @@ from ...tree import Game
 from ..base import IterativeSolver, check_game
 from .walks import Walker
 
-#: a small network for Kuhn and Leduc: two hidden layers of 64, Adam, trained from scratch each iteration
-NETWORK = {"name": "mlp", "hidden": [64, 64], "epochs": 100, "learning_rate": 3e-3, "batch_size": 512}
+#: a small network for Kuhn and Leduc: two hidden layers of 64, Adam, trained from scratch each iteration until
+#: a held-out tenth of the rows stops improving (the MLP's defaults; docs/neural.md, "Networks trained enough")
+NETWORK = {"name": "mlp", "hidden": [64, 64]}
 ADVANTAGE, VALUE, POLICY = 0, 1, 2  # seed roles
 
 
