@@ -27,7 +27,8 @@ pile's multiset, reshuffling the discard pile in when the draw pile is empty. Ac
 nothing ignore their outcome. The action phase is skipped when no action can be played.
 
 The rules exist twice: readably in Python (`DominionRules`, the reference) and as numba kernels on
-int64 arrays of the same layout (`step`, `policy`, `k_rich_probability`, `rollout`), which
+int64 arrays of the same layout (`rcfr.search.dominion_kernels`: `step`, `policy`, `k_rich_probability`,
+`rollout`; cards and layout in `rcfr.search.dominion_cards`), which
 `DominionSolitaire`, the game the searches use, runs both in the tree and in rollouts;
 `tests/test_search_dominion.py` requires the two to agree move for move on the same seeds and
 uniforms.
@@ -38,40 +39,69 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from ..options import check_int
-from .base import SearchGame, draw_chance
+from .base import SearchGame
+from .dominion_cards import (
+    _MASK,
+    ACTION,
+    ACTIONS,
+    BUY,
+    BUY_PHASE,
+    BUYS,
+    CARDS,
+    COINS,
+    COPPER,
+    COST,
+    COUNCIL_ROOM,
+    DECK,
+    DISCARD,
+    DUCHY,
+    END,
+    ESTATE,
+    FESTIVAL,
+    FIELDS,
+    GARDENS,
+    GOLD,
+    HAND,
+    IS_ACTION,
+    LABORATORY,
+    LEFT,
+    LENDER_COINS,
+    MARKET,
+    MAX_TURNS,
+    MOAT,
+    MONEY,
+    MONEYLENDER,
+    PHASE,
+    PILES,
+    PLAY,
+    PLUS_ACTIONS,
+    PLUS_BUYS,
+    PLUS_CARDS,
+    PLUS_COINS,
+    POINTS,
+    PROVINCE,
+    RICH,
+    SEED_SPACE,
+    SILVER,
+    SMITHY,
+    SUPPLY,
+    VILLAGE,
+    WOODCUTTER,
+    K,
+)
+from .dominion_kernels import _NO_DRAWS, k_draws, k_money, k_rich_probability, legal, policy, rollout, score, step
 
-CARDS = ("Copper", "Silver", "Gold", "Estate", "Duchy", "Province", "Moat", "Village", "Woodcutter", "Gardens",
-         "Moneylender", "Smithy", "Council Room", "Festival", "Laboratory", "Market")
-K = len(CARDS)
-(COPPER, SILVER, GOLD, ESTATE, DUCHY, PROVINCE, MOAT, VILLAGE, WOODCUTTER, GARDENS, MONEYLENDER, SMITHY,
- COUNCIL_ROOM, FESTIVAL, LABORATORY, MARKET) = range(K)
-COST = np.array([0, 3, 6, 2, 5, 8, 2, 3, 3, 4, 4, 4, 5, 5, 5, 5], dtype=np.int64)
-MONEY = np.array([1, 2, 3] + [0] * 13, dtype=np.int64)
-POINTS = np.array([0, 0, 0, 1, 3, 6] + [0] * 10, dtype=np.int64)      # Gardens: 1 per 10 cards owned
-IS_ACTION = np.array([0] * 6 + [1, 1, 1, 0] + [1] * 6, dtype=np.int64)
-PLUS_CARDS = np.array([0] * 6 + [2, 1, 0, 0, 0, 3, 4, 0, 2, 1], dtype=np.int64)
-PLUS_ACTIONS = np.array([0] * 6 + [0, 2, 0, 0, 0, 0, 0, 2, 1, 1], dtype=np.int64)
-PLUS_BUYS = np.array([0] * 6 + [0, 0, 1, 0, 0, 0, 1, 1, 0, 1], dtype=np.int64)
-PLUS_COINS = np.array([0] * 6 + [0, 0, 2, 0, 0, 0, 0, 2, 0, 1], dtype=np.int64)
-SUPPLY = np.array([46, 40, 30, 8, 8, 8, 10, 10, 10, 8, 10, 10, 10, 10, 10, 10], dtype=np.int64)
-#: Moneylender trashes a Copper from hand for this many coins
-LENDER_COINS = 3
-#: a hand with this much money buys a Province: the control variate's event (thesis §7.1)
-RICH = 8
-
-ACTION, BUY_PHASE = 0, 1
-BUY = K                 # action BUY + c buys card c; 0 <= c < K plays card c
-END = 2 * K
-LEFT, PHASE, ACTIONS, BUYS, COINS = range(5)
-DECK, HAND, DISCARD, PLAY, PILES = (5 + K * j for j in range(5))
-FIELDS = 5 + 5 * K
-SEED_SPACE = 1 << 62
-#: the most turns a game may last: a rollout plays every one, and states hold the count in an int64
-MAX_TURNS = 10_000
-_MASK = (1 << 64) - 1
+#: the game's names: its cards and state layout (`dominion_cards`), readable and compiled rules
+__all__ = [
+    "CARDS", "K", "COPPER", "SILVER", "GOLD", "ESTATE", "DUCHY", "PROVINCE", "MOAT", "VILLAGE", "WOODCUTTER",
+    "GARDENS", "MONEYLENDER", "SMITHY", "COUNCIL_ROOM", "FESTIVAL", "LABORATORY", "MARKET", "COST", "MONEY",
+    "POINTS", "IS_ACTION", "PLUS_CARDS", "PLUS_ACTIONS", "PLUS_BUYS", "PLUS_COINS", "SUPPLY", "LENDER_COINS",
+    "RICH", "ACTION", "BUY_PHASE", "BUY", "END", "LEFT", "PHASE", "ACTIONS", "BUYS", "COINS", "DECK", "HAND",
+    "DISCARD", "PLAY", "PILES", "FIELDS", "SEED_SPACE", "MAX_TURNS", "Stream", "rich_probability", "DominionRules",
+    "DominionSolitaire", "k_draws", "k_money", "k_rich_probability", "legal", "policy", "rollout", "score", "step"
+]
 
 
 # -- the readable rules ----------------------------------------------------------------------------
@@ -366,282 +396,3 @@ class DominionSolitaire(DominionRules):
         """The default policy to the end, compiled (`rollout`); chance from `draws[rpos:]` or u."""
         use = draws is not None
         return rollout(np.array(state, dtype=np.int64), draws if use else _NO_DRAWS, rpos, use, u, upos, cv)
-
-
-# -- the compiled rules (numba), on int64 arrays laid out as the tuples ----------------------------
-
-@njit(cache=True)
-def _uniform(x):
-    """One splitmix64 step: (new state, uniform in [0, 1))."""
-    x = np.uint64(x) + np.uint64(0x9E3779B97F4A7C15)
-    z = x
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    return x, float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
-@njit(cache=True)
-def _total(s, f):
-    t = 0
-    for c in range(K):
-        t += s[f + c]
-    return t
-
-
-@njit(cache=True)
-def _k_draw(s, k, x):
-    for _ in range(k):
-        n = _total(s, DECK)
-        if n == 0:
-            if _total(s, DISCARD) == 0:
-                return x
-            for c in range(K):
-                s[DECK + c] = s[DISCARD + c]
-                s[DISCARD + c] = 0
-            n = _total(s, DECK)
-        x, u = _uniform(x)
-        r = int(u * n)
-        c = 0
-        while r >= s[DECK + c]:
-            r -= s[DECK + c]
-            c += 1
-        s[DECK + c] -= 1
-        s[HAND + c] += 1
-    return x
-
-
-@njit(cache=True)
-def k_money(s):
-    return s[COINS] + s[HAND + COPPER] + 2 * s[HAND + SILVER] + 3 * s[HAND + GOLD]
-
-
-@njit(cache=True)
-def _k_game_over(s, bought):
-    empty = 0
-    for c in range(K):
-        if s[PILES + c] - (c == bought) == 0:
-            empty += 1
-    return s[LEFT] == 1 or s[PILES + PROVINCE] - (bought == PROVINCE) == 0 or empty >= 3
-
-
-@njit(cache=True)
-def k_draws(s, action):
-    if s[PHASE] == ACTION:
-        return PLUS_CARDS[action] if action < K else 0
-    ends_turn = action == END or s[BUYS] == 1
-    bought = action - BUY if action != END else -1
-    return 5 if ends_turn and not _k_game_over(s, bought) else 0
-
-
-@njit(cache=True)
-def legal(s, action):
-    """Whether `action` is legal in state s (the readable `actions` lists them)."""
-    if s[LEFT] == 0:
-        return False
-    if action == END:
-        return True
-    if s[PHASE] == ACTION:
-        return 0 <= action < K and IS_ACTION[action] == 1 and s[HAND + action] > 0
-    c = action - BUY
-    return 0 <= c < K and s[PILES + c] > 0 and COST[c] <= k_money(s)
-
-
-@njit(cache=True)
-def step(s, action, raw):
-    """One transition in place (legality is the caller's: `legal` lists the actions)."""
-    x = np.uint64(raw)
-    if s[PHASE] == ACTION:
-        if action == END:
-            s[PHASE] = BUY_PHASE
-        else:
-            s[HAND + action] -= 1
-            s[PLAY + action] += 1
-            s[ACTIONS] += PLUS_ACTIONS[action] - 1
-            s[BUYS] += PLUS_BUYS[action]
-            s[COINS] += PLUS_COINS[action]
-            if action == MONEYLENDER and s[HAND + COPPER] > 0:
-                s[HAND + COPPER] -= 1
-                s[COINS] += LENDER_COINS
-            _k_draw(s, PLUS_CARDS[action], x)
-    else:
-        turn_over = action == END
-        bought = -1
-        if not turn_over:
-            bought = action - BUY
-            turn_over = s[BUYS] == 1
-        over = turn_over and _k_game_over(s, bought)
-        if bought >= 0:
-            s[PILES + bought] -= 1
-            s[DISCARD + bought] += 1
-            s[COINS] -= COST[bought]
-            s[BUYS] -= 1
-        if turn_over:
-            for c in range(K):
-                s[DISCARD + c] += s[HAND + c] + s[PLAY + c]
-                s[HAND + c] = 0
-                s[PLAY + c] = 0
-            s[LEFT] = 0 if over else s[LEFT] - 1
-            s[PHASE], s[ACTIONS], s[BUYS], s[COINS] = ACTION, 1, 1, 0
-            if not over:
-                _k_draw(s, 5, x)
-    if s[LEFT] > 0 and s[PHASE] == ACTION:
-        playable = False
-        for c in range(K):
-            if IS_ACTION[c] and s[HAND + c] > 0:
-                playable = True
-        if s[ACTIONS] == 0 or not playable:
-            s[PHASE] = BUY_PHASE
-
-
-@njit(cache=True)
-def score(s):
-    owned = 0
-    points = 0
-    for c in range(K):
-        n = s[DECK + c] + s[HAND + c] + s[DISCARD + c] + s[PLAY + c]
-        owned += n
-        points += POINTS[c] * n
-    gardens = s[DECK + GARDENS] + s[HAND + GARDENS] + s[DISCARD + GARDENS] + s[PLAY + GARDENS]
-    return float(points + gardens * (owned // 10))
-
-
-@njit(cache=True)
-def _comb(n, k):
-    if k < 0 or k > n:
-        return 0.0
-    r = 1.0
-    for i in range(k):
-        r = r * (n - i) / (i + 1)
-    return r
-
-
-@njit(cache=True)
-def _k_hyper_rich(pile, k, need):
-    if need <= 0:
-        return 1.0
-    n = 0
-    for c in range(K):
-        n += pile[c]
-    cu, si, go = pile[COPPER], pile[SILVER], pile[GOLD]
-    other = n - cu - si - go
-    total = 0.0
-    for a in range(min(cu, k) + 1):
-        for b in range(min(si, k - a) + 1):
-            for g in range(min(go, k - a - b) + 1):
-                if a + 2 * b + 3 * g >= need:
-                    total += _comb(cu, a) * _comb(si, b) * _comb(go, g) * _comb(other, k - a - b - g)
-    return total / _comb(n, k)
-
-
-@njit(cache=True)
-def k_rich_probability(s, action):
-    """P[the action draws a hand with >= RICH money], and the number of cards it draws."""
-    k = k_draws(s, action)
-    if k == 0:
-        return 0.0, 0
-    deck = s[DECK:DECK + K].copy()
-    discard = s[DISCARD:DISCARD + K].copy()
-    if s[PHASE] == ACTION:
-        money = k_money(s) + PLUS_COINS[action] - MONEY[action]
-    else:
-        money = 0
-        for c in range(K):
-            discard[c] += s[HAND + c] + s[PLAY + c]
-        if action != END:
-            discard[action - BUY] += 1
-    n = 0
-    for c in range(K):
-        n += deck[c]
-    if n >= k:
-        return _k_hyper_rich(deck, k, RICH - money), k
-    for c in range(K):
-        money += MONEY[c] * deck[c]
-    rest = k - n
-    m = 0
-    for c in range(K):
-        m += discard[c]
-    if m >= rest:
-        return _k_hyper_rich(discard, rest, RICH - money), k
-    for c in range(K):
-        money += MONEY[c] * discard[c]
-    return 1.0 if money >= RICH else 0.0, k
-
-
-@njit(cache=True)
-def policy(s, u):
-    """The default policy (`DominionSolitaire.default_policy`) on one uniform."""
-    if s[PHASE] == ACTION:
-        n = 0
-        for c in range(K):
-            if IS_ACTION[c] and s[HAND + c] > 0 and PLUS_ACTIONS[c] > 0:
-                n += 1
-        if n > 0:
-            j = int(u * n)
-            for c in range(K):
-                if IS_ACTION[c] and s[HAND + c] > 0 and PLUS_ACTIONS[c] > 0:
-                    if j == 0:
-                        return c
-                    j -= 1
-        left_to_draw = _total(s, DECK) + _total(s, DISCARD)
-        useful = np.zeros(K, dtype=np.bool_)
-        n = 0
-        for c in range(K):
-            if IS_ACTION[c] and s[HAND + c] > 0 and not (c == MONEYLENDER and s[HAND + COPPER] == 0) and (
-                    PLUS_COINS[c] > 0 or PLUS_BUYS[c] > 0 or c == MONEYLENDER or left_to_draw > 0):
-                useful[c] = True
-                n += 1
-        if n == 0:
-            return END
-        j = int(u * n)
-        for c in range(K):
-            if useful[c]:
-                if j == 0:
-                    return c
-                j -= 1
-    money = k_money(s)
-    total = 0.0
-    for c in range(1, K):
-        if s[PILES + c] > 0 and COST[c] <= money:
-            total += 2.0 ** COST[c]
-    if total == 0.0:
-        return END
-    x = u * total
-    last = END
-    for c in range(1, K):
-        if s[PILES + c] > 0 and COST[c] <= money:
-            w = 2.0 ** COST[c]
-            if x < w:
-                return BUY + c
-            x -= w
-            last = BUY + c
-    return last
-
-
-@njit(cache=True)
-def rollout(s, draws, rpos, use_draws, u, upos, cv):
-    """The default policy to the end from state s (not modified): the policy's uniforms from u[upos:],
-    one chance outcome per action from draws[rpos:] when `use_draws`, else floor(2^62 u). Returns
-    (score, summed control terms, rpos, upos, actions taken), actions -1 when u or draws ran out."""
-    s = s.copy()
-    tail, steps = 0.0, 0
-    while s[LEFT] > 0:
-        steps += 1
-        if upos >= len(u):
-            return 0.0, 0.0, rpos, upos, -1
-        action = policy(s, u[upos])
-        upos += 1
-        raw, rpos, upos = draw_chance(draws, rpos, use_draws, u, upos, SEED_SPACE)
-        if raw < 0:
-            return 0.0, 0.0, rpos, upos, -1
-        if cv:
-            p, k = k_rich_probability(s, action)
-            step(s, action, raw)
-            if k > 0:
-                tail += (1.0 if k_money(s) >= RICH else 0.0) - p
-        else:
-            step(s, action, raw)
-    return score(s), tail, rpos, upos, steps
-
-
-_NO_DRAWS = np.zeros(1, dtype=np.int64)
