@@ -38,6 +38,15 @@ MAX_SCALE = 1e100
 #: seeds: a regressor gets ``2 * seed + player`` as its 32-bit ``random_state`` (the kit's bound too)
 MAX_SEED = 2 ** 30 - 1
 
+#: what `rcfr.options` hands out from here
+__all__ = [
+    "REGRET_MATCHING", "UPDATES", "AVERAGING", "AVERAGE_SPACES", "AVERAGE_MODES", "TARGETS", "SAMPLED_TARGETS",
+    "LEAN_TARGETS", "SELECTIONS", "SAMPLERS", "CHANCE_SAMPLING", "PUBLIC_CHANCE", "BASELINES", "PROFILES",
+    "MODEL_SAMPLERS", "MAX_POWER", "ASYMMETRY_MAX", "MAX_SCALE", "MAX_SEED", "did_you_mean", "check_choice",
+    "check_bool", "check_int", "check_checkpoint", "check_seed", "check_float", "Linear", "check_power",
+    "check_asymmetry", "check_discount", "check_weights"
+]
+
 
 # ---- the check family ----------------------------------------------------------------------------------
 def _listing(allowed: Iterable[Any]) -> str:

@@ -27,8 +27,8 @@ pile's multiset, reshuffling the discard pile in when the draw pile is empty. Ac
 nothing ignore their outcome. The action phase is skipped when no action can be played.
 
 The rules exist twice: readably in Python (`DominionRules`, the reference) and as numba kernels on
-int64 arrays of the same layout (`rcfr.search.dominion_kernels`: `step`, `policy`, `k_rich_probability`,
-`rollout`; cards and layout in `rcfr.search.dominion_cards`), which
+int64 arrays of the same layout (`rcfr.search.dominion_compiled`: `step`, `policy`, `k_rich_probability`,
+`rollout`), which
 `DominionSolitaire`, the game the searches use, runs both in the tree and in rollouts;
 `tests/test_search_dominion.py` requires the two to agree move for move on the same seeds and
 uniforms.
@@ -42,66 +42,36 @@ import numpy as np
 
 from ..options import check_int
 from .base import SearchGame
-from .dominion_cards import (
-    _MASK,
-    ACTION,
-    ACTIONS,
-    BUY,
-    BUY_PHASE,
-    BUYS,
-    CARDS,
-    COINS,
-    COPPER,
-    COST,
-    COUNCIL_ROOM,
-    DECK,
-    DISCARD,
-    DUCHY,
-    END,
-    ESTATE,
-    FESTIVAL,
-    FIELDS,
-    GARDENS,
-    GOLD,
-    HAND,
-    IS_ACTION,
-    LABORATORY,
-    LEFT,
-    LENDER_COINS,
-    MARKET,
-    MAX_TURNS,
-    MOAT,
-    MONEY,
-    MONEYLENDER,
-    PHASE,
-    PILES,
-    PLAY,
-    PLUS_ACTIONS,
-    PLUS_BUYS,
-    PLUS_CARDS,
-    PLUS_COINS,
-    POINTS,
-    PROVINCE,
-    RICH,
-    SEED_SPACE,
-    SILVER,
-    SMITHY,
-    SUPPLY,
-    VILLAGE,
-    WOODCUTTER,
-    K,
-)
-from .dominion_kernels import _NO_DRAWS, k_draws, k_money, k_rich_probability, legal, policy, rollout, score, step
 
-#: the game's names: its cards and state layout (`dominion_cards`), readable and compiled rules
-__all__ = [
-    "CARDS", "K", "COPPER", "SILVER", "GOLD", "ESTATE", "DUCHY", "PROVINCE", "MOAT", "VILLAGE", "WOODCUTTER",
-    "GARDENS", "MONEYLENDER", "SMITHY", "COUNCIL_ROOM", "FESTIVAL", "LABORATORY", "MARKET", "COST", "MONEY",
-    "POINTS", "IS_ACTION", "PLUS_CARDS", "PLUS_ACTIONS", "PLUS_BUYS", "PLUS_COINS", "SUPPLY", "LENDER_COINS",
-    "RICH", "ACTION", "BUY_PHASE", "BUY", "END", "LEFT", "PHASE", "ACTIONS", "BUYS", "COINS", "DECK", "HAND",
-    "DISCARD", "PLAY", "PILES", "FIELDS", "SEED_SPACE", "MAX_TURNS", "Stream", "rich_probability", "DominionRules",
-    "DominionSolitaire", "k_draws", "k_money", "k_rich_probability", "legal", "policy", "rollout", "score", "step"
-]
+CARDS = ("Copper", "Silver", "Gold", "Estate", "Duchy", "Province", "Moat", "Village", "Woodcutter", "Gardens",
+         "Moneylender", "Smithy", "Council Room", "Festival", "Laboratory", "Market")
+K = len(CARDS)
+(COPPER, SILVER, GOLD, ESTATE, DUCHY, PROVINCE, MOAT, VILLAGE, WOODCUTTER, GARDENS, MONEYLENDER, SMITHY,
+ COUNCIL_ROOM, FESTIVAL, LABORATORY, MARKET) = range(K)
+COST = np.array([0, 3, 6, 2, 5, 8, 2, 3, 3, 4, 4, 4, 5, 5, 5, 5], dtype=np.int64)
+MONEY = np.array([1, 2, 3] + [0] * 13, dtype=np.int64)
+POINTS = np.array([0, 0, 0, 1, 3, 6] + [0] * 10, dtype=np.int64)      # Gardens: 1 per 10 cards owned
+IS_ACTION = np.array([0] * 6 + [1, 1, 1, 0] + [1] * 6, dtype=np.int64)
+PLUS_CARDS = np.array([0] * 6 + [2, 1, 0, 0, 0, 3, 4, 0, 2, 1], dtype=np.int64)
+PLUS_ACTIONS = np.array([0] * 6 + [0, 2, 0, 0, 0, 0, 0, 2, 1, 1], dtype=np.int64)
+PLUS_BUYS = np.array([0] * 6 + [0, 0, 1, 0, 0, 0, 1, 1, 0, 1], dtype=np.int64)
+PLUS_COINS = np.array([0] * 6 + [0, 0, 2, 0, 0, 0, 0, 2, 0, 1], dtype=np.int64)
+SUPPLY = np.array([46, 40, 30, 8, 8, 8, 10, 10, 10, 8, 10, 10, 10, 10, 10, 10], dtype=np.int64)
+#: Moneylender trashes a Copper from hand for this many coins
+LENDER_COINS = 3
+#: a hand with this much money buys a Province: the control variate's event (thesis §7.1)
+RICH = 8
+
+ACTION, BUY_PHASE = 0, 1
+BUY = K                 # action BUY + c buys card c; 0 <= c < K plays card c
+END = 2 * K
+LEFT, PHASE, ACTIONS, BUYS, COINS = range(5)
+DECK, HAND, DISCARD, PLAY, PILES = (5 + K * j for j in range(5))
+FIELDS = 5 + 5 * K
+SEED_SPACE = 1 << 62
+#: the most turns a game may last: a rollout plays every one, and states hold the count in an int64
+MAX_TURNS = 10_000
+_MASK = (1 << 64) - 1
 
 
 # -- the readable rules ----------------------------------------------------------------------------
@@ -370,29 +340,3 @@ class DominionRules(SearchGame):
         p = rich_probability(deck, discard, k, money)
         nxt = self.apply(state, action, outcome)
         return float(self.money(nxt) >= RICH) - p
-
-
-
-class DominionSolitaire(DominionRules):
-    """Solitaire Dominion with its transitions, control variate and rollouts on the compiled rules
-    (the tree search's transitions were 60% of its time in Python)."""
-
-    def apply(self, state, action, outcome):
-        s = np.array(state, dtype=np.int64)
-        if not legal(s, action):
-            raise ValueError(f"cannot play or buy {action!r} in this state; legal: {self.actions(state)}")
-        step(s, action, outcome)
-        return tuple(s.tolist())
-
-    def control(self, state, action, outcome):
-        s = np.array(state, dtype=np.int64)
-        p, k = k_rich_probability(s, action)
-        if k == 0:
-            return 0.0
-        step(s, action, outcome)
-        return (1.0 if k_money(s) >= RICH else 0.0) - p
-
-    def rollout(self, state, draws, rpos, ranked, u, upos, cv):
-        """The default policy to the end, compiled (`rollout`); chance from `draws[rpos:]` or u."""
-        use = draws is not None
-        return rollout(np.array(state, dtype=np.int64), draws if use else _NO_DRAWS, rpos, use, u, upos, cv)
