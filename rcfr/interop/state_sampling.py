@@ -138,7 +138,7 @@ class StateMCCFR:
         last to first, so the random draws come in the compiled walk's order). Chance and opponent
         nodes have one child walked, so the walk loops through them and recurses at the traverser's."""
         table, uniform = self.table, self.stream.uniform
-        regrets, avg, first, actions_of, index = table.regrets, table.avg, table.first, table.actions, table.index
+        regrets, avg, first, actions_of = table.regrets, table.avg, table.first, table.actions
         sign = 1.0 if traverser == 0 else -1.0
         sigmas, chosen, deltas = {}, {}, {}
         nodes = 0
@@ -158,14 +158,9 @@ class StateMCCFR:
                 if player < 0:
                     nodes += 1
                     return sign * state.returns()[0]
-                key = state.information_state_string(player)
-                row = index[player].get(key)
-                if row is None:
-                    legal = state.legal_actions()
-                    if len(legal) == 1:
-                        state.apply_action(legal[0])
-                        continue
-                    row = table.add(player, key, legal)  # the arrays grow in place
+                row = table.met(state, player)
+                if row is None:  # a forced move, played
+                    continue
                 nodes += 1
                 f, e = first[row], first[row + 1]
                 if player == traverser:
@@ -210,7 +205,7 @@ class StateMCCFR:
         decisions, crediting the opponent's average on the way, then the traverser's sampled regrets
         ``W * tail * (1 - sigma(a*))`` and ``-W * tail * sigma(a*)`` on the way back."""
         table, uniform, eps = self.table, self.stream.uniform, self.epsilon
-        regrets, avg, first, actions_of, index = table.regrets, table.avg, table.first, table.actions, table.index
+        regrets, avg, first, actions_of = table.regrets, table.avg, table.first, table.actions
         state = self.game.new_initial_state()
         path = []  # (player, first slot, sigma or chance probability, action index, opponent reach, chance reach)
         r0 = r1 = rc = q = 1.0
@@ -230,14 +225,9 @@ class StateMCCFR:
                 continue
             if player < 0:
                 break
-            key = state.information_state_string(player)
-            row = index[player].get(key)
-            if row is None:
-                legal = state.legal_actions()
-                if len(legal) == 1:
-                    state.apply_action(legal[0])
-                    continue
-                row = table.add(player, key, legal)  # the arrays grow in place
+            row = table.met(state, player)
+            if row is None:  # a forced move, played
+                continue
             f, e = first[row], first[row + 1]
             n = e - f
             sigma = regret_matching(regrets[f:e])

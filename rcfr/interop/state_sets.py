@@ -24,6 +24,20 @@ class InfosetTable:
         self.first = array("q", [0])
         self.actions, self.regrets, self.avg = array("q"), array("d"), array("d")
 
+    def met(self, state, player: int) -> int | None:
+        """The row of the set `player` acts at in pyspiel `state`, added the first time it is met (the arrays
+        grow in place); None at a forced move, which it plays on `state` (no decision, as in the compiled
+        tree). The walks of both samplers ask it at every decision."""
+        key = state.information_state_string(player)
+        row = self.index[player].get(key)
+        if row is None:
+            legal = state.legal_actions()
+            if len(legal) == 1:
+                state.apply_action(legal[0])
+                return None
+            row = self.add(player, key, legal)
+        return row
+
     def add(self, player: int, key: str, legal) -> int:
         row = len(self.players)
         self.index[player][key] = row

@@ -83,44 +83,19 @@ def room(source):
     they can grow. The compiled tree knows every set: always."""
 
 
-@implements(mover, is_compiled_tree, "always")
-def _tree_mover(source, h):
-    return source.player[h]
-
-
-@implements(num_moves, is_compiled_tree, "always")
-def _tree_num_moves(source, h):
-    return source.num_children[h]
-
-
-@implements(child, is_compiled_tree, "always")
-def _tree_child(source, h, k, slot):
-    return source.first_child[h] + k
-
-
-@implements(outcome_probs, is_compiled_tree, "always")
-def _tree_outcome_probs(source, h):
-    return (source.chance_prob, source.first_child[h])
-
-
-@implements(infoset, is_compiled_tree, "always")
-def _tree_infoset(source, h):
-    return source.infoset[h]
-
-
-@implements(payoff, is_compiled_tree, "always")
-def _tree_payoff(source, h):
-    return source.utility[h]
-
-
-@implements(edge_slot, is_compiled_tree, "always")
-def _tree_edge_slot(source, h, k, slot, J):
-    return source.baseline_index[source.first_child[h] + k]
-
-
-@implements(room, is_compiled_tree, "always")
-def _tree_room(source):
-    return True
+#: the compiled tree's accessors (`bundles.Tree`: handles are history ids), inlined into the walks
+TREE_ACCESSORS = (
+    (mover, lambda source, h: source.player[h]),
+    (num_moves, lambda source, h: source.num_children[h]),
+    (child, lambda source, h, k, slot: source.first_child[h] + k),
+    (outcome_probs, lambda source, h: (source.chance_prob, source.first_child[h])),
+    (infoset, lambda source, h: source.infoset[h]),
+    (payoff, lambda source, h: source.utility[h]),
+    (edge_slot, lambda source, h, k, slot, J: source.baseline_index[source.first_child[h] + k]),
+    (room, lambda source: True),
+)
+for _accessor, _implementation in TREE_ACCESSORS:
+    implements(_accessor, is_compiled_tree, "always")(_implementation)
 
 
 @njit(cache=True, inline="always")
