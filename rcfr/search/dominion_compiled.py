@@ -226,21 +226,16 @@ def k_rich_probability(s, action):
             discard[c] += s[HAND + c] + s[PLAY + c]
         if action != END:
             discard[action - BUY] += 1
-    n = 0
-    for c in range(K):
-        n += deck[c]
-    if n >= k:
-        return _k_hyper_rich(deck, k, RICH - money), k
-    for c in range(K):
-        money += MONEY[c] * deck[c]
-    rest = k - n
-    m = 0
-    for c in range(K):
-        m += discard[c]
-    if m >= rest:
-        return _k_hyper_rich(discard, rest, RICH - money), k
-    for c in range(K):
-        money += MONEY[c] * discard[c]
+    rest = k
+    for pile in (deck, discard):  # the draw pile, then the reshuffled discard pile
+        n = 0
+        for c in range(K):
+            n += pile[c]
+        if n >= rest:
+            return _k_hyper_rich(pile, rest, RICH - money), k
+        for c in range(K):
+            money += MONEY[c] * pile[c]
+        rest -= n
     return 1.0 if money >= RICH else 0.0, k
 
 
