@@ -32,6 +32,12 @@ from rcfr.tree import Game
 from .schema import ConfigError, ExperimentConfig, check_rules_path, resolve_shares
 
 
+def _by_rules(game) -> bool:
+    """Whether `game` is walked by its rules: the kit's one question of the source (`make_game`'s config checks,
+    `load_policy`'s file)."""
+    return isinstance(game, RulesGame)
+
+
 def make_game(spec: ExperimentConfig) -> Game | RulesGame:
     """The compiled game, or the game walked by its rules (``game.compiled``; `rcfr.load_game`)."""
     if spec.game.compiled is False:  # before the rules' fast functions compile
@@ -40,7 +46,7 @@ def make_game(spec: ExperimentConfig) -> Game | RulesGame:
         game = load_game(spec.game.name, compiled=spec.game.compiled, **spec.game.params)
     except TooLarge as err:  # game.compiled=true on a game above the compile limit
         raise ConfigError(f"game: {err}; or walk it by its rules: game.compiled=false (or null)") from None
-    if isinstance(game, RulesGame):  # the kit's question, asked here: the game answers the rest itself
+    if _by_rules(game):  # the rules path's config checks; the game answers the rest itself
         check_rules_path(spec)
         _check_exact_points(spec, game.rules)
     return game
@@ -74,7 +80,7 @@ def load_policy(spec: ExperimentConfig, game: Game | RulesGame, path):
     from rcfr.abstraction import make_abstraction
     from rcfr.rules.policy import CodePolicy
 
-    if not isinstance(game, RulesGame):  # a compiled run writes the full game's policy, whatever its abstraction
+    if not _by_rules(game):  # a compiled run writes the full game's policy, whatever its abstraction
         return Policy.load(game, path)
     name = spec.abstraction.name
     abstraction = None if name == "none" else make_abstraction(game, name, **spec.abstraction.params)

@@ -249,8 +249,9 @@ def _half_width(values: np.ndarray) -> float:
 
 
 def _source(game):
-    """The rules and typed fast functions of a compiled or rules-path game."""
-    if isinstance(game, RulesGame):
+    """The rules and typed fast functions of a compiled or rules-path game: a game walked by its rules holds
+    them (``fast``), a compiled one makes them from its rules."""
+    if isinstance(game, (Game, RulesGame)) and getattr(game, "fast", None) is not None:
         return game.rules, game.fast
     if isinstance(game, Game):
         try:

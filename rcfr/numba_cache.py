@@ -9,7 +9,7 @@ in a watched package (`rcfr` itself), that its code can come from:
 * the files of the jitted functions it names, transitively (as globals, as attributes of a module it
   names, or in its closure), and of the plain functions and classes it names;
 * the module each global it names is imported from (a constant is frozen into the compiled code);
-* the files that register a numba ``@overload`` of a function it names (the implementation of
+* the files that register a numba ``@overload`` of a function it names (`REGISTRARS`; the implementation of
   ``states.mover`` for a rules source lives in `rcfr.rules.source`, which the driver never imports).
 
 The names are read from the bytecode, and the overloads from the sources, so the key does not depend on
@@ -90,11 +90,16 @@ def _imported_from(path: str) -> dict[str, str]:
     return out
 
 
+#: decorators that register a numba ``@overload`` of the function they name: numba's own, and the state
+#: sources' (`rcfr.sampling.states.implements`, `rcfr.rules.source.rules_accessor`)
+REGISTRARS = ("overload", "implements", "rules_accessor")
+
+
 @lru_cache(maxsize=None)
 def _overloads(root: Path) -> dict[str, frozenset[str]]:
-    """Function name -> the files under `root` that register a numba ``@overload`` of it."""
+    """Function name -> the files under `root` that register a numba ``@overload`` of it (`REGISTRARS`)."""
     found: dict[str, set[str]] = {}
-    pattern = re.compile(r"@overload\(\s*(?:[\w.]*\.)?(\w+)")
+    pattern = re.compile(r"@(?:%s)\(\s*(?:[\w.]*\.)?(\w+)" % "|".join(REGISTRARS))
     for path in root.rglob("*.py"):
         try:
             text = path.read_text()

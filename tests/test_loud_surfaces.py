@@ -7,7 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from rcfr.search.dominion import DECK, DominionSolitaire
+from rcfr.search.dominion import DECK
+from rcfr.search.dominion_compiled import DominionSolitaire
 from rcfr.search.mcts import MCTS
 from rcfr.search.minimax import StarSearch
 from rcfr.search.pig import Pig

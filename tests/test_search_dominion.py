@@ -10,6 +10,7 @@ import pytest
 
 from rcfr.search import MCTS, DominionSolitaire, load_search_game
 from rcfr.search import dominion as D
+from rcfr.search import dominion_compiled as compiled
 from rcfr.search.dominion import (
     ACTION,
     BUY,
@@ -94,7 +95,7 @@ def test_stream_matches_kernel_and_is_uniform():
     x = np.uint64(12345)
     s = Stream(12345)
     for _ in range(50):
-        x, u = D._uniform(np.uint64(x))
+        x, u = compiled._uniform(np.uint64(x))
         assert s.uniform() == u
     us = [Stream(seed).uniform() for seed in range(4000)]
     assert 0.45 < np.mean(us) < 0.55 and min(us) >= 0 and max(us) < 1
@@ -165,7 +166,7 @@ def test_moneylender_gardens_and_the_action_phase():
         G.apply(make(hand={SMITHY: 1, COPPER: 4}), VILLAGE, 0)
     # Gardens: 1 point per 10 cards owned (29 cards: 2 points each)
     s = make(deck={GARDENS: 2, COPPER: 20}, hand={ESTATE: 3, DUCHY: 1, PROVINCE: 1, COPPER: 2})
-    assert G.utility(s) == 2 * 2 + 3 + 3 + 6 and D.score(np.array(s, dtype=np.int64)) == G.utility(s)
+    assert G.utility(s) == 2 * 2 + 3 + 3 + 6 and compiled.score(np.array(s, dtype=np.int64)) == G.utility(s)
 
 
 def test_two_buys_and_the_end_of_the_game():
@@ -202,19 +203,19 @@ def test_kernels_match_the_readable_rules_move_for_move():
             u = rng.random()
             a = G.default_policy(s, Replay([u]))
             arr = np.array(s, dtype=np.int64)
-            assert D.policy(arr, u) == a and a in G.actions(s)
+            assert compiled.policy(arr, u) == a and a in G.actions(s)
             for b in G.actions(s):                     # every legal action, not only the policy's
                 raw = int(rng.integers(D.SEED_SPACE))
                 t, t0 = np.array(s, dtype=np.int64), np.array(s, dtype=np.int64)
-                p, k = D.k_rich_probability(t, b)
+                p, k = compiled.k_rich_probability(t, b)
                 control = G.control(s, b, raw)
-                D.step(t, b, raw)
+                compiled.step(t, b, raw)
                 assert tuple(t.tolist()) == G.apply(s, b, raw) == C.apply(s, b, raw) and k == G.draws(s, b)
-                assert C.control(s, b, raw) == pytest.approx(control, abs=1e-12) and D.legal(t0, b)
+                assert C.control(s, b, raw) == pytest.approx(control, abs=1e-12) and compiled.legal(t0, b)
                 assert control == pytest.approx((G.money(G.apply(s, b, raw)) >= 8) - p if k else 0.0, abs=1e-12)
                 moves += 1
             illegal = [b for b in range(D.END + 1) if b not in G.actions(s)]
-            assert not any(D.legal(np.array(s, dtype=np.int64), b) for b in illegal)
+            assert not any(compiled.legal(np.array(s, dtype=np.int64), b) for b in illegal)
             s = G.apply(s, a, int(rng.integers(D.SEED_SPACE)))
     assert moves > 1000
     with pytest.raises(ValueError, match="cannot play or buy"):
@@ -266,7 +267,7 @@ def test_rich_probability_equals_brute_force(deck, discard, k, money):
     assert D.rich_probability(dk, dc, k, money) == pytest.approx(exact, abs=1e-12)
     s = make(phase=BUY_PHASE, coins=0, deck=deck, discard=discard)
     if k == 5 and money == 0:                          # the cleanup draw of an empty hand
-        assert D.k_rich_probability(np.array(s, dtype=np.int64), END)[0] == pytest.approx(exact, abs=1e-12)
+        assert compiled.k_rich_probability(np.array(s, dtype=np.int64), END)[0] == pytest.approx(exact, abs=1e-12)
 
 
 class WrongRich(DominionSolitaire):

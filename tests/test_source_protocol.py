@@ -21,25 +21,39 @@ from rcfr.tree.abstraction import Abstraction
 
 ROOT = Path(__file__).resolve().parent.parent
 SPELLINGS = re.compile(r'on_rules|is_walked|is_rules|hasattr\([a-z_.]*tree, "states"\)|isinstance\([a-z_.]*, RulesGame\)')
-#: where the question is still asked, and why: each module chooses there once
+#: where the question is still asked, and why: one place per layer, where the source is chosen
 ASKED = {
-    "rcfr/rules/source.py",  # the sampling walks: numba's compile-time choice of accessors (`@overload`)
+    "rcfr/rules/source.py",  # the sampling walks: numba's compile-time choice of accessors (`rules_accessor`)
+    "rcfr/solvers/base.py",  # the solvers: `by_rules` (MCCFR's buffers, sampled RCFR's form, Bluff's public tree)
     "rcfr/evaluation.py",  # rcfr.evaluate: the rules walks or the sequence form
-    "rcfr/approx_evaluation.py",  # the sampled evaluation's fast path of either kind
-    "rcfr/solvers/mccfr.py",  # MCCFRSolver._setup: the buffers, chosen once
-    "rcfr/solvers/sampled_rcfr.py",  # the sampled-RCFR factory: the form, chosen once
-    "rcfr/solvers/lean_rules.py",  # RulesLeanSampledRCFR refuses a compiled game
-    "rcfr/solvers/neural/solver.py",  # the Deep CFR family refuses a game walked by its rules, by name
-    "rcfr/solvers/public_tree.py",  # walk="auto" takes Bluff's public tree on a Bluff walked by its rules
-    "rcfr/abstraction/__init__.py",  # make_abstraction refuses map abstractions on the rules
-    "experiments/build.py",  # the kit: the rules path's config checks, and a run's policy file
+    "experiments/build.py",  # the kit: `_by_rules` (the rules path's config checks, and a run's policy file)
 }
+#: at most this many lines ask it (issue 32)
+MOST_SITES = 5
 
 
 def test_the_question_is_asked_only_where_the_source_is_chosen():
     asking = {str(path.relative_to(ROOT)) for folder in ("rcfr", "experiments") for path in (ROOT / folder).rglob("*.py")
               if SPELLINGS.search(path.read_text())}
     assert asking <= ASKED, f"asked outside the modules that choose the source: {sorted(asking - ASKED)}"
+    sites = [line for folder in ("rcfr", "experiments") for path in (ROOT / folder).rglob("*.py")
+             for line in path.read_text().splitlines() if SPELLINGS.search(line)]
+    assert len(sites) <= MOST_SITES, sites
+
+
+def test_refusals_read_what_a_game_offers(kuhn):
+    """What a kind of game cannot give is declared once (``offers``) and refused by `require`, by name."""
+    from rcfr.solvers.base import require
+    walked = rcfr.load_game("kuhn", compiled=False)
+    assert kuhn.offers == {"arrays"} and walked.offers == {"rules"}
+    for game, offer in ((kuhn, "arrays"), (walked, "rules"), ("kuhn", "arrays")):  # a string: check_game's to refuse
+        require(game, offer, "x")
+    with pytest.raises(ValueError, match=r"x on kuhn\(\) walked by its rules: needs"):
+        require(walked, "arrays", "x", "needs")
+    with pytest.raises(TypeError, match="x walks a game by its rules \\(a RulesGame\\), got Game"):
+        require(kuhn, "rules", "x")
+    with pytest.raises(ValueError, match="abstraction 'ehs' on kuhn\\(\\) walked by its rules: it needs the compiled"):
+        make_abstraction(walked, "ehs")
 
 
 def test_both_game_kinds_declare_their_sizes_and_abstractions(kuhn):

@@ -15,7 +15,8 @@ import sys
 import numpy as np
 
 from rcfr.search import MCTS, DominionSolitaire
-from rcfr.search.dominion import BUY, BUY_PHASE, CARDS, SEED_SPACE, rollout
+from rcfr.search.dominion import BUY, BUY_PHASE, CARDS, SEED_SPACE
+from rcfr.search.dominion_compiled import rollout
 from rcfr.search.studies import VARIANCE_METHODS
 
 

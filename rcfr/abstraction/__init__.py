@@ -18,6 +18,7 @@ from ..regrets import FullRegret  # noqa: F401  (a measure, in the evaluation la
 from ..rules.abstraction import CodeAbstraction
 from ..rules.game import RulesGame
 from ..solvers import make_solver
+from ..solvers.base import require
 from ..tree import Game, load_compiled
 from ..tree.abstraction import Abstraction, identity
 from . import card
@@ -42,9 +43,9 @@ def make_abstraction(game: Game | RulesGame, name: str, **options) -> Abstractio
     method, recall, seed; "ehs" also metric; "drp_ir" and "bluff_last_bids" (r=) for the dice games; "goofspiel_last_turns" (r=, lead=) and
     "latent_ttt_last_moves" (r=), "phantom_ttt_forget" (forget=)) or a rank partition such as "J.QK". For a game
     walked by its rules, one of `CODE_ABSTRACTIONS`, as a `CodeAbstraction`."""
-    if isinstance(game, RulesGame) and name not in CODE_ABSTRACTIONS:
-        raise ValueError(f"abstraction {name!r} needs the compiled game; on {game.name} walked by its rules the "
-                         f"abstractions are: {', '.join(CODE_ABSTRACTIONS)}")
+    if name not in CODE_ABSTRACTIONS:
+        require(game, "arrays", f"abstraction {name!r}", f"it needs the compiled game; the abstractions on the rules "
+                                                          f"are: {', '.join(CODE_ABSTRACTIONS)}")
     if name in INFOSET_ABSTRACTIONS:
         return build("abstraction", INFOSET_ABSTRACTIONS, name, game, **options)
     ranks = getattr(getattr(game.rules, "deck", None), "rank_chars", None)

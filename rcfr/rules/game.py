@@ -20,6 +20,9 @@ class RulesGame:
     the game level by level, which needs it to be within the compile limit."""
 
     compiled = False
+    #: what this kind of game offers the solvers and builders that need it (`rcfr.solvers.base.require`): the
+    #: rules walked as met (sets numbered as met, keyed by code; no compiled arrays)
+    offers = frozenset({"rules"})
     #: sequences and information sets: not counted on this path (`rcfr.rules.sizes` counts them where it can), so
     #: callers that size by them (a share of the game, the policy file's format) ask these rather than the kind
     num_sequences: int | None = None

@@ -24,7 +24,6 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 from numba.experimental.function_type import WrapperAddressProtocol, _get_wrapper_address
-from numba.extending import overload
 
 from ..games.base import TERMINAL
 from ..games.fast import SIGNATURES
@@ -74,6 +73,12 @@ class FastFunction(WrapperAddressProtocol):
 def is_rules(source) -> bool:
     """True for the numba type of a `Rules` bundle."""
     return getattr(source, "instance_class", None) is Rules
+
+
+def rules_accessor(accessor):
+    """Register the decorated function as `accessor`'s implementation for a `Rules` source (`states.implements`:
+    numba's choice at typing time), never inlined: the walks call it."""
+    return states.implements(accessor, is_rules, "never")
 
 
 @njit(cache=True, inline="always")
@@ -144,50 +149,39 @@ def _mismatch(source, key):
     return meta[SET_CAPACITY]
 
 
-@overload(states.mover, inline="never")
-def _rules_mover(source, h):
-    if is_rules(source):
-        return lambda source, h: source.row_player[h]
+@rules_accessor(states.mover)
+def _mover(source, h):
+    return source.row_player[h]
 
 
-@overload(states.num_moves, inline="never")
-def _rules_num_moves(source, h):
-    if is_rules(source):
-        return lambda source, h: source.row_moves[h]
+@rules_accessor(states.num_moves)
+def _num_moves(source, h):
+    return source.row_moves[h]
 
 
-@overload(states.child, inline="never")
-def _rules_child(source, h, k, slot):
-    if is_rules(source):
-        def child(source, h, k, slot):
-            rows = source.states
-            source.fn_child(source.data, rows[h], k, rows[slot])
-            settle(source, slot)
-            return slot
-        return child
+@rules_accessor(states.child)
+def _child(source, h, k, slot):
+    rows = source.states
+    source.fn_child(source.data, rows[h], k, rows[slot])
+    settle(source, slot)
+    return slot
 
 
-@overload(states.outcome_probs, inline="never")
-def _rules_outcome_probs(source, h):
-    if is_rules(source):
-        def outcome_probs(source, h):
-            data, s, probs = source.data, source.states[h], source.probs
-            for k in range(source.row_moves[h]):
-                probs[k] = source.fn_child(data, s, k, source.spare)
-            return probs, 0
-        return outcome_probs
+@rules_accessor(states.outcome_probs)
+def _outcome_probs(source, h):
+    data, s, probs = source.data, source.states[h], source.probs
+    for k in range(source.row_moves[h]):
+        probs[k] = source.fn_child(data, s, k, source.spare)
+    return probs, 0
 
 
-@overload(states.infoset, inline="never")
-def _rules_infoset(source, h):
-    if is_rules(source):
-        def infoset(source, h):
-            I = source.row_set[h]
-            if I < 0:
-                I = _lookup(source, h)
-                source.row_set[h] = I
-            return I
-        return infoset
+@rules_accessor(states.infoset)
+def _infoset(source, h):
+    I = source.row_set[h]
+    if I < 0:
+        I = _lookup(source, h)
+        source.row_set[h] = I
+    return I
 
 
 @njit(cache=True, inline="always")
@@ -211,25 +205,20 @@ def _lookup(source, h):
     return I
 
 
-@overload(states.payoff, inline="never")
-def _rules_payoff(source, h):
-    if is_rules(source):
-        return lambda source, h: source.fn_utility(source.data, source.states[h])
+@rules_accessor(states.payoff)
+def _payoff(source, h):
+    return source.fn_utility(source.data, source.states[h])
 
 
-@overload(states.edge_slot, inline="never")
-def _rules_edge_slot(source, h, k, slot, J):
-    if is_rules(source):
-        return lambda source, h, k, slot, J: source.first_seq[J] + k if J >= 0 else -1
+@rules_accessor(states.edge_slot)
+def _edge_slot(source, h, k, slot, J):
+    return source.first_seq[J] + k if J >= 0 else -1
 
 
-@overload(states.room, inline="never")
-def _rules_room(source):
-    if is_rules(source):
-        def room(source):
-            meta = source.meta
-            return 2 * meta[SETS] <= meta[SET_CAPACITY] and 2 * meta[SEQS] <= meta[SEQ_CAPACITY]
-        return room
+@rules_accessor(states.room)
+def _room(source):
+    meta = source.meta
+    return 2 * meta[SETS] <= meta[SET_CAPACITY] and 2 * meta[SEQS] <= meta[SEQ_CAPACITY]
 
 
 @njit(cache=True)

@@ -16,6 +16,8 @@ not the source's.
 
 from __future__ import annotations
 
+import inspect
+
 from numba import njit
 from numba.core import types
 from numba.extending import overload
@@ -28,6 +30,19 @@ ROOT = 0  # the handle of the compiled tree's root
 def is_compiled_tree(source) -> bool:
     """True for the numba type of a `bundles.Tree` (the compiled tree as a state source)."""
     return isinstance(source, (types.NamedTuple, types.NamedUniTuple)) and source.instance_class is Tree
+
+
+def implements(accessor, of, inline: str):
+    """Register the decorated function as `accessor`'s implementation for the sources whose numba type `of`
+    is true of: numba chooses at typing time (`overload`), no branch at run time. The typing function takes
+    the implementation's signature, as numba requires, and answers None for any other source."""
+    def register(implementation):
+        def typing(source, *args):
+            return implementation if of(source) else None
+        typing.__signature__ = inspect.signature(implementation)
+        overload(accessor, inline=inline)(typing)
+        return implementation
+    return register
 
 
 def mover(source, h):
@@ -68,52 +83,19 @@ def room(source):
     they can grow. The compiled tree knows every set: always."""
 
 
-@overload(mover, inline="always")
-def _tree_mover(source, h):
-    if is_compiled_tree(source):
-        return lambda source, h: source.player[h]
-
-
-@overload(num_moves, inline="always")
-def _tree_num_moves(source, h):
-    if is_compiled_tree(source):
-        return lambda source, h: source.num_children[h]
-
-
-@overload(child, inline="always")
-def _tree_child(source, h, k, slot):
-    if is_compiled_tree(source):
-        return lambda source, h, k, slot: source.first_child[h] + k
-
-
-@overload(outcome_probs, inline="always")
-def _tree_outcome_probs(source, h):
-    if is_compiled_tree(source):
-        return lambda source, h: (source.chance_prob, source.first_child[h])
-
-
-@overload(infoset, inline="always")
-def _tree_infoset(source, h):
-    if is_compiled_tree(source):
-        return lambda source, h: source.infoset[h]
-
-
-@overload(payoff, inline="always")
-def _tree_payoff(source, h):
-    if is_compiled_tree(source):
-        return lambda source, h: source.utility[h]
-
-
-@overload(edge_slot, inline="always")
-def _tree_edge_slot(source, h, k, slot, J):
-    if is_compiled_tree(source):
-        return lambda source, h, k, slot, J: source.baseline_index[source.first_child[h] + k]
-
-
-@overload(room, inline="always")
-def _tree_room(source):
-    if is_compiled_tree(source):
-        return lambda source: True
+#: the compiled tree's accessors (`bundles.Tree`: handles are history ids), inlined into the walks
+TREE_ACCESSORS = (
+    (mover, lambda source, h: source.player[h]),
+    (num_moves, lambda source, h: source.num_children[h]),
+    (child, lambda source, h, k, slot: source.first_child[h] + k),
+    (outcome_probs, lambda source, h: (source.chance_prob, source.first_child[h])),
+    (infoset, lambda source, h: source.infoset[h]),
+    (payoff, lambda source, h: source.utility[h]),
+    (edge_slot, lambda source, h, k, slot, J: source.baseline_index[source.first_child[h] + k]),
+    (room, lambda source: True),
+)
+for _accessor, _implementation in TREE_ACCESSORS:
+    implements(_accessor, is_compiled_tree, "always")(_implementation)
 
 
 @njit(cache=True, inline="always")

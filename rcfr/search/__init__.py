@@ -13,7 +13,7 @@ from functools import partial
 from ..registry import build
 from .base import SearchGame
 from .cantstop import CantStop, CantStopSolitaire
-from .dominion import DominionSolitaire
+from .dominion_compiled import DominionSolitaire
 from .einstein import EinStein
 from .mcts import MCTS
 from .minimax import StarSearch

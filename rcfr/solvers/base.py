@@ -10,6 +10,7 @@ from typing import Callable
 import numpy as np
 
 from ..options import Options, check_checkpoint, check_int, describe, dumps, option_differences
+from ..rules.game import RulesGame
 from ..tree import Game
 
 #: Checkpoint fields owned by a regressor (weights, optimizer state): their names and sizes change with
@@ -31,6 +32,27 @@ def check_game(game) -> Game:
         hint = f" (compile it: rcfr.load_game({game!r}))" if isinstance(game, str) else ""
         raise TypeError(f"game must be a compiled rcfr.Game, got {type(game).__name__} {game!r:.60}{hint}")
     return game
+
+
+def by_rules(game) -> bool:
+    """Whether `game` is walked by its rules (a `RulesGame`): the solvers' one question of the source, asked where
+    a solver chooses its form (`MCCFRSolver._setup`, the sampled-RCFR factory, Bluff's public-tree choice);
+    below them the buffers answer, and refusals read what a game offers (`require`)."""
+    return isinstance(game, RulesGame)
+
+
+def require(game, offer: str, who: str, needs: str = "") -> None:
+    """Refuse `game` by name where its kind does not offer `offer` (``Game.offers``, ``RulesGame.offers``), the
+    one spelling of what a source cannot do: a ValueError ``<who> on <game> walked by its rules: <needs>`` for
+    the compiled arrays (anything that is not a game passes: `check_game` refuses it), a TypeError naming the
+    type for the rules."""
+    offers = getattr(game, "offers", None)
+    if offer in (offers or ()):
+        return
+    if offer != "arrays":
+        raise TypeError(f"{who} walks a game by its rules (a RulesGame), got {type(game).__name__}")
+    if offers is not None:
+        raise ValueError(f"{who} on {game.name} walked by its rules: {needs}")
 
 
 def abstraction_identity(abstraction) -> str:

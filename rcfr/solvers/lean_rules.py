@@ -27,6 +27,7 @@ from ..rules.game import RulesGame
 from ..rules.policy import CodePolicy
 from ..sampling.bundles import make_tally
 from ..sampling.reservoir import Reservoir
+from .base import require
 from .on_demand import LeanSampledRCFR
 from .predictions import match_predictions
 from .targets import StoredSums
@@ -40,8 +41,7 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
 
     @staticmethod
     def _check_game(game):
-        if not isinstance(game, RulesGame):
-            raise TypeError(f"RulesLeanSampledRCFR walks a game by its rules (a RulesGame), got {type(game).__name__}")
+        require(game, "rules", "RulesLeanSampledRCFR")
         return game
 
     def _allocate(self, bound_rows) -> None:

@@ -34,7 +34,7 @@ from ..sampling.bundles import Settings, make_settings
 from ..sampling.strategies import regret_weight
 from ..tree import Game
 from ..tree.abstraction import Abstraction
-from .base import IterativeSolver, abstraction_identity, check_game
+from .base import IterativeSolver, abstraction_identity, by_rules, check_game
 
 
 class MCCFRSolver(IterativeSolver):
@@ -62,7 +62,7 @@ class MCCFRSolver(IterativeSolver):
         (on the compiled tree, or on the rules for a `RulesGame`: docs/large_games.md). The source is chosen
         here once, with the abstraction it takes and how its buffers are allocated; from then on the buffers
         answer what differs (policies, slots, sized checkpoint fields)."""
-        self.game, kind, allocate = ((game, CodeAbstraction, self._rules_buffers) if isinstance(game, RulesGame)
+        self.game, kind, allocate = ((game, CodeAbstraction, self._rules_buffers) if by_rules(game)
                                      else (check_game(game), Abstraction, self._tree_buffers))
         self.options = o = MCCFROptions(**options)
         self.power = o.power

@@ -32,7 +32,7 @@ from ..sampling.buffers import seed_state
 from ..sampling.decisions import pick
 from ..scores import Evaluation
 from ..tree import Game
-from .base import IterativeSolver
+from .base import IterativeSolver, by_rules
 
 WALKS = ("auto", "public", "general")
 DTYPES = ("auto", "float64", "float32")
@@ -109,7 +109,7 @@ def bluff_solver(name: str, game, walk: str, options: dict):
     if walk == "general":
         return None
     why = public_walk_refusal(name, game, options)
-    if why is None and (walk == "public" or isinstance(game, RulesGame)):
+    if why is None and (walk == "public" or by_rules(game)):
         return BluffPublicCFR(game, name, **options)
     if walk == "public" and why is not None:
         raise ValueError(f"walk='public': {name} on {getattr(game, 'name', game)!r} cannot walk the public tree: {why}")

@@ -7,9 +7,8 @@ The dense form (`DenseSampledRCFR`, a feature matrix of every sequence) and the 
 from __future__ import annotations
 
 from ..options import SampledRCFROptions, options_from, options_signature
-from ..rules.game import RulesGame
 from ..tree import Game
-from .base import check_game
+from .base import by_rules, check_game
 from .lean_rules import RulesLeanSampledRCFR
 from .on_demand import LeanSampledRCFR
 from .sampled_regression import DenseSampledRCFR, SampledRCFRSolver
@@ -19,7 +18,7 @@ def _factory(solver_name: str, fixed: dict, defaults: dict, doc: str):
     signature = options_signature(SampledRCFROptions, defaults, exclude=("regret_matching",))
 
     def make(game: Game, **options) -> SampledRCFRSolver:
-        if isinstance(game, RulesGame):  # the rules have one form, the lean one
+        if by_rules(game):  # the rules have one form, the lean one
             o = options_from(SampledRCFROptions, signature, options, solver_name, fixed)
             if not o.features_on_demand:
                 raise ValueError(f"{solver_name} on {game.name} walked by its rules needs features_on_demand=True "

@@ -96,6 +96,9 @@ class PlayerView:
 class Game:
     """A compiled two-player zero-sum game. Build one with `rcfr.load_game` or `compile_game`."""
 
+    #: what this kind of game offers the solvers and builders that need it (`rcfr.solvers.base.require`): the
+    #: compiled arrays (histories, sequences, information sets a map can merge)
+    offers = frozenset({"arrays"})
     rules: GameRules
     # per history
     player: np.ndarray  # int8: 0, 1, CHANCE or TERMINAL

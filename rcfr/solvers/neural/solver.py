@@ -40,11 +40,10 @@ import numpy as np
 from ...options import NeuralOptions
 from ...policy import Policy
 from ...registry import check_choice
-from ...rules.game import RulesGame
 from ...sampling import RegretSampler
 from ...sampling.reservoir import Reservoir
 from ...tree import Game
-from ..base import IterativeSolver, check_game
+from ..base import IterativeSolver, check_game, require
 from .walks import Walker
 
 #: a small network for Kuhn and Leduc: two hidden layers of 64, Adam, trained from scratch each iteration until
@@ -56,10 +55,9 @@ ADVANTAGE, VALUE, POLICY = 0, 1, 2  # seed roles
 def _check_compiled(game, name: str) -> None:
     """The family reads the compiled arrays (history features, the samplers' and walks' buffers): a game
     walked by its rules is refused by name, before any work, as is anything that is not a game."""
-    if isinstance(game, RulesGame):
-        raise ValueError(f"{name} on {game.name} walked by its rules: the Deep CFR family needs the compiled game "
-                         f"(its walks read the compiled arrays); load it with compiled=True if it fits, or use a "
-                         f"solver that walks the rules (os-mccfr, es-mccfr, sampled-rcfr with features_on_demand=True)")
+    require(game, "arrays", name, "the Deep CFR family needs the compiled game (its walks read the compiled arrays); "
+            "load it with compiled=True if it fits, or use a solver that walks the rules (os-mccfr, es-mccfr, "
+            "sampled-rcfr with features_on_demand=True)")
     check_game(game)
 
 
