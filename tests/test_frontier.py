@@ -13,6 +13,7 @@ import pytest
 
 import rcfr
 from rcfr.games.base import CHANCE, TERMINAL, GameRules
+from rcfr.games.matrix import MatrixGame as MatrixRules
 from rcfr.solvers import SOLVERS, make_solver
 from rcfr.solvers.cfr import CFRSolver
 from rcfr.solvers.stores import DiscountedTable, Linear
@@ -21,35 +22,9 @@ from tests.brute import policy_rows
 NEW = ("pcfr+", "dcfr+", "pdcfr+", "hs-dcfr", "hs-pcfr+", "sapcfr+", "apcfr+", "apdcfr+")
 
 
-class MatrixGame(GameRules):
+def MatrixGame(seed: int = 0, rows: int = 3, cols: int = 4) -> MatrixRules:
     """A random zero-sum matrix game: player 0 picks a row, player 1 a column without seeing it."""
-
-    name = "matrix_game"
-
-    def __init__(self, seed: int = 0, rows: int = 3, cols: int = 4):
-        self.seed, self.rows, self.cols = seed, rows, cols
-        self.payoff = np.round(np.random.default_rng(seed).uniform(-2, 2, (rows, cols)), 3)
-
-    def initial_state(self):
-        return ()
-
-    def player(self, state) -> int:
-        return TERMINAL if len(state) == 2 else len(state)
-
-    def actions(self, state):
-        return [f"a{i}" for i in range((self.rows, self.cols)[len(state)])]
-
-    def chance_outcomes(self, state):
-        raise AssertionError("no chance")
-
-    def next_state(self, state, action: int):
-        return state + (action,)
-
-    def utility(self, state) -> float:
-        return float(self.payoff[state])
-
-    def infoset_key(self, state) -> str:
-        return f"P{len(state)}"
+    return MatrixRules.random(seed, rows, cols)
 
 
 # ---- the reference: the papers' formulas over dictionaries, one information set at a time -------------

@@ -121,3 +121,19 @@ def test_mccfr_improves_on_new_games(name, params, solver, iterations):
     start = evaluate(game, Policy.uniform(game)).exploitability
     result = make_solver(solver, game, seed=0).run(iterations)
     assert evaluate(game, result.average_policy()).exploitability < 0.5 * start
+
+
+def test_a_matrix_game_has_its_known_values_and_refuses_a_bad_matrix():
+    """Rock-paper-scissors: uniform is the equilibrium (exploitability 0), always-rock is beaten by 1 at each
+    seat; in [[1, 2], [0, 3]] the first column dominates, so the game is worth 1 and CFR+ finds it."""
+    from rcfr.games import MatrixGame
+    rps = rcfr.compile_game(MatrixGame([[0, -1, 1], [1, 0, -1], [-1, 1, 0]]))
+    assert rcfr.exploitability(rps, Policy.uniform(rps)) == pytest.approx(0.0, abs=1e-15)
+    rock = Policy.from_local(rps, [np.array([1.0, 1.0, 0.0, 0.0]), np.array([1.0, 1.0, 0.0, 0.0])])
+    assert rcfr.exploitability(rps, rock) == pytest.approx(1.0, abs=1e-15)
+    dominated = rcfr.compile_game(MatrixGame([[1, 2], [0, 3]]))
+    average = make_solver("cfr+", dominated).run(200).average_policy()
+    assert expected_value(dominated, average) == pytest.approx(1.0, abs=1e-3)
+    for bad in ([[1.0, float("nan")]], [[]], [1.0, 2.0]):
+        with pytest.raises(ValueError, match="payoff must be"):
+            MatrixGame(bad)

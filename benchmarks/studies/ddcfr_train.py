@@ -32,7 +32,7 @@ import numpy as np
 
 import rcfr
 from rcfr.files import atomic_write, write_json
-from rcfr.games.base import TERMINAL, GameRules
+from rcfr.games import MatrixGame
 from rcfr.solvers import make_solver
 from rcfr.solvers.ddcfr import POLICY_FILE, RANGES, TAUS, DiscountPolicy, log_exploitability
 
@@ -40,35 +40,12 @@ ROOT = Path(__file__).resolve().parents[2]
 CURVE = ROOT / "benchmarks" / "results" / "ddcfr_train.csv"
 
 
-class SmallMatrix(GameRules):
+def SmallMatrix() -> MatrixGame:
     """The DDCFR authors' small matrix game (their nfg/1.nfg), turn-based: player 0 picks one of five rows,
     player 1 one of three columns without seeing it; rows 0-2 are a skewed rock-paper-scissors, rows 3 and 4
     lose 10,000 and 20,000 whatever the column."""
-
-    name = "small_matrix"
-    payoff = np.array([[0.0, -1.0, 2.0], [1.0, 0.0, -2.0], [-2.0, 2.0, 0.0], [-1e4, -1e4, -1e4],
+    return MatrixGame([[0.0, -1.0, 2.0], [1.0, 0.0, -2.0], [-2.0, 2.0, 0.0], [-1e4, -1e4, -1e4],
                        [-2e4, -2e4, -2e4]])
-
-    def initial_state(self):
-        return ()
-
-    def player(self, state) -> int:
-        return TERMINAL if len(state) == 2 else len(state)
-
-    def actions(self, state):
-        return [f"a{i}" for i in range(self.payoff.shape[len(state)])]
-
-    def chance_outcomes(self, state):
-        raise AssertionError("no chance in a matrix game")
-
-    def next_state(self, state, action: int):
-        return state + (action,)
-
-    def utility(self, state) -> float:
-        return float(self.payoff[state])
-
-    def infoset_key(self, state) -> str:
-        return f"P{len(state)}"
 
 
 #: label -> (loader, weight in the objective), as in the authors' training configuration

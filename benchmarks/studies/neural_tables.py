@@ -18,7 +18,8 @@ from pathlib import Path
 
 import numpy as np
 from omegaconf import OmegaConf
-from scipy import stats
+
+from rcfr.stats import ci95
 
 
 def load(directory: Path) -> dict[str, list[dict[str, np.ndarray]]]:
@@ -44,9 +45,8 @@ def at(curve, key: str, nodes: float) -> float:
     return float(np.exp(value)) if key == "exploitability_mbb" else float(value)
 
 
-def ci95(values) -> float:
-    values = np.asarray(values)
-    return float(stats.t.ppf(0.975, len(values) - 1) * values.std(ddof=1) / np.sqrt(len(values))) if len(values) > 1 else float("nan")
+def _width(half: float | None) -> str:
+    return "-" if half is None else f"{half:.1f}"
 
 
 def main() -> None:
@@ -62,7 +62,7 @@ def main() -> None:
         mbb = [at(c, "exploitability_mbb", nodes) for c in curves]
         cpu = [at(c, "cpu_seconds", nodes) for c in curves]
         print(f"| {label} | {len(curves)} | {nodes:.3g} / {curves[0]['budget']:.3g} | {np.mean(mbb):.1f} ± "
-              f"{ci95(mbb):.1f} | {np.mean(cpu):.1f} |")
+              f"{_width(ci95(mbb))} | {np.mean(cpu):.1f} |")
     if args.png:
         import matplotlib
         matplotlib.use("Agg")

@@ -9,6 +9,7 @@ from .base import CHANCE, TERMINAL, GameRules
 from .dice import Bluff, DieRollPoker
 from .goofspiel import Goofspiel
 from .latent import LatentTicTacToe
+from .matrix import MatrixGame
 from .openspiel import OpenSpielRules
 from .phantom import PhantomTicTacToe
 from .poker import Kuhn, Leduc, LimitPoker, NoLimitOneCardPoker, OneCardPoker
@@ -52,5 +53,5 @@ def make_rules(name: str, /, **params) -> GameRules:
 
 
 __all__ = ["CHANCE", "TERMINAL", "GAMES", "Bluff", "DieRollPoker", "GameRules", "Goofspiel", "Kuhn",
-           "LatentTicTacToe", "Leduc", "LimitPoker", "NoLimitOneCardPoker", "OneCardPoker", "OpenSpielRules",
+           "LatentTicTacToe", "Leduc", "LimitPoker", "MatrixGame", "NoLimitOneCardPoker", "OneCardPoker", "OpenSpielRules",
            "PhantomTicTacToe", "PrincessAndMonster", "make_rules", "register_game"]
