@@ -242,8 +242,8 @@ def _r2(model, X, y) -> float:
 
 
 def test_mlp_stops_when_its_held_out_rows_stop_improving_and_keeps_their_best_weights():
-    X, y = _smooth()
-    model = MLP(random_state=0).fit(X, y)
+    X, y = _smooth(200)
+    model = MLP(hidden=(16, 16), random_state=0).fit(X, y)
     assert model.n_epochs_ < model.epochs  # it stopped on its own
     scores = model.validation_scores_
     assert len(scores) == model.n_epochs_ and model.best_validation_score_ == max(scores)
@@ -251,10 +251,11 @@ def test_mlp_stops_when_its_held_out_rows_stop_improving_and_keeps_their_best_we
     # the weights kept are those of the best epoch: refitting for exactly that many epochs, without
     # stopping, gives the same network
     best = int(np.argmax(scores)) + 1
-    fixed = MLP(random_state=0, epochs=best, n_iter_no_change=10 ** 6).fit(X, y)
+    fixed = MLP(hidden=(16, 16), random_state=0, epochs=best, n_iter_no_change=10 ** 6).fit(X, y)
     assert np.array_equal(fixed.predict(X), model.predict(X))
     # a negative control: without early stopping and a patience beyond the budget, every epoch runs
-    assert MLP(random_state=0, epochs=50, early_stopping=False, n_iter_no_change=10 ** 6).fit(X, y).n_epochs_ == 50
+    assert MLP(hidden=(16, 16), random_state=0, epochs=50, early_stopping=False,
+               n_iter_no_change=10 ** 6).fit(X, y).n_epochs_ == 50
 
 
 def test_mlp_defaults_explain_most_of_the_variance_where_a_fixed_handful_of_epochs_did_not():
