@@ -11,6 +11,12 @@ forced moves, so the count is comparable but not identical to ours). rcfr's arms
 
     OMP_NUM_THREADS=1 python -m benchmarks.reproductions.openspiel_deep_cfr --game leduc --iterations 20 --traversals 375
 
+At the recommended budget (100 x 1500, five seeds; ~940 CPU s a seed), OpenSpiel's runs alone, the family then run
+at their node count by the kit (docs/neural.md, "Against OpenSpiel's Deep CFR"):
+
+    OMP_NUM_THREADS=1 python -m benchmarks.reproductions.openspiel_deep_cfr --iterations 100 --traversals 1500 \
+        --seeds 0 1 2 3 4 --openspiel-only
+
 Prints a Markdown table; `--csv PATH` also writes the rows. Times are wall and process CPU seconds on
 whatever machine runs it (say which when quoting them).
 """
@@ -83,6 +89,8 @@ def main() -> None:
     parser.add_argument("--traversals", type=int, default=375)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0])
     parser.add_argument("--skip-openspiel", action="store_true")
+    parser.add_argument("--openspiel-only", action="store_true",
+                        help="OpenSpiel's runs alone (the family at its node count: a kit sweep, docs/neural.md)")
     parser.add_argument("--csv", default=None)
     args = parser.parse_args()
 
@@ -104,7 +112,7 @@ def main() -> None:
         if not args.skip_openspiel:
             rows.append(run_openspiel(game, args.game, args.iterations, args.traversals, seed))
             print(rows[-1], flush=True)
-        for label, name, options in arms:
+        for label, name, options in [] if args.openspiel_only else arms:
             rows.append(run_rcfr(game, label, name, options, args.iterations, seed))
             print(rows[-1], flush=True)
     print(f"\n{args.game}, {args.iterations} iterations x {args.traversals} traversals per player\n")
