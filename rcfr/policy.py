@@ -181,7 +181,7 @@ class Policy:
         """Read a policy file of `game` (the suffix says which form, see the module docstring);
         `require_game`: see `from_dict` (the binary form always carries its game)."""
         if policy_suffix(path) == ".npz":
-            return cls._from_arrays(game, path, _read_npz(path))
+            return cls._from_arrays(game, path, read_npz(path))
         try:
             data = json.loads(Path(path).read_bytes().decode("utf-8"))
         except UnicodeDecodeError as err:
@@ -218,15 +218,24 @@ def policy_suffix(path: str | os.PathLike) -> str:
     return suffix
 
 
-def _read_npz(path) -> dict[str, np.ndarray]:
+def require_npz(path: str | os.PathLike, what: str) -> None:
+    """A binary-only policy file (`what`: "code policy", "state policy") must end in .npz."""
+    if Path(path).suffix.lower() != ".npz":
+        raise ValueError(f"{what} file {str(path)!r}: the suffix must be .npz, got {Path(path).suffix or 'none'!r}")
+
+
+def read_npz(path, what: str = "policy file") -> dict[str, np.ndarray]:
+    """Every field of the .npz archive at `path`; a truncated or damaged file, or a single array, is a
+    `PolicyError` naming the file and `what` it should have been. Every binary policy form reads through
+    here."""
     try:
         data = np.load(path, allow_pickle=False)
         if not isinstance(data, np.lib.npyio.NpzFile):
             raise ValueError("a single array, not an archive of fields")
         with data:
             return {k: data[k] for k in data.files}
-    except (ValueError, EOFError, KeyError, zipfile.BadZipFile) as err:  # truncated or damaged
-        raise PolicyError(f"{path}: not a readable .npz policy file ({_cut(str(err))})") from None
+    except (ValueError, EOFError, OSError, KeyError, zipfile.BadZipFile) as err:  # truncated or damaged
+        raise PolicyError(f"{path}: not a readable .npz {what} ({_cut(str(err))})") from None
 
 
 def npz_texts(path, arrays: dict[str, np.ndarray], what: str, fields: tuple[str, ...], format: str,

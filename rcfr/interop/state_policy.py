@@ -5,14 +5,13 @@ sums, saved as ``.npz`` with the game string and OpenSpiel version as identity, 
 from __future__ import annotations
 
 import os
-import zipfile
-from pathlib import Path
 
 import numpy as np
 
 from ..errors import PolicyError
 from ..files import atomic_write
 from ..games.openspiel import canonical_name, load_openspiel_game, openspiel_version, pyspiel_module
+from ..policy import read_npz, require_npz
 from .state_sets import pack_keys, unpack_keys
 
 POLICY_FORMAT = "rcfr.state_policy"
@@ -72,7 +71,7 @@ class StatePolicy:
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the ``.npz`` file atomically (a reader never sees half a file)."""
-        _npz_suffix(path)
+        require_npz(path, "state policy")
         blob, ends = pack_keys([k for _, k in self.keys])
         arrays = {"format": np.array(POLICY_FORMAT), "version": np.array(POLICY_VERSION),
                   "game": np.array(self.game_string), "open_spiel": np.array(self.version),
@@ -84,12 +83,8 @@ class StatePolicy:
     def load(cls, path: str | os.PathLike, game: str) -> "StatePolicy":
         """Read a file `save` wrote for OpenSpiel game string `game` (checked against the file's game and
         OpenSpiel version)."""
-        _npz_suffix(path)
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                arrays = {k: data[k] for k in data.files}
-        except (ValueError, EOFError, OSError, zipfile.BadZipFile) as err:
-            raise PolicyError(f"{path}: not a readable .npz state policy ({str(err)[:80]})") from None
+        require_npz(path, "state policy")
+        arrays = read_npz(path, "state policy")
         if sorted(arrays) != sorted(POLICY_FIELDS):
             raise PolicyError(f"{path}: a state policy has the fields {', '.join(POLICY_FIELDS)}; "
                               f"got {', '.join(sorted(arrays))[:200]}")
@@ -112,12 +107,6 @@ class StatePolicy:
     def to_openspiel(self, game=None):
         """This policy as an OpenSpiel `open_spiel.python.policy.Policy` (default: of a freshly loaded game)."""
         return openspiel_policy(self, game)
-
-
-def _npz_suffix(path) -> None:
-    if Path(path).suffix.lower() != ".npz":
-        raise ValueError(f"state policy file {str(path)!r}: the suffix must be .npz, "
-                         f"got {Path(path).suffix or 'none'!r}")
 
 
 def _check_rows(path, policy: StatePolicy) -> None:

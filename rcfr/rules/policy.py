@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import zipfile
-from pathlib import Path
 
 import numpy as np
 from numba import types as nb
@@ -35,7 +33,7 @@ from ..files import atomic_write
 from ..games.base import TERMINAL, GameRules
 from ..games.fast import DATA, FUNCTION_TYPES, FastGame
 from ..numba_lazy import njit_on_first_call
-from ..policy import npz_texts
+from ..policy import npz_texts, read_npz, require_npz
 from ..tree.fingerprint import rules_fingerprint
 
 FORMAT = "rcfr.code_policy"
@@ -211,7 +209,7 @@ class CodePolicy:
     # ---- files -------------------------------------------------------------------------------
     def save(self, path: str | os.PathLike) -> None:
         """Write the ``.npz`` form atomically (a reader never sees half a file)."""
-        _npz_suffix(path)
+        require_npz(path, "code policy")
         arrays = {"format": np.array(FORMAT), "version": np.array(VERSION), "game": np.array(self.description),
                   "fingerprint": np.array(self.fingerprint), ABSTRACTION_FIELD: np.array(self.abstraction_label),
                   DEFAULT_FIELD: np.array(self.default or ""), "codes": self.codes, "first": self.first,
@@ -222,15 +220,8 @@ class CodePolicy:
     def load(cls, rules: GameRules, path: str | os.PathLike, abstraction=None) -> "CodePolicy":
         """Read a file written by `save`; it must belong to `rules` (the error names both games) and to
         `abstraction` (the `CodeAbstraction` it was computed on, or None)."""
-        _npz_suffix(path)
-        try:
-            data = np.load(path, allow_pickle=False)
-            if not isinstance(data, np.lib.npyio.NpzFile):
-                raise ValueError("a single array, not an archive of fields")
-            with data:
-                arrays = {k: data[k] for k in data.files}
-        except (ValueError, EOFError, KeyError, zipfile.BadZipFile) as err:
-            raise PolicyError(f"{path}: not a readable .npz code policy ({str(err)[:80]})") from None
+        require_npz(path, "code policy")
+        arrays = read_npz(path, "code policy")
         fields = NPZ_FIELDS + tuple(f for f in (ABSTRACTION_FIELD, DEFAULT_FIELD) if f in arrays)  # optional
         texts = npz_texts(path, arrays, "a code policy", fields, FORMAT, VERSION)
         stored = arrays.get(ABSTRACTION_FIELD, np.array(""))
@@ -272,12 +263,6 @@ def check_default(default):
         raise ValueError(f"default must be None (an unknown information-set code is an error) or 'uniform', "
                          f"got {default!r}")
     return default
-
-
-def _npz_suffix(path) -> None:
-    if Path(path).suffix.lower() != ".npz":
-        raise ValueError(f"code policy file {str(path)!r}: the suffix must be .npz, "
-                         f"got {Path(path).suffix or 'none'!r}")
 
 
 def _prob_dtype(dtype) -> type:
