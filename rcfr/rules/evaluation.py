@@ -1,7 +1,7 @@
 """Exact evaluation over the rules (`FastGame` functions), without the compiled tree: expected value, best
 responses, NashConv and exploitability of a `CodePolicy`, in `rcfr.evaluation`'s conventions and units.
 
-One depth-first walk (numba, an explicit stack: memory O(depth) for the walk) computes everything. At each
+One depth-first walk (`rcfr.rules.walk`, an explicit stack: memory O(depth) for the walk) computes everything. At each
 terminal it adds the chance- and opponent-weighted payoff to each player's *last own sequence* on the way
 there: the sequence form's terminal values, one float64 per sequence of the policy. It also records, per
 information set of the policy, the owner's sequence leading to it (the same at every history of the set
@@ -30,7 +30,7 @@ from ..budget import check_walk
 from ..compiler import _grow
 from ..distributed import check_sharding, run_shards
 from ..errors import PolicyError
-from ..games.base import CHANCE, GameRules
+from ..games.base import GameRules
 from ..games.fast import ABSTRACT_CODE, DATA, FUNCTION_TYPES
 from ..numba_lazy import njit_on_first_call
 from ..options import check_int
@@ -38,7 +38,7 @@ from ..scores import Evaluation
 from .abstraction import no_abstraction
 from .policy import CodePolicy, fast_game
 from .shards import merge
-from .walk import DEPTH, ROOM, depth_first
+from .walk import DEPTH, ROOM, carry_reach, depth_first
 
 _FN = FUNCTION_TYPES
 #: Fields of the walk's `out` array.
@@ -80,6 +80,19 @@ def policy_set(codes, first, look, m, uniform, error):
         error[0], error[1] = 1, look
         return FAILED
     return -1
+
+
+@njit(inline="always")
+def decision_set(infoset_code, abstract_code, data, s, p, m, codes, first, uniform, abstract_data, abstracted, key,
+                 error):
+    """(code, `policy_set`) of player p's decision at state s: its row found by its code, or under an
+    abstraction by its abstract key (``2 * abstract code + p``)."""
+    code = infoset_code(data, s)
+    look = code
+    if abstracted:
+        abstract_code(abstract_data, s, key)
+        look = 2 * key[0] + p
+    return code, policy_set(codes, first, look, m, uniform, error)
 
 
 def _walk_signature(probs_dtype):
@@ -140,12 +153,8 @@ def _enter(infoset_code, abstract_code, data, c, v, d, s, p, nxt, moves):
     if p < 0:
         return 0
     owner, order, extra_code, extra, row, base, seq0, seq1 = v[2], v[3], v[5], v[6], v[9], v[10], v[14], v[15]
-    code = infoset_code(data, s)
-    look = code
-    if abstracted:
-        abstract_code(abstract_data, s, key)
-        look = 2 * key[0] + p
-    i = policy_set(codes, first, look, m, uniform, error)
+    code, i = decision_set(infoset_code, abstract_code, data, s, p, m, codes, first, uniform, abstract_data,
+                           abstracted, key, error)
     if i == FAILED:
         return 1
     found = i >= 0
@@ -218,21 +227,14 @@ def _descend(c, v, d, k):
 @njit(inline="always")
 def _push(c, v, d, k, q, p, m):
     """Reaches, chance and each player's last own sequence, one move down."""
-    probs = c[2]
-    row, base, reach0, reach1, chance, seq0, seq1 = v[9], v[10], v[11], v[12], v[13], v[14], v[15]
+    base, seq0, seq1 = v[10], v[14], v[15]
+    carry_reach(c[2], v[9], v[11], v[12], v[13], d, k, q, p, m)
     e = d + 1
-    reach0[e], reach1[e], chance[e] = reach0[d], reach1[d], chance[d]
     seq0[e], seq1[e] = seq0[d], seq1[d]
-    if p == CHANCE:
-        chance[e] *= q
-    else:
-        pr = probs[row[d] + k] if row[d] >= 0 else 1.0 / m
-        if p == 0:
-            reach0[e] *= pr
-            seq0[e] = base[d] + k
-        else:
-            reach1[e] *= pr
-            seq1[e] = base[d] + k
+    if p == 0:
+        seq0[e] = base[d] + k
+    elif p == 1:
+        seq1[e] = base[d] + k
 
 
 @njit(inline="always")

@@ -24,13 +24,13 @@ from numba.typed import Dict
 
 from ..compiler import _grow
 from ..distributed import check_sharding
-from ..games.base import CHANCE, GameRules
+from ..games.base import GameRules
 from ..games.fast import ABSTRACT_CODE, DATA, FUNCTION_TYPES
 from ..numba_lazy import njit_on_first_call
 from .abstraction import no_abstraction
-from .evaluation import FAILED, POLICY_ERRORS, evaluate, policy_set, raise_walk_error
+from .evaluation import FAILED, POLICY_ERRORS, decision_set, evaluate, raise_walk_error
 from .policy import CodePolicy, check_default, fast_game, normalized
-from .walk import DEPTH, ROOM, always, depth_first
+from .walk import DEPTH, ROOM, always, carry_reach, depth_first
 
 
 def _signature():
@@ -62,12 +62,8 @@ def _enter(infoset_code, abstract_code, data, c, v, d, s, p, nxt, moves):
     m = moves[d]
     if counts[0] + 2 > stamp.shape[0] or counts[1] + m > sums.shape[0]:
         return ROOM  # no room for one more set
-    code = infoset_code(data, s)
-    look = code
-    if abstracted:
-        abstract_code(abstract_data, s, key)
-        look = 2 * key[0] + p
-    i = policy_set(codes, first, look, m, uniform, error)
+    code, i = decision_set(infoset_code, abstract_code, data, s, p, m, codes, first, uniform, abstract_data,
+                           abstracted, key, error)
     if i == FAILED:
         return 1
     row[d] = first[i] if i >= 0 else -1
@@ -110,18 +106,7 @@ def _room(c, v, d, m):
 
 @njit(inline="always")
 def _push(c, v, d, k, q, p, m):
-    probs = c[2]
-    row, reach0, reach1, chance = v[7], v[8], v[9], v[10]
-    e = d + 1
-    reach0[e], reach1[e], chance[e] = reach0[d], reach1[d], chance[d]
-    if p == CHANCE:
-        chance[e] *= q
-    else:
-        pr = probs[row[d] + k] if row[d] >= 0 else 1.0 / m
-        if p == 0:
-            reach0[e] *= pr
-        else:
-            reach1[e] *= pr
+    carry_reach(c[2], v[7], v[8], v[9], v[10], d, k, q, p, m)
 
 
 @njit(inline="always")

@@ -26,6 +26,8 @@ the loop, at every hook call, halved the walk's speed. A visitor keeps its scala
 are arguments of the walk and of the hooks, not members of `c` (numba warns of first-class functions in a
 tuple); `aux` is one function of the visitor's own (an abstraction's `code`; `ABSTRACT_CODE`).
 
+`carry_reach` is the push of the visitors that follow a policy's reaches (evaluation, full regret).
+
 Forced moves (a node with one child) are collapsed as `rcfr.compiler` does, or, with ``collapse=False``,
 walked as nodes (`rcfr.rules.sizes` counts them so on request).
 """
@@ -36,7 +38,7 @@ import numpy as np
 from numba import njit
 
 from ..compiler import _grow, _settled
-from ..games.base import TERMINAL
+from ..games.base import CHANCE, TERMINAL
 
 #: The stack's first number of rows (a visitor's per-depth arrays start with as many).
 DEPTH = 64
@@ -133,3 +135,20 @@ def depth_first(terminal, enter, room, descend, push, grow):
 def always(c, v, d, k):
     """A `descend` that walks every child."""
     return True
+
+
+@njit(inline="always")
+def carry_reach(probs, row, reach0, reach1, chance, d, k, q, p, m):
+    """Reaches and chance one move (child k) down from depth d: the mover's reach times its probability
+    (``probs[row[d] + k]``; uniform where ``row[d]`` is -1), chance's times q."""
+    e = d + 1
+    reach0[e], reach1[e], chance[e] = reach0[d], reach1[d], chance[d]
+    if p == CHANCE:
+        chance[e] *= q
+    else:
+        pr = probs[row[d] + k] if row[d] >= 0 else 1.0 / m
+        if p == 0:
+            reach0[e] *= pr
+        else:
+            reach1[e] *= pr
+
