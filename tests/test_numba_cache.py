@@ -99,6 +99,18 @@ def test_the_driver_depends_on_every_walk_and_the_rules_source():
     assert not any(p.startswith("tests/") or "site-packages" in p for p in found)
 
 
+def test_the_rules_walks_depend_on_the_one_walk_and_their_visitors():
+    """The visitors' hooks reach the entry points through the closure of `depth_first`'s walk."""
+    from rcfr.numba_cache import sources
+    from rcfr.rules import evaluation, policy, regrets, sizes
+    for entry, visitor in ((evaluation._walk, "evaluation"), (regrets._plans, "regrets"), (sizes._walk, "sizes"),
+                           (policy._tree_codes, "policy")):
+        found = {Path(p).relative_to(ROOT).as_posix() for p in sources(entry.py_func)}
+        assert {"rcfr/rules/walk.py", f"rcfr/rules/{visitor}.py", "rcfr/compiler.py"} <= found, (visitor, found)
+    assert "rcfr/rules/evaluation.py" in {Path(p).relative_to(ROOT).as_posix()
+                                          for p in sources(regrets._plans.py_func)}  # policy_set
+
+
 @pytest.mark.slow
 def test_an_edit_to_a_walk_reaches_the_cached_sampling_driver(tmp_path):
     """A copy of the package, a sampler run, an edit of the external-sampling walk (it counts a node as

@@ -1,7 +1,7 @@
 """Exact evaluation over the rules (`FastGame` functions), without the compiled tree: expected value, best
 responses, NashConv and exploitability of a `CodePolicy`, in `rcfr.evaluation`'s conventions and units.
 
-One depth-first walk (numba, an explicit stack: memory O(depth) for the walk) computes everything. At each
+One depth-first walk (`rcfr.rules.walk`, an explicit stack: memory O(depth) for the walk) computes everything. At each
 terminal it adds the chance- and opponent-weighted payoff to each player's *last own sequence* on the way
 there: the sequence form's terminal values, one float64 per sequence of the policy. It also records, per
 information set of the policy, the owner's sequence leading to it (the same at every history of the set
@@ -27,10 +27,10 @@ from numba import types as nb
 from numba.typed import Dict
 
 from ..budget import check_walk
-from ..compiler import _grow, _settled
+from ..compiler import _grow
 from ..distributed import check_sharding, run_shards
 from ..errors import PolicyError
-from ..games.base import CHANCE, TERMINAL, GameRules
+from ..games.base import GameRules
 from ..games.fast import ABSTRACT_CODE, DATA, FUNCTION_TYPES
 from ..numba_lazy import njit_on_first_call
 from ..options import check_int
@@ -38,6 +38,7 @@ from ..scores import Evaluation
 from .abstraction import no_abstraction
 from .policy import CodePolicy, fast_game
 from .shards import merge
+from .walk import DEPTH, ROOM, carry_reach, depth_first
 
 _FN = FUNCTION_TYPES
 #: Fields of the walk's `out` array.
@@ -81,6 +82,19 @@ def policy_set(codes, first, look, m, uniform, error):
     return -1
 
 
+@njit(inline="always")
+def decision_set(infoset_code, abstract_code, data, s, p, m, codes, first, uniform, abstract_data, abstracted, key,
+                 error):
+    """(code, `policy_set`) of player p's decision at state s: its row found by its code, or under an
+    abstraction by its abstract key (``2 * abstract code + p``)."""
+    code = infoset_code(data, s)
+    look = code
+    if abstracted:
+        abstract_code(abstract_data, s, key)
+        look = 2 * key[0] + p
+    return code, policy_set(codes, first, look, m, uniform, error)
+
+
 def _walk_signature(probs_dtype):
     """The policy's arrays are read-only (`CodePolicy` freezes them). Returns the arrays the best response
     needs (`SHARD_ARRAYS`)."""
@@ -92,176 +106,179 @@ def _walk_signature(probs_dtype):
                    nb.boolean, nb.float64[::1], vector, nb.int64, nb.int64, nb.int64)
 
 
+@njit(inline="always")
+def _count(c, v, d):
+    """Counts the node at depth d (the prefix above the cut belongs to the first shard); whether it counted."""
+    cut, lo = c[8], c[9]
+    cnt = v[8]
+    counted = d >= cut or lo == 0
+    if counted:
+        cnt[0] += 1
+    if d > cnt[1]:
+        cnt[1] = d
+    return counted
+
+
+@njit(inline="always")
+def _terminal(utility, data, c, v, d, s):
+    """Adds the chance- and opponent-weighted payoff to each player's last own sequence (or root)."""
+    tv, acc, reach0, reach1, chance, seq0, seq1 = v[0], v[7], v[11], v[12], v[13], v[14], v[15]
+    if not _count(c, v, d):
+        return 0
+    u = utility(data, s)
+    w = chance[d]
+    acc[0] += w * reach0[d] * reach1[d] * u
+    if seq0[d] >= 0:
+        tv[seq0[d]] += w * reach1[d] * u
+    else:
+        acc[1] += w * reach1[d] * u
+    if seq1[d] >= 0:
+        tv[seq1[d]] -= w * reach0[d] * u
+    else:
+        acc[2] -= w * reach0[d] * u
+    return 0
+
+
+@njit(inline="always")
+def _enter(infoset_code, abstract_code, data, c, v, d, s, p, nxt, moves):
+    """At a decision: its policy row, its set (numbered as met where the policy lacks it or is abstract), and
+    the owner's sequence above the set, checked against the set's earlier histories."""
+    codes, first, uniform, abstract_data, abstracted, error, key, n, nseq = (
+        c[0], c[1], c[3], c[4], c[5], c[6], c[7], c[11], c[12])
+    tv, above, extra_first, cnt = v[0], v[1], v[4], v[8]
+    m = moves[d]
+    if (uniform or abstracted) and p >= 0 and (n + cnt[3] + 1 > above.shape[0] or nseq + cnt[4] + m > tv.shape[0]):
+        return ROOM  # no room for one more set
+    _count(c, v, d)
+    if p < 0:
+        return 0
+    owner, order, extra_code, extra, row, base, seq0, seq1 = v[2], v[3], v[5], v[6], v[9], v[10], v[14], v[15]
+    code, i = decision_set(infoset_code, abstract_code, data, s, p, m, codes, first, uniform, abstract_data,
+                           abstracted, key, error)
+    if i == FAILED:
+        return 1
+    found = i >= 0
+    row[d] = first[i] if found else -1
+    if found and not abstracted:
+        base[d] = first[i]
+    else:  # the full set, numbered as met
+        if code in extra:
+            i = extra[code]
+            if extra_first[i - n + 1] - extra_first[i - n] != m:
+                error[0], error[1] = 2, code
+                error[2], error[3] = extra_first[i - n + 1] - extra_first[i - n], m
+                return 1
+        else:
+            extras = cnt[3] + 1
+            i = n + extras - 1
+            extra[code] = i
+            cnt[3] = extras
+            extra_first[extras] = extra_first[extras - 1] + m
+            extra_code[extras - 1] = code
+            cnt[4] += m
+        base[d] = nseq + extra_first[i - n]
+    mine = seq0[d] if p == 0 else seq1[d]
+    if above[i] == -2:
+        above[i] = mine
+        owner[i] = p
+        order[cnt[2]] = i
+        cnt[2] += 1
+    elif owner[i] != p:
+        error[0], error[1], error[2], error[3] = 4, code, owner[i], p
+        return 1
+    elif above[i] != mine:
+        error[0], error[1] = 3, code
+        return 1
+    return 0
+
+
+@njit(inline="always")
+def _room(c, v, d, m):
+    """The sets' arrays with room for one more set of m actions (doubled where full)."""
+    n, nseq = c[11], c[12]
+    tv, above, owner, order, extra_first, extra_code, extra, acc, cnt, row, base, r0, r1, ch, seq0, seq1 = v
+    if n + cnt[3] + 1 > above.shape[0]:
+        cap_sets = 2 * above.shape[0]
+        above = _grow(above, cap_sets)
+        above[n + cnt[3]:] = -2
+        owner = _grow(owner, cap_sets)
+        order = _grow(order, cap_sets)
+        extra_first = _grow(extra_first, cap_sets - n + 1)
+        extra_code = _grow(extra_code, cap_sets - n)
+    if nseq + cnt[4] + m > tv.shape[0]:
+        old = tv.shape[0]
+        tv = _grow(tv, 2 * (nseq + cnt[4] + m))
+        tv[old:] = 0.0
+    return tv, above, owner, order, extra_first, extra_code, extra, acc, cnt, row, base, r0, r1, ch, seq0, seq1
+
+
+@njit(inline="always")
+def _descend(c, v, d, k):
+    """Of the subtrees rooted at the cut, only the shard's own."""
+    cut, lo, hi = c[8], c[9], c[10]
+    cnt = v[8]
+    if d + 1 == cut:
+        cnt[5] += 1
+        if cnt[5] <= lo or cnt[5] > hi:  # another shard's subtree
+            return False
+    return True
+
+
+@njit(inline="always")
+def _push(c, v, d, k, q, p, m):
+    """Reaches, chance and each player's last own sequence, one move down."""
+    base, seq0, seq1 = v[10], v[14], v[15]
+    carry_reach(c[2], v[9], v[11], v[12], v[13], d, k, q, p, m)
+    e = d + 1
+    seq0[e], seq1[e] = seq0[d], seq1[d]
+    if p == 0:
+        seq0[e] = base[d] + k
+    elif p == 1:
+        seq1[e] = base[d] + k
+
+
+@njit(inline="always")
+def _deeper(c, v, cap):
+    tv, above, owner, order, extra_first, extra_code, extra, acc, cnt, row, base, r0, r1, ch, seq0, seq1 = v
+    return (tv, above, owner, order, extra_first, extra_code, extra, acc, cnt, _grow(row, cap), _grow(base, cap),
+            _grow(r0, cap), _grow(r1, cap), _grow(ch, cap), _grow(seq0, cap), _grow(seq1, cap))
+
+
+_evaluation_walk = depth_first(_terminal, _enter, _room, _descend, _push, _deeper)
+
+
 @njit_on_first_call([_walk_signature(nb.float64), _walk_signature(nb.float32)], cache=True)
 def _walk(initial, player, num_children, child, utility, infoset_code, data, width, codes, first, probs,
           uniform, abstract_code, abstract_data, abstracted, out, error, cut, lo, hi):
-    """The depth-first walk, see the module docstring, without the bottom-up pass (`_best_responses`): writes
-    `OUT_FIELDS` (``br0``, ``br1``: the terminals reached with an empty own sequence) into `out` and returns
-    `SHARD_ARRAYS`; on a problem stops with ``error = (kind, code, a, b)`` (kinds: `_ERRORS`).
+    """The depth-first walk (`rcfr.rules.walk`), see the module docstring, without the bottom-up pass
+    (`_best_responses`): writes `OUT_FIELDS` (``br0``, ``br1``: the terminals reached with an empty own
+    sequence) into `out` and returns `SHARD_ARRAYS`; on a problem stops with ``error = (kind, code, a, b)``
+    (kinds: `_ERRORS`).
 
     A shard of the walk: of the subtrees rooted at depth `cut` (counted in walk order) it enters those numbered
     lo <= k < hi, and counts the histories above the cut only when ``lo == 0`` (``cut = -1``: the whole walk)."""
     n = codes.shape[0]
     nseq = probs.shape[0]
-    key = np.zeros(2, np.int64)
     # per information set: its owner's sequence above it (-1: the empty one; -2: not met yet), owner,
     # row start in `tv`; sets the policy lacks (default uniform) get ids n, n + 1, ... as met
     cap_sets = n + (16 if uniform or abstracted else 0)
     cap_seq = nseq + (64 if uniform or abstracted else 0)
-    above = np.full(cap_sets, -2, np.int64)
-    owner = np.zeros(cap_sets, np.int8)
-    order = np.empty(cap_sets, np.int64)
-    extra_first = np.zeros(cap_sets - n + 1, np.int64)
-    extra_code = np.zeros(cap_sets - n, np.int64)
-    extra = Dict.empty(key_type=nb.int64, value_type=nb.int64)
-    tv = np.zeros(cap_seq)
-    met = 0
-    extras = 0
-    extra_seq = 0
-    root0 = 0.0
-    root1 = 0.0
-    value = 0.0
-    visits = 0
-    deepest = 0
-    subtrees = 0
-    # the stack, one row per depth
-    cap = 64
-    states = np.empty((cap, width), np.int64)
-    moves = np.zeros(cap, np.int64)
-    nxt = np.zeros(cap, np.int64)
-    who = np.zeros(cap, np.int64)
-    row = np.zeros(cap, np.int64)  # policy row start (-1: uniform) at a decision
-    base = np.zeros(cap, np.int64)  # first sequence (index into tv) of the set at a decision
-    reach0 = np.ones(cap)
-    reach1 = np.ones(cap)
-    chance = np.ones(cap)
-    seq0 = np.full(cap, -1, np.int64)
-    seq1 = np.full(cap, -1, np.int64)
-    tmp = np.empty(width, np.int64)
-    initial(data, states[0])
-    who[0], moves[0] = _settled(player, num_children, child, data, states[0], tmp)
-    d = 0
-    fresh = True
-    while d >= 0:
-        if fresh:  # first visit of the node at depth d
-            fresh = False
-            counted = d >= cut or lo == 0  # the prefix above the cut belongs to the first shard
-            if counted:
-                visits += 1
-            if d > deepest:
-                deepest = d
-            s = states[d]
-            p = who[d]
-            nxt[d] = 0
-            if p == TERMINAL:
-                if not counted:
-                    d -= 1
-                    continue
-                u = utility(data, s)
-                c = chance[d]
-                value += c * reach0[d] * reach1[d] * u
-                if seq0[d] >= 0:
-                    tv[seq0[d]] += c * reach1[d] * u
-                else:
-                    root0 += c * reach1[d] * u
-                if seq1[d] >= 0:
-                    tv[seq1[d]] -= c * reach0[d] * u
-                else:
-                    root1 -= c * reach0[d] * u
-                d -= 1
-                continue
-            m = moves[d]
-            if p >= 0:
-                code = infoset_code(data, s)
-                look = code
-                if abstracted:
-                    abstract_code(abstract_data, s, key)
-                    look = 2 * key[0] + p
-                i = policy_set(codes, first, look, m, uniform, error)
-                if i == FAILED:
-                    return tv, above, owner, order, extra_first, extra_code
-                found = i >= 0
-                row[d] = first[i] if found else -1
-                if found and not abstracted:
-                    base[d] = first[i]
-                else:  # the full set, numbered as met
-                    if code in extra:
-                        i = extra[code]
-                        if extra_first[i - n + 1] - extra_first[i - n] != m:
-                            error[0], error[1] = 2, code
-                            error[2], error[3] = extra_first[i - n + 1] - extra_first[i - n], m
-                            return tv, above, owner, order, extra_first, extra_code
-                    else:
-                        i = n + extras
-                        extra[code] = i
-                        extras += 1
-                        if n + extras > cap_sets:
-                            cap_sets = 2 * cap_sets
-                            above = _grow(above, cap_sets)
-                            above[n + extras - 1:] = -2
-                            owner = _grow(owner, cap_sets)
-                            order = _grow(order, cap_sets)
-                            extra_first = _grow(extra_first, cap_sets - n + 1)
-                            extra_code = _grow(extra_code, cap_sets - n)
-                        extra_first[extras] = extra_first[extras - 1] + m
-                        extra_code[extras - 1] = code
-                        extra_seq += m
-                        if nseq + extra_seq > cap_seq:
-                            old = cap_seq
-                            cap_seq = 2 * (nseq + extra_seq)
-                            tv = _grow(tv, cap_seq)
-                            tv[old:] = 0.0
-                    base[d] = nseq + extra_first[i - n]
-                mine = seq0[d] if p == 0 else seq1[d]
-                if above[i] == -2:
-                    above[i] = mine
-                    owner[i] = p
-                    order[met] = i
-                    met += 1
-                elif owner[i] != p:
-                    error[0], error[1], error[2], error[3] = 4, code, owner[i], p
-                    return tv, above, owner, order, extra_first, extra_code
-                elif above[i] != mine:
-                    error[0], error[1] = 3, code
-                    return tv, above, owner, order, extra_first, extra_code
-        if nxt[d] == moves[d]:
-            d -= 1
-            continue
-        k = nxt[d]
-        nxt[d] += 1
-        if d + 1 == cut:
-            subtrees += 1
-            if subtrees <= lo or subtrees > hi:  # another shard's subtree
-                continue
-        if d + 1 == cap:
-            cap *= 2
-            states = _grow(states, cap)
-            moves, nxt, who = _grow(moves, cap), _grow(nxt, cap), _grow(who, cap)
-            row, base = _grow(row, cap), _grow(base, cap)
-            reach0, reach1, chance = _grow(reach0, cap), _grow(reach1, cap), _grow(chance, cap)
-            seq0, seq1 = _grow(seq0, cap), _grow(seq1, cap)
-        q = child(data, states[d], k, states[d + 1])
-        e = d + 1
-        pe, me = _settled(player, num_children, child, data, states[e], tmp)
-        reach0[e], reach1[e], chance[e] = reach0[d], reach1[d], chance[d]
-        seq0[e], seq1[e] = seq0[d], seq1[d]
-        p = who[d]
-        if p == CHANCE:
-            chance[e] *= q
-        else:
-            pr = probs[row[d] + k] if row[d] >= 0 else 1.0 / moves[d]
-            if p == 0:
-                reach0[e] *= pr
-                seq0[e] = base[d] + k
-            else:
-                reach1[e] *= pr
-                seq1[e] = base[d] + k
-        who[e], moves[e] = pe, me
-        d = e
-        fresh = True
-    out[0], out[1], out[2] = value, root0, root1
-    out[3], out[4], out[5], out[6], out[7] = visits, deepest, met, extras, subtrees
-    return tv, above, owner, order, extra_first, extra_code
+    c = (codes, first, probs, uniform, abstract_data, abstracted, error, np.zeros(2, np.int64), cut, lo, hi, n, nseq)
+    v = (np.zeros(cap_seq), np.full(cap_sets, -2, np.int64), np.zeros(cap_sets, np.int8), np.empty(cap_sets, np.int64),
+         np.zeros(cap_sets - n + 1, np.int64), np.zeros(cap_sets - n, np.int64),
+         Dict.empty(key_type=nb.int64, value_type=nb.int64),
+         np.zeros(3),  # value, root0, root1
+         np.zeros(6, np.int64),  # visits, deepest, sets met, extra sets, extra sequences, subtrees
+         np.zeros(DEPTH, np.int64),  # policy row start (-1: uniform) at a decision
+         np.zeros(DEPTH, np.int64),  # first sequence (index into tv) of the set at a decision
+         np.ones(DEPTH), np.ones(DEPTH), np.ones(DEPTH), np.full(DEPTH, -1, np.int64), np.full(DEPTH, -1, np.int64))
+    status, v = _evaluation_walk(initial, player, num_children, child, utility, infoset_code, abstract_code, data, width,
+                                 True, c, v)
+    acc, cnt = v[7], v[8]
+    if status == 0:
+        out[0], out[1], out[2] = acc[0], acc[1], acc[2]
+        out[3], out[4], out[5], out[6], out[7] = cnt[0], cnt[1], cnt[2], cnt[3], cnt[5]
+    return v[0], v[1], v[2], v[3], v[4], v[5]
 
 
 @njit(cache=True)

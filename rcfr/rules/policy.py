@@ -25,9 +25,10 @@ import hashlib
 import os
 
 import numpy as np
+from numba import njit
 from numba import types as nb
 
-from ..compiler import _grow, _settle, _typed
+from ..compiler import _grow, _typed
 from ..errors import ROW_TOLERANCE, PolicyError
 from ..files import atomic_write
 from ..games.base import TERMINAL, GameRules
@@ -35,6 +36,7 @@ from ..games.fast import DATA, FUNCTION_TYPES, FastGame
 from ..numba_lazy import njit_on_first_call
 from ..policy import npz_texts, read_npz, require_npz
 from ..tree.fingerprint import rules_fingerprint
+from .walk import DEPTH, always, depth_first
 
 FORMAT = "rcfr.code_policy"
 VERSION = 1
@@ -318,60 +320,68 @@ def _checked(codes, first, probs, description: str) -> tuple[np.ndarray, np.ndar
 
 
 # ---- the compiled tree and the rules in lockstep ------------------------------------------------
-@njit_on_first_call(nb.int64(_FN["initial"], _FN["player"], _FN["num_children"], _FN["child"], _FN["infoset_code"], DATA,
-               nb.int64, nb.int8[::1], nb.int32[::1], nb.int32[::1], nb.int32[::1], nb.int64[::1],
-               nb.int64[::1]), cache=True)
-def _tree_codes(initial, player, num_children, child, infoset_code, data, width,
-                g_player, g_infoset, g_first_child, g_num_children, code_of, error):
-    """Depth first over the compiled tree (history h's children are ``first_child[h] + k``) and the
-    rules' states side by side, forced moves settled as the compiler does: ``code_of[I]`` receives the
-    code of compiled information set I. Returns 0, or a kind with ``error[0]`` the history: 1, another
-    player; 2, another number of children; 3, two codes in one compiled set."""
-    depth_cap = 64
-    states = np.empty((depth_cap, width), np.int64)
-    hist = np.empty(depth_cap, np.int64)
-    nxt = np.empty(depth_cap, np.int64)
-    tmp = np.empty(width, np.int64)
-    initial(data, states[0])
-    _settle(player, num_children, child, data, states[0], tmp)
-    hist[0], nxt[0] = 0, 0
-    d = 0
-    fresh = True
-    while d >= 0:
-        h = hist[d]
-        if fresh:
-            fresh = False
-            s = states[d]
-            who = player(data, s)
-            if who != g_player[h]:
-                error[0] = h
-                return 1
-            if who != TERMINAL and num_children(data, s) != g_num_children[h]:
-                error[0] = h
-                return 2
-            if who >= 0:
-                I = g_infoset[h]
-                code = infoset_code(data, s)
-                if code_of[I] < 0:
-                    code_of[I] = code
-                elif code_of[I] != code:
-                    error[0] = h
-                    return 3
-        if nxt[d] == g_num_children[h]:
-            d -= 1
-            continue
-        k = nxt[d]
-        nxt[d] += 1
-        if d + 1 == depth_cap:
-            depth_cap *= 2
-            states, hist, nxt = _grow(states, depth_cap), _grow(hist, depth_cap), _grow(nxt, depth_cap)
-        child(data, states[d], k, states[d + 1])
-        _settle(player, num_children, child, data, states[d + 1], tmp)
-        hist[d + 1] = g_first_child[h] + k
-        nxt[d + 1] = 0
-        d += 1
-        fresh = True
+@njit(inline="always")
+def _terminal(utility, data, c, v, d, s):
+    g_player, error, hist = c[0], c[5], v[0]
+    if g_player[hist[d]] != TERMINAL:
+        error[0] = hist[d]
+        return 1
     return 0
+
+
+@njit(inline="always")
+def _enter(infoset_code, aux, data, c, v, d, s, p, nxt, moves):
+    g_player, g_infoset, g_first_child, g_num_children, code_of, error = c
+    h = v[0][d]
+    if p != g_player[h]:
+        error[0] = h
+        return 1
+    if moves[d] != g_num_children[h]:
+        error[0] = h
+        return 2
+    if p >= 0:
+        i = g_infoset[h]
+        code = infoset_code(data, s)
+        if code_of[i] < 0:
+            code_of[i] = code
+        elif code_of[i] != code:
+            error[0] = h
+            return 3
+    return 0
+
+
+@njit(inline="always")
+def _room(c, v, d, m):
+    return v
+
+
+@njit(inline="always")
+def _push(c, v, d, k, q, p, m):
+    hist = v[0]
+    hist[d + 1] = c[2][hist[d]] + k
+
+
+@njit(inline="always")
+def _deeper(c, v, cap):
+    return (_grow(v[0], cap),)
+
+
+_codes_walk = depth_first(_terminal, _enter, _room, always, _push, _deeper)
+
+
+@njit_on_first_call(nb.int64(_FN["initial"], _FN["player"], _FN["num_children"], _FN["child"], _FN["utility"],
+                             _FN["infoset_code"], DATA, nb.int64, nb.int8[::1], nb.int32[::1], nb.int32[::1],
+                             nb.int32[::1], nb.int64[::1], nb.int64[::1]), cache=True)
+def _tree_codes(initial, player, num_children, child, utility, infoset_code, data, width,
+                g_player, g_infoset, g_first_child, g_num_children, code_of, error):
+    """Depth first (`rcfr.rules.walk`) over the rules' states and the compiled tree side by side (history h's
+    children are ``first_child[h] + k``), forced moves settled as the compiler does: ``code_of[I]`` receives
+    the code of compiled information set I. Returns 0, or a kind with ``error[0]`` the history: 1, another
+    player; 2, another number of children; 3, two codes in one compiled set."""
+    hist = np.zeros(DEPTH, np.int64)  # the compiled history at each depth (the root: 0)
+    status, v = _codes_walk(initial, player, num_children, child, utility, infoset_code, infoset_code, data, width,
+                            True, (g_player, g_infoset, g_first_child, g_num_children, code_of, error), (hist,))
+    return status
 
 
 def infoset_codes(game) -> np.ndarray:
@@ -381,8 +391,8 @@ def infoset_codes(game) -> np.ndarray:
     fast = fast_game(game.rules)
     code_of = np.full(game.num_infosets, -1, np.int64)
     error = np.zeros(1, np.int64)
-    kind = _tree_codes(fast.initial, fast.player, fast.num_children, fast.child, fast.infoset_code, fast.data,
-                       fast.width, game.player, game.infoset, game.first_child, game.num_children, code_of, error)
+    kind = _tree_codes(fast.initial, fast.player, fast.num_children, fast.child, fast.utility, fast.infoset_code,
+                       fast.data, fast.width, game.player, game.infoset, game.first_child, game.num_children, code_of, error)
     if kind:
         problem = {1: "another player", 2: "another number of children",
                    3: "another information-set code than an earlier history of its set"}[kind]

@@ -8,7 +8,7 @@ full game the plan sums are S(I, a) = Σ_t π_i^t(I) σ^t(I, a) (π_i^t(I): the 
 history of I under perfect recall); normalized per set they are the behaviour strategy whose plan is the average
 plan (the ratios telescope), a `CodePolicy` that `rcfr.rules.evaluation` best-responds to.
 
-Each profile costs one depth-first walk of the whole game (numba, the evaluation walk's structure): every
+Each profile costs one depth-first walk of the whole game (`rcfr.rules.walk`, as the evaluation's): every
 history, so only games whose full walk is affordable; memory is the sums, 8 bytes per (set, action) of the full
 game, plus the code index. Played profiles may be abstract (`CodePolicy.abstraction`): their rows are found by
 abstract key while the sums are kept per full set, so the regret is the full game's, as Lanctot's Figure 5.4
@@ -18,17 +18,19 @@ measures it.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 from numba import types as nb
 from numba.typed import Dict
 
-from ..compiler import _grow, _settled
+from ..compiler import _grow
 from ..distributed import check_sharding
-from ..games.base import CHANCE, TERMINAL, GameRules
+from ..games.base import GameRules
 from ..games.fast import ABSTRACT_CODE, DATA, FUNCTION_TYPES
 from ..numba_lazy import njit_on_first_call
 from .abstraction import no_abstraction
-from .evaluation import FAILED, POLICY_ERRORS, evaluate, policy_set, raise_walk_error
+from .evaluation import FAILED, POLICY_ERRORS, decision_set, evaluate, raise_walk_error
 from .policy import CodePolicy, check_default, fast_game, normalized
+from .walk import DEPTH, ROOM, always, carry_reach, depth_first
 
 
 def _signature():
@@ -42,103 +44,96 @@ def _signature():
                    nb.DictType(nb.int64, nb.int64), vector, vector, floats, vector, vector, nb.int64, vector)
 
 
+@njit(inline="always")
+def _terminal(utility, data, c, v, d, s):
+    acc, reach0, reach1, chance = v[6], v[8], v[9], v[10]
+    acc[0] += chance[d] * reach0[d] * reach1[d] * utility(data, s)
+    return 0
+
+
+@njit(inline="always")
+def _enter(infoset_code, abstract_code, data, c, v, d, s, p, nxt, moves):
+    """At a decision: its policy row, and the owner's reach times the row added to its set's sums, once per
+    walk (`stamp`)."""
+    if p < 0:
+        return 0
+    codes, first, probs, uniform, abstract_data, abstracted, error, key, walk_id = c
+    index, set_codes, starts, sums, stamp, counts, acc, row, reach0, reach1, chance = v
+    m = moves[d]
+    if counts[0] + 2 > stamp.shape[0] or counts[1] + m > sums.shape[0]:
+        return ROOM  # no room for one more set
+    code, i = decision_set(infoset_code, abstract_code, data, s, p, m, codes, first, uniform, abstract_data,
+                           abstracted, key, error)
+    if i == FAILED:
+        return 1
+    row[d] = first[i] if i >= 0 else -1
+    if code in index:
+        j = index[code]
+        if starts[j + 1] - starts[j] != m:
+            error[0], error[1], error[2], error[3] = 2, code, starts[j + 1] - starts[j], m
+            return 1
+    else:
+        j = counts[0]
+        index[code] = j
+        set_codes[j] = code
+        starts[j + 1] = starts[j] + m
+        counts[0] += 1
+        counts[1] += m
+    if stamp[j] != walk_id:
+        stamp[j] = walk_id
+        own = reach0[d] if p == 0 else reach1[d]
+        for a in range(m):
+            sums[starts[j] + a] += own * (probs[row[d] + a] if row[d] >= 0 else 1.0 / m)
+    return 0
+
+
+@njit(inline="always")
+def _room(c, v, d, m):
+    """The sets' arrays with room for one more set of m actions (doubled where full)."""
+    index, set_codes, starts, sums, stamp, counts, acc, row, reach0, reach1, chance = v
+    j = counts[0]
+    if j + 2 > stamp.shape[0]:
+        stamp = _grow(stamp, 2 * (j + 2))
+        stamp[j:] = 0
+        set_codes = _grow(set_codes, 2 * (j + 2))
+        starts = _grow(starts, 2 * (j + 2) + 1)
+    if counts[1] + m > sums.shape[0]:
+        old = sums.shape[0]
+        sums = _grow(sums, 2 * (counts[1] + m))
+        sums[old:] = 0.0
+    return index, set_codes, starts, sums, stamp, counts, acc, row, reach0, reach1, chance
+
+
+@njit(inline="always")
+def _push(c, v, d, k, q, p, m):
+    carry_reach(c[2], v[7], v[8], v[9], v[10], d, k, q, p, m)
+
+
+@njit(inline="always")
+def _deeper(c, v, cap):
+    index, set_codes, starts, sums, stamp, counts, acc, row, reach0, reach1, chance = v
+    return (index, set_codes, starts, sums, stamp, counts, acc, _grow(row, cap), _grow(reach0, cap),
+            _grow(reach1, cap), _grow(chance, cap))
+
+
+_plans_walk = depth_first(_terminal, _enter, _room, always, _push, _deeper)
+
+
 @njit_on_first_call([_signature()], cache=True)
 def _plans(initial, player, num_children, child, utility, infoset_code, data, width, codes, first, probs, uniform,
            abstract_code, abstract_data, abstracted, index, set_codes, starts, sums, stamp, counts, walk_id, error):
     """Add one profile's plans to the per-set sums S (sets numbered by `index` as first met, set j's actions at
     ``sums[starts[j]:starts[j + 1]]``, ``counts = [sets, slots]``; `stamp` marks the sets credited in this walk,
-    since a set's histories share its owner's reach). Returns (player 0's expected payoff, set_codes, starts, sums,
-    stamp), the arrays grown where needed. On a problem stops with ``error = (kind, code, a, b)`` (kinds:
-    `evaluation.POLICY_ERRORS`)."""
-    key = np.zeros(2, np.int64)
-    value = 0.0
-    cap = 64
-    states = np.empty((cap, width), np.int64)
-    moves = np.zeros(cap, np.int64)
-    nxt = np.zeros(cap, np.int64)
-    who = np.zeros(cap, np.int64)
-    row = np.zeros(cap, np.int64)  # policy row start (-1: uniform) at a decision
-    reach0 = np.ones(cap)
-    reach1 = np.ones(cap)
-    chance = np.ones(cap)
-    tmp = np.empty(width, np.int64)
-    initial(data, states[0])
-    who[0], moves[0] = _settled(player, num_children, child, data, states[0], tmp)
-    d = 0
-    fresh = True
-    while d >= 0:
-        if fresh:  # first visit of the node at depth d
-            fresh = False
-            s = states[d]
-            p = who[d]
-            nxt[d] = 0
-            if p == TERMINAL:
-                value += chance[d] * reach0[d] * reach1[d] * utility(data, s)
-                d -= 1
-                continue
-            m = moves[d]
-            if p >= 0:
-                code = infoset_code(data, s)
-                look = code
-                if abstracted:
-                    abstract_code(abstract_data, s, key)
-                    look = 2 * key[0] + p
-                i = policy_set(codes, first, look, m, uniform, error)
-                if i == FAILED:
-                    return value, set_codes, starts, sums, stamp
-                row[d] = first[i] if i >= 0 else -1
-                if code in index:
-                    j = index[code]
-                    if starts[j + 1] - starts[j] != m:
-                        error[0], error[1], error[2], error[3] = 2, code, starts[j + 1] - starts[j], m
-                        return value, set_codes, starts, sums, stamp
-                else:
-                    j = counts[0]
-                    index[code] = j
-                    if j + 2 > stamp.shape[0]:
-                        stamp = _grow(stamp, 2 * (j + 2))
-                        stamp[j:] = 0
-                        set_codes = _grow(set_codes, 2 * (j + 2))
-                        starts = _grow(starts, 2 * (j + 2) + 1)
-                    if counts[1] + m > sums.shape[0]:
-                        old = sums.shape[0]
-                        sums = _grow(sums, 2 * (counts[1] + m))
-                        sums[old:] = 0.0
-                    set_codes[j] = code
-                    starts[j + 1] = starts[j] + m
-                    counts[0] += 1
-                    counts[1] += m
-                if stamp[j] != walk_id:
-                    stamp[j] = walk_id
-                    own = reach0[d] if p == 0 else reach1[d]
-                    for a in range(m):
-                        sums[starts[j] + a] += own * (probs[row[d] + a] if row[d] >= 0 else 1.0 / m)
-        if nxt[d] == moves[d]:
-            d -= 1
-            continue
-        k = nxt[d]
-        nxt[d] += 1
-        if d + 1 == cap:
-            cap *= 2
-            states = _grow(states, cap)
-            moves, nxt, who, row = _grow(moves, cap), _grow(nxt, cap), _grow(who, cap), _grow(row, cap)
-            reach0, reach1, chance = _grow(reach0, cap), _grow(reach1, cap), _grow(chance, cap)
-        q = child(data, states[d], k, states[d + 1])
-        e = d + 1
-        who[e], moves[e] = _settled(player, num_children, child, data, states[e], tmp)
-        reach0[e], reach1[e], chance[e] = reach0[d], reach1[d], chance[d]
-        p = who[d]
-        if p == CHANCE:
-            chance[e] *= q
-        else:
-            pr = probs[row[d] + k] if row[d] >= 0 else 1.0 / moves[d]
-            if p == 0:
-                reach0[e] *= pr
-            else:
-                reach1[e] *= pr
-        d = e
-        fresh = True
-    return value, set_codes, starts, sums, stamp
+    since a set's histories share its owner's reach), one walk of `rcfr.rules.walk`. Returns (player 0's expected
+    payoff, set_codes, starts, sums, stamp), the arrays grown where needed. On a problem stops with
+    ``error = (kind, code, a, b)`` (kinds: `evaluation.POLICY_ERRORS`)."""
+    c = (codes, first, probs, uniform, abstract_data, abstracted, error, np.zeros(2, np.int64), walk_id)
+    v = (index, set_codes, starts, sums, stamp, counts, np.zeros(1),
+         np.zeros(DEPTH, np.int64),  # policy row start (-1: uniform) at a decision
+         np.ones(DEPTH), np.ones(DEPTH), np.ones(DEPTH))
+    status, v = _plans_walk(initial, player, num_children, child, utility, infoset_code, abstract_code, data, width,
+                            True, c, v)
+    return v[6][0], v[1], v[2], v[3], v[4]
 
 
 class RulesFullRegret:
