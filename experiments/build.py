@@ -27,15 +27,10 @@ from rcfr.registry import keyword_names
 from rcfr.regressors import make_regressor
 from rcfr.rules.game import RulesGame
 from rcfr.solvers import CFRSolver
+from rcfr.solvers.base import by_rules
 from rcfr.tree import Game
 
 from .schema import ConfigError, ExperimentConfig, check_rules_path, resolve_shares
-
-
-def _by_rules(game) -> bool:
-    """Whether `game` is walked by its rules: the kit's one question of the source (`make_game`'s config checks,
-    `load_policy`'s file)."""
-    return isinstance(game, RulesGame)
 
 
 def make_game(spec: ExperimentConfig) -> Game | RulesGame:
@@ -46,7 +41,7 @@ def make_game(spec: ExperimentConfig) -> Game | RulesGame:
         game = load_game(spec.game.name, compiled=spec.game.compiled, **spec.game.params)
     except TooLarge as err:  # game.compiled=true on a game above the compile limit
         raise ConfigError(f"game: {err}; or walk it by its rules: game.compiled=false (or null)") from None
-    if _by_rules(game):  # the rules path's config checks; the game answers the rest itself
+    if by_rules(game):  # the rules path's config checks; the game answers the rest itself
         check_rules_path(spec)
         _check_exact_points(spec, game.rules)
     return game
@@ -80,7 +75,7 @@ def load_policy(spec: ExperimentConfig, game: Game | RulesGame, path):
     from rcfr.abstraction import make_abstraction
     from rcfr.rules.policy import CodePolicy
 
-    if not _by_rules(game):  # a compiled run writes the full game's policy, whatever its abstraction
+    if not by_rules(game):  # a compiled run writes the full game's policy, whatever its abstraction
         return Policy.load(game, path)
     name = spec.abstraction.name
     abstraction = None if name == "none" else make_abstraction(game, name, **spec.abstraction.params)

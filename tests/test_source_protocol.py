@@ -24,9 +24,9 @@ SPELLINGS = re.compile(r'on_rules|is_walked|is_rules|hasattr\([a-z_.]*tree, "sta
 #: where the question is still asked, and why: one place per layer, where the source is chosen
 ASKED = {
     "rcfr/rules/source.py",  # the sampling walks: numba's compile-time choice of accessors (`rules_accessor`)
-    "rcfr/solvers/base.py",  # the solvers: `by_rules` (MCCFR's buffers, sampled RCFR's form, Bluff's public tree)
+    "rcfr/solvers/base.py",  # `by_rules`: the solvers (MCCFR's buffers, sampled RCFR's form, Bluff's public tree)
+    # and the kit (experiments/build.py: the rules path's config checks, a run's policy file)
     "rcfr/evaluation.py",  # rcfr.evaluate: the rules walks or the sequence form
-    "experiments/build.py",  # the kit: `_by_rules` (the rules path's config checks, and a run's policy file)
 }
 #: at most this many lines ask it (issue 32)
 MOST_SITES = 5

@@ -48,11 +48,6 @@ def captured_fits(solver_name: str, options: dict, game_name: str, iterations: l
     return solver, kept
 
 
-def strategy(solver, player: int, estimate: np.ndarray) -> np.ndarray:
-    """Regret matching on a local estimate (entry 0, the empty sequence, unused)."""
-    return solver.views[player].regret_matching(estimate)
-
-
 def strategy_error(solver, player: int, model, sequences: np.ndarray, y: np.ndarray) -> float:
     """Mean L1 distance per information set between the strategy `model` plays and the exact targets' one."""
     view = solver.views[player]
@@ -60,7 +55,7 @@ def strategy_error(solver, player: int, model, sequences: np.ndarray, y: np.ndar
     exact[1 + sequences - view.offset] = y
     learned = np.zeros(view.num_sequences)
     learned[1:] = predict(model, solver.rows[player])
-    return float(np.abs(strategy(solver, player, learned) - strategy(solver, player, exact)).sum() / view.num_infosets)
+    return float(np.abs(view.regret_matching(learned) - view.regret_matching(exact)).sum() / view.num_infosets)
 
 
 def r2(y: np.ndarray, w: np.ndarray, predicted: np.ndarray) -> float:

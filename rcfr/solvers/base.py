@@ -36,7 +36,8 @@ def check_game(game) -> Game:
 
 def by_rules(game) -> bool:
     """Whether `game` is walked by its rules (a `RulesGame`): the solvers' one question of the source, asked where
-    a solver chooses its form (`MCCFRSolver._setup`, the sampled-RCFR factory, Bluff's public-tree choice);
+    a solver chooses its form (`MCCFRSolver._setup`, the sampled-RCFR factory, Bluff's public-tree choice) and
+    where the kit builds a run (`experiments/build.py`);
     below them the buffers answer, and refusals read what a game offers (`require`)."""
     return isinstance(game, RulesGame)
 
