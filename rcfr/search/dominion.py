@@ -36,7 +36,7 @@ uniforms.
 
 from __future__ import annotations
 
-import math
+import functools
 
 import numpy as np
 
@@ -121,19 +121,26 @@ def _draw(deck, hand, discard, k, stream):
 
 
 def _hypergeometric_rich(pile, k, need):
-    """P[k cards drawn without replacement from `pile` (counts) hold >= need money]."""
+    """P[k cards drawn without replacement from `pile` (counts) hold >= need money], drawing one card at a
+    time: the readable statement that `dominion_compiled`'s closed form (a sum of products of binomials) is
+    tested against."""
+    copper, silver, gold = pile[COPPER], pile[SILVER], pile[GOLD]
+    return _draw_rich(copper, silver, gold, sum(pile) - copper - silver - gold, k, need)
+
+
+@functools.lru_cache(maxsize=None)
+def _draw_rich(copper, silver, gold, rest, k, need):
     if need <= 0:
         return 1.0
-    n = sum(pile)
-    cu, si, go = pile[COPPER], pile[SILVER], pile[GOLD]
-    other = n - cu - si - go
+    n = copper + silver + gold + rest
+    if k == 0 or n == 0:
+        return 0.0
     total = 0.0
-    for a in range(min(cu, k) + 1):
-        for b in range(min(si, k - a) + 1):
-            for g in range(min(go, k - a - b) + 1):
-                if a + 2 * b + 3 * g >= need:
-                    total += math.comb(cu, a) * math.comb(si, b) * math.comb(go, g) * math.comb(other, k - a - b - g)
-    return total / math.comb(n, k)
+    for count, value, left in ((copper, 1, (copper - 1, silver, gold, rest)), (silver, 2, (copper, silver - 1, gold, rest)),
+                               (gold, 3, (copper, silver, gold - 1, rest)), (rest, 0, (copper, silver, gold, rest - 1))):
+        if count:
+            total += count / n * _draw_rich(*left, k - 1, need - value)
+    return total
 
 
 def rich_probability(deck, discard, k, money):
