@@ -11,11 +11,22 @@ from __future__ import annotations
 from itertools import combinations_with_replacement
 
 import numpy as np
-from numba import njit
 
 from .base import CHANCE, TERMINAL
 from .fast import FastGame, fast_function
-from .poker_fast import BOARDS, C0, C1, COLUMNS, FIRST, FOLDED, KIND, NUM, public_tree
+from .poker_fast import (
+    BOARDS,
+    DECK,
+    FIRST,
+    KIND,
+    NUM,
+    public_tree,
+    table_entry,
+    table_initial,
+    table_payoff,
+    table_player,
+)
+from .poker_fast import HEADER as TABLE_HEADER
 
 ROLLED, ROLL0, ROLL1, LAST, MASK, BIDS, CALLED = range(7)
 # the int64 data: these parameters, then each player's rolls (outcome x dice, faces 0-5)
@@ -107,14 +118,16 @@ def _infoset_code(data, s):
 # (`rcfr.games.poker_fast.public_tree`, walked with dummy dice; 0 until both first dice are rolled), the
 # number of dice rolled, and the dice in the order rolled (players alternate: dice 0 and 2 are player 0's).
 # The information-set code is ``(node * faces + first own die) * faces + second own die (0 before it)``.
-DRP_FACES, DRP_HEADER = 0, 1
+# Its data is the poker table's (`poker_fast`), the faces where poker keeps its deck size.
 
 
 def dieroll_fast(rules) -> FastGame:
     table = public_tree(rules).table
-    ints = np.concatenate([np.array([rules.faces], np.int64), table.ravel()])
+    header = np.zeros(TABLE_HEADER, np.int64)
+    header[DECK] = rules.faces
+    ints = np.concatenate([header, table.ravel()])
     return FastGame(width=6, data=(ints, np.zeros(0)), code_space=table.shape[0] * rules.faces ** 2,
-                    initial=_drp_initial, player=_drp_player, num_children=_drp_num_children, child=_drp_child,
+                    initial=table_initial, player=table_player, num_children=_drp_num_children, child=_drp_child,
                     utility=_drp_utility, infoset_code=_drp_infoset_code)
 
 
@@ -132,63 +145,38 @@ def drp_walk_bounds(table, faces: int) -> tuple[int, int]:
     return 2 + int(depth.max()), max(faces, int(decisions.max()))
 
 
-@njit(cache=True, inline="always")
-def _row(ints, node, column):
-    return ints[DRP_HEADER + node * COLUMNS + column]
-
-
-@fast_function("initial")
-def _drp_initial(data, out):
-    out[:] = 0
-
-
-@fast_function("player")
-def _drp_player(data, s):
-    if s[1] < 2:
-        return CHANCE
-    return _row(data[0], s[0], KIND)
-
-
 @fast_function("num_children")
 def _drp_num_children(data, s):
     ints = data[0]
-    if s[1] < 2 or _row(ints, s[0], KIND) == CHANCE:
-        return ints[DRP_FACES]
-    return _row(ints, s[0], NUM)
+    if s[1] < 2 or table_entry(ints, s[0], KIND) == CHANCE:
+        return ints[DECK]
+    return table_entry(ints, s[0], NUM)
 
 
 @fast_function("child")
 def _drp_child(data, s, k, out):
     ints = data[0]
     out[:] = s
-    if s[1] < 2 or _row(ints, s[0], KIND) == CHANCE:
+    if s[1] < 2 or table_entry(ints, s[0], KIND) == CHANCE:
         out[2 + s[1]] = k
         out[1] = s[1] + 1
         if s[1] >= 2:
-            out[0] = _row(ints, s[0], FIRST)
-        return 1.0 / ints[DRP_FACES]
-    out[0] = _row(ints, s[0], FIRST) + k
+            out[0] = table_entry(ints, s[0], FIRST)
+        return 1.0 / ints[DECK]
+    out[0] = table_entry(ints, s[0], FIRST) + k
     return 1.0
 
 
 @fast_function("utility")
 def _drp_utility(data, s):
-    ints = data[0]
-    node = s[0]
-    folded, c0 = _row(ints, node, FOLDED), float(_row(ints, node, C0))
-    if folded == 0:
-        return -c0
-    if folded == 1:
-        return float(_row(ints, node, C1))
-    a, b = s[2] + s[4], s[3] + s[5]
-    return c0 if a > b else (-c0 if a < b else 0.0)
+    return table_payoff(data[0], s[0], s[2] + s[4], s[3] + s[5])
 
 
 @fast_function("infoset_code")
 def _drp_infoset_code(data, s):
     ints = data[0]
     node = s[0]
-    faces = ints[DRP_FACES]
-    p = _row(ints, node, KIND)
-    second = s[4 + p] if _row(ints, node, BOARDS) == 2 else 0
+    faces = ints[DECK]
+    p = table_entry(ints, node, KIND)
+    second = s[4 + p] if table_entry(ints, node, BOARDS) == 2 else 0
     return (node * faces + s[2 + p]) * faces + second

@@ -79,33 +79,34 @@ def poker_fast(rules, deck) -> FastGame:
     params = [deck.size, deck.suits, 1 if show else deck.suits, base, max_boards]
     ints = np.concatenate([np.array(params, np.int64), table.ravel()])
     return FastGame(width=4 + max_boards, data=(ints, np.zeros(0)),
-                    code_space=table.shape[0] * base ** (1 + max_boards), initial=_initial, player=_player,
+                    code_space=table.shape[0] * base ** (1 + max_boards), initial=table_initial, player=table_player,
                     num_children=_num_children, child=_child, utility=_utility, infoset_code=_infoset_code)
 
 
 @njit(cache=True, inline="always")
-def _at(ints, node, column):
+def table_entry(ints, node, column):
+    """Row `node`, `column` of the public table stored after the header of the int64 data."""
     return ints[HEADER + node * COLUMNS + column]
 
 
 @fast_function("initial")
-def _initial(data, out):
+def table_initial(data, out):
     out[:] = 0
 
 
 @fast_function("player")
-def _player(data, s):
+def table_player(data, s):
     if s[1] < 2:
         return CHANCE
-    return _at(data[0], s[0], KIND)
+    return table_entry(data[0], s[0], KIND)
 
 
 @fast_function("num_children")
 def _num_children(data, s):
     ints = data[0]
-    if s[1] < 2 or _at(ints, s[0], KIND) == CHANCE:
+    if s[1] < 2 or table_entry(ints, s[0], KIND) == CHANCE:
         return ints[DECK] - s[1]
-    return _at(ints, s[0], NUM)
+    return table_entry(ints, s[0], NUM)
 
 
 @fast_function("child")
@@ -113,7 +114,7 @@ def _child(data, s, k, out):
     ints = data[0]
     out[:] = s
     dealt = s[1]
-    if dealt < 2 or _at(ints, s[0], KIND) == CHANCE:
+    if dealt < 2 or table_entry(ints, s[0], KIND) == CHANCE:
         card = -1
         seen = 0
         while seen <= k:  # the k-th card not dealt yet, in increasing order
@@ -127,9 +128,9 @@ def _child(data, s, k, out):
         out[2 + dealt] = card
         out[1] = dealt + 1
         if dealt >= 2:
-            out[0] = _at(ints, s[0], FIRST)
+            out[0] = table_entry(ints, s[0], FIRST)
         return 1.0 / (ints[DECK] - dealt)
-    out[0] = _at(ints, s[0], FIRST) + k
+    out[0] = table_entry(ints, s[0], FIRST) + k
     return 1.0
 
 
@@ -147,14 +148,19 @@ def _strength(s, p, suits, boards):
 def _utility(data, s):
     ints = data[0]
     node = s[0]
-    folded, c0 = _at(ints, node, FOLDED), float(_at(ints, node, C0))
+    boards = table_entry(ints, node, BOARDS)
+    return table_payoff(ints, node, _strength(s, 0, ints[SUITS], boards), _strength(s, 1, ints[SUITS], boards))
+
+
+@njit(cache=True, inline="always")
+def table_payoff(ints, node, a, b):
+    """Player 0's payoff at the terminal row `node`: a fold loses the folder's contribution, a showdown goes to
+    the larger strength (a: player 0's, b: player 1's; Die-Roll Poker shares it with its dice sums)."""
+    folded, c0 = table_entry(ints, node, FOLDED), float(table_entry(ints, node, C0))
     if folded == 0:
         return -c0
     if folded == 1:
-        return float(_at(ints, node, C1))
-    boards = _at(ints, node, BOARDS)
-    a = _strength(s, 0, ints[SUITS], boards)
-    b = _strength(s, 1, ints[SUITS], boards)
+        return float(table_entry(ints, node, C1))
     return c0 if a > b else (-c0 if a < b else 0.0)
 
 
@@ -163,8 +169,8 @@ def _infoset_code(data, s):
     ints = data[0]
     node = s[0]
     divisor, base = ints[DIVISOR], ints[BASE]
-    code = node * base + s[2 + _at(ints, node, KIND)] // divisor
-    boards = _at(ints, node, BOARDS)
+    code = node * base + s[2 + table_entry(ints, node, KIND)] // divisor
+    boards = table_entry(ints, node, BOARDS)
     for i in range(ints[MAX_BOARDS]):
         code = code * base + (s[4 + i] // divisor if i < boards else 0)
     return code
