@@ -1,4 +1,4 @@
-"""CFR and chance-sampled CFR of Bluff on its public bid tree (`rcfr.solvers.public_tree`, kernels in
+"""CFR, chance-sampled CFR and external sampling of Bluff on its public bid tree (`rcfr.solvers.public_tree`, kernels in
 `rcfr.rules.bluff_cfr`): equal to the compiled solvers iteration for iteration (1e-12), the sampled
 increments unbiased (exact expectation over the rolls, with a negative control), the exact evaluation
 from the table equal to the policy's, checkpoints bit for bit, and bad input refused before any work."""
@@ -242,6 +242,54 @@ def test_float32_tables_stay_close_to_float64():
     assert abs(wide.exploitability().exploitability - narrow.exploitability().exploitability) < 1e-3
 
 
+# ---- external sampling on the public tree --------------------------------------------------------
+def by_code(policy):
+    """A policy's rows keyed by information-set code."""
+    p = CodePolicy.from_policy(policy) if not isinstance(policy, CodePolicy) else policy
+    return {int(c): p.probs[p.first[i]:p.first[i + 1]] for i, c in enumerate(p.codes)}
+
+
+def assert_same_external_run(public, general, chunks, steps):
+    """A free run of external sampling: the same draws in the same order, so the same histories touched, the
+    same regrets and average, set by set (sets the general walk never met have zero sums on the public tree)."""
+    for _ in range(chunks):
+        public.run(steps)
+        general.run(steps)
+        assert public.nodes_touched == general.nodes_touched
+        ours, theirs = by_code(public.average_policy()), by_code(general.average_policy())
+        assert set(theirs) <= set(ours)
+        assert max(np.abs(ours[c] - theirs[c]).max() for c in theirs) < TOL
+        ours, theirs = by_code(public.current_policy()), by_code(general.current_policy())
+        assert max(np.abs(ours[c] - theirs[c]).max() for c in theirs) < TOL
+        assert abs(rcfr.exploitability(public.game, public.average_policy())
+                   - rcfr.exploitability(general.game, general.average_policy())) < TOL
+
+
+@pytest.mark.parametrize("options", [{}, {"regret_matching": "rm+", "seed": 3}, {"averaging": "linear", "seed": 5}])
+def test_external_sampling_equals_the_general_walk(options):
+    game = rules_game()
+    public = make_solver("es-mccfr", game, dtype="float64", **options)
+    assert isinstance(public, BluffPublicCFR)
+    assert_same_external_run(public, make_solver("es-mccfr", game, walk="general", **options), 4, 25)
+
+
+@pytest.mark.slow
+def test_external_sampling_equals_the_general_walk_on_bluff_21():
+    game = rules_game(2, 1)
+    assert_same_external_run(make_solver("es-mccfr", game, seed=2, dtype="float64"),
+                             make_solver("es-mccfr", game, seed=2, walk="general"), 3, 40)
+
+
+def test_external_sampling_negative_control():
+    """Another seed draws other rolls and actions: the comparison above can fail. (Unbiasedness is the general
+    walk's, tested with it: this walk makes the same draws and the same sums.)"""
+    game = rules_game()
+    public = make_solver("es-mccfr", game, seed=1, dtype="float64").run(30)
+    general = make_solver("es-mccfr", game, seed=2, walk="general").run(30)
+    ours, theirs = by_code(public.average_policy()), by_code(general.average_policy())
+    assert max(np.abs(ours[c] - theirs[c]).max() for c in theirs) > 1e-3
+
+
 # ---- bad input ---------------------------------------------------------------------------------------
 def test_bad_input_is_refused_naming_the_field(monkeypatch):
     game = rules_game()
@@ -251,8 +299,12 @@ def test_bad_input_is_refused_naming_the_field(monkeypatch):
         make_solver("cscfr", game, dtype="float16")
     with pytest.raises(ValueError, match="walk='public'.*chance_sampling='paired'"):
         make_solver("cscfr", game, walk="public", chance_sampling="paired")
-    with pytest.raises(ValueError, match="walk='public'.*es-mccfr"):
-        make_solver("es-mccfr", game, walk="public")
+    with pytest.raises(ValueError, match="walk='public'.*os-mccfr"):
+        make_solver("os-mccfr", game, walk="public")
+    with pytest.raises(ValueError, match="walk='public'.*abstraction"):
+        make_solver("es-mccfr", game, walk="public", abstraction=make_abstraction(game, "bluff_last_bids", r=2))
+    with pytest.raises(ValueError, match="walk='public'.*average_mode='optimistic'"):
+        make_solver("es-mccfr", game, walk="public", average_mode="optimistic")
     with pytest.raises(ValueError, match="walk='public'.*Liar's Dice"):
         make_solver("cfr", rcfr.load_game("kuhn"), walk="public")
     for r in (0, 13):

@@ -25,6 +25,7 @@ from ..options import REGRET_MATCHING, UPDATES, Options, check_choice, check_pow
 from ..rules import bluff_cfr as kernels
 from ..rules.abstraction import CodeAbstraction
 from ..rules.bluff_evaluation import decision_sets, roll_tables, walks, whole_policy
+from ..rules.bluff_sampling import external_walk
 from ..rules.evaluation import evaluation_of
 from ..rules.game import RulesGame
 from ..rules.policy import CodePolicy
@@ -36,8 +37,8 @@ from .base import IterativeSolver, by_rules
 
 WALKS = ("auto", "public", "general")
 DTYPES = ("auto", "float64", "float32")
-#: the solvers with a public-tree walk, and their default update schedule
-PUBLIC_SOLVERS = {"cfr": "alternating", "cscfr": "simultaneous"}
+#: the solvers with a public-tree walk, and their default update schedule (external sampling: alternating only)
+PUBLIC_SOLVERS = {"cfr": "alternating", "cscfr": "simultaneous", "es-mccfr": "alternating"}
 #: chance sampling on the public tree: one roll per player, or every roll (vanilla CFR)
 PUBLIC_CHANCE_SAMPLING = ("single", "all")
 
@@ -86,7 +87,8 @@ def public_walk_refusal(name: str, game, options: dict) -> str | None:
         return "the game is not the built-in Liar's Dice (rcfr.load_game('liars_dice', ...))"
     allowed = {"cfr": {"updates", "averaging", "abstraction"},
                "cscfr": {"updates", "chance_sampling", "regret_matching", "averaging", "average_mode",
-                         "abstraction", "average_space", "seed"}}[name] | {"dtype"}
+                         "abstraction", "average_space", "seed"},
+               "es-mccfr": {"regret_matching", "averaging", "average_mode", "average_space", "seed"}}[name] | {"dtype"}
     unknown = sorted(set(options) - allowed)
     if unknown:
         return f"option(s) {', '.join(unknown)} (the public-tree {name} takes {', '.join(sorted(allowed))})"
@@ -120,7 +122,8 @@ class BluffPublicCFR(IterativeSolver):
     """Vanilla CFR (``solver="cfr"``, or ``"cscfr"`` with ``chance_sampling="all"``) or chance-sampled CFR
     (``"cscfr"``) of Bluff on its public tree, full game or last-r-bids recall (module docstring).
     ``exploitability()`` evaluates the average exactly from the table, without building a policy.
-    ``nodes_touched`` counts the public nodes (bid sequences) the update walks entered."""
+    ``nodes_touched`` counts the public nodes (bid sequences) the update walks entered; external sampling
+    (``"es-mccfr"``) counts histories, as the general walk does."""
 
     chunk = 1
 
@@ -128,9 +131,13 @@ class BluffPublicCFR(IterativeSolver):
                  chance_sampling: str | None = None, regret_matching: str = "rm", averaging: str | float = "uniform",
                  average_mode: str = "stochastic", abstraction=None, average_space: str = "full", seed: int = 0,
                  dtype: str = "auto"):
-        why = public_walk_refusal(solver, game, {"abstraction": abstraction} if solver == "cfr" else {
+        given = {"abstraction": abstraction} if solver == "cfr" else {
             "abstraction": abstraction, "average_mode": average_mode, "average_space": average_space,
-            "chance_sampling": chance_sampling or "single"})
+            "chance_sampling": chance_sampling or "single"}
+        if solver == "es-mccfr":  # what it does not take is refused when given
+            given = {k: v for k, v in dict(given, updates=updates, chance_sampling=chance_sampling).items()
+                     if v is not None}
+        why = public_walk_refusal(solver, game, given)
         if why is not None:
             raise ValueError(f"BluffPublicCFR: {why}")
         self.solver_name = solver
@@ -233,12 +240,25 @@ class BluffPublicCFR(IterativeSolver):
         for _ in range(iterations):
             t = self.iteration = self.iteration + 1
             weight = float(t) ** self.power
+            if o.solver == "es-mccfr":
+                for p in (0, 1):
+                    self._external(p, weight)
+                continue
             if o.updates == "simultaneous":
                 self._walk(self._rolls(), kernels.UPDATE, 3, 3, weight)
                 continue
             for p in (0, 1):  # vanilla CFR averages the updating player, chance sampling the other (as compiled)
                 credited = p if o.solver == "cfr" else 1 - p
                 self._walk(self._rolls(), kernels.UPDATE, 1 << p, 1 << credited, weight)
+
+    def _external(self, traverser: int, weight: float) -> None:
+        """One external-sampling traversal (`rcfr.rules.bluff_sampling`): the rolls, then the walk, drawing
+        from the solver's stream in the general walk's order; counts its histories as the general walk does
+        (the two roll nodes included)."""
+        rolls = np.array(self._rolls(), np.int64)
+        nodes = external_walk(self.rules.num_bids, len(FACE_NAMES), rolls, self.counts[0], self.counts[1], traverser,
+                              self.regrets, self.avg, self.full, float(weight), self.clip, self.rng)
+        self.nodes_touched += int(nodes) + 2
 
     # ---- policies and evaluation -------------------------------------------------------------------
     def exploitability(self) -> Evaluation:
