@@ -273,14 +273,25 @@ def test_external_sampling_equals_the_general_walk(options):
     assert_same_external_run(public, make_solver("es-mccfr", game, walk="general", **options), 4, 25)
 
 
+@pytest.mark.parametrize("options", [{}, {"updates": "simultaneous", "seed": 4}, {"regret_matching": "rm+", "epsilon": 0.3},
+                                     {"averaging": "linear", "seed": 7}])
+def test_outcome_sampling_equals_the_general_walk(options):
+    game = rules_game()
+    public = make_solver("os-mccfr", game, dtype="float64", **options)
+    assert isinstance(public, BluffPublicCFR)
+    assert_same_external_run(public, make_solver("os-mccfr", game, walk="general", **options), 4, 500)
+
+
 @pytest.mark.slow
 def test_external_sampling_equals_the_general_walk_on_bluff_21():
     game = rules_game(2, 1)
     assert_same_external_run(make_solver("es-mccfr", game, seed=2, dtype="float64"),
                              make_solver("es-mccfr", game, seed=2, walk="general"), 3, 40)
+    assert_same_external_run(make_solver("os-mccfr", game, seed=2, dtype="float64"),
+                             make_solver("os-mccfr", game, seed=2, walk="general"), 3, 2000)
 
 
-def test_external_sampling_negative_control():
+def test_sampling_on_the_public_tree_negative_control():
     """Another seed draws other rolls and actions: the comparison above can fail. (Unbiasedness is the general
     walk's, tested with it: this walk makes the same draws and the same sums.)"""
     game = rules_game()
@@ -299,8 +310,12 @@ def test_bad_input_is_refused_naming_the_field(monkeypatch):
         make_solver("cscfr", game, dtype="float16")
     with pytest.raises(ValueError, match="walk='public'.*chance_sampling='paired'"):
         make_solver("cscfr", game, walk="public", chance_sampling="paired")
-    with pytest.raises(ValueError, match="walk='public'.*os-mccfr"):
-        make_solver("os-mccfr", game, walk="public")
+    with pytest.raises(ValueError, match="walk='public'.*pure-cfr"):
+        make_solver("pure-cfr", game, walk="public")
+    with pytest.raises(ValueError, match="walk='public'.*epsilon"):
+        make_solver("es-mccfr", game, walk="public", epsilon=0.5)
+    with pytest.raises(ValueError, match="epsilon"):
+        make_solver("os-mccfr", game, epsilon=0.0)
     with pytest.raises(ValueError, match="walk='public'.*abstraction"):
         make_solver("es-mccfr", game, walk="public", abstraction=make_abstraction(game, "bluff_last_bids", r=2))
     with pytest.raises(ValueError, match="walk='public'.*average_mode='optimistic'"):

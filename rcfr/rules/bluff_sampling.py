@@ -17,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..sampling.decisions import pick
+from ..sampling.bundles import BOTH
+from ..sampling.decisions import pick, trajectory_action
 from .bluff_cfr import _actions, _row_strategy
 
 
@@ -101,3 +102,65 @@ def external_walk(nb, faces, rolls, c0, c1, traverser, regrets, avg, offsets, we
             cv[d, a] = sign * _payoff(1 - p, b, faces, c0, c1, rolls[0], rolls[1])
         if p != traverser:
             nxt[d] = a
+
+
+@njit(cache=True)
+def outcome_walk(nb, faces, q0, q1, c0, c1, traverser, eps, regrets, avg, offsets, weight, clip, rng):
+    """One outcome-sampling trajectory: the two rolls from `q0`, `q1`, then one action per decision,
+    epsilon-exploring at the traverser's (at every decision when ``traverser == BOTH``); the other players'
+    averages credited on the way (times ``weight x own reach x chance / q``), then the traverser's sampled
+    regrets along the path, as `rcfr.sampling.outcome_walks.outcome_walk` computes them. Returns the histories
+    on the trajectory (the rolls and the terminal included)."""
+    depth = nb + 1
+    row = np.zeros(depth, np.int64)
+    take = np.zeros(depth, np.int64)
+    num = np.zeros(depth, np.int64)
+    sig = np.empty((depth, nb + 1))
+    reach = np.empty((depth, 2))
+    chance = np.empty(depth)  # chance's reach at each decision (both rolls)
+    rolls = (pick(q0, 0, q0.shape[0], rng), 0)
+    rc = q0[rolls[0]]
+    q = rc
+    rolls = (rolls[0], pick(q1, 0, q1.shape[0], rng))
+    rc *= q1[rolls[1]]
+    q *= q1[rolls[1]]
+    r0, r1 = 1.0, 1.0
+    last, mask, d = -1, np.int64(0), 0
+    while True:  # forward: one decision per depth until a call
+        p = d & 1
+        na = _actions(nb, last, d)
+        row[d] = offsets[mask] + rolls[p] * na
+        _row_strategy(regrets, row[d], na, True, sig[d], 0)
+        reach[d, 0], reach[d, 1], chance[d], num[d] = r0, r1, rc, na
+        k, xi = trajectory_action(sig[d], 0, na, traverser == BOTH or p == traverser, eps, rng)
+        if traverser == BOTH or p != traverser:
+            own = r0 if p == 0 else r1
+            amount = weight * own * rc / q
+            for a in range(na):
+                avg[row[d] + a] += amount * sig[d, a]
+        if p == 0:
+            r0 *= sig[d, k]
+        else:
+            r1 *= sig[d, k]
+        q *= xi
+        take[d] = k
+        if k == na - 1 and d > 0:  # a call of the last bid
+            u0 = _payoff(p, last, faces, c0, c1, rolls[0], rolls[1])
+            break
+        b = last + 1 + k
+        if b == nb - 1:  # the top bid: the next player's call is forced (collapsed)
+            u0 = _payoff(1 - p, b, faces, c0, c1, rolls[0], rolls[1])
+            break
+        last, mask, d = b, mask | (np.int64(1) << b), d + 1
+    tail = 1.0
+    for e in range(d, -1, -1):  # backward: tail = pi(h a* -> z)
+        p = e & 1
+        na, k = num[e], take[e]
+        sk = sig[e, k]
+        if traverser == BOTH or p == traverser:
+            w = (u0 if p == 0 else -u0) * reach[e, 1 - p] * chance[e] / q
+            for a in range(na):
+                x = regrets[row[e] + a] + (w * tail * (1.0 - sk) if a == k else -(w * tail * sk))
+                regrets[row[e] + a] = x if (x > 0.0 or not clip) else 0.0
+        tail *= sk
+    return d + 4

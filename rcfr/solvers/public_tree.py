@@ -21,15 +21,16 @@ import numpy as np
 
 from ..budget import available_memory
 from ..games.dice import FACE_NAMES
-from ..options import REGRET_MATCHING, UPDATES, Options, check_choice, check_power, check_seed
+from ..options import REGRET_MATCHING, UPDATES, Options, check_choice, check_float, check_power, check_seed
 from ..rules import bluff_cfr as kernels
 from ..rules.abstraction import CodeAbstraction
 from ..rules.bluff_evaluation import decision_sets, roll_tables, walks, whole_policy
-from ..rules.bluff_sampling import external_walk
+from ..rules.bluff_sampling import external_walk, outcome_walk
 from ..rules.evaluation import evaluation_of
 from ..rules.game import RulesGame
 from ..rules.policy import CodePolicy
 from ..sampling.buffers import seed_state
+from ..sampling.bundles import BOTH
 from ..sampling.decisions import pick
 from ..scores import Evaluation
 from ..tree import Game
@@ -38,7 +39,9 @@ from .base import IterativeSolver, by_rules
 WALKS = ("auto", "public", "general")
 DTYPES = ("auto", "float64", "float32")
 #: the solvers with a public-tree walk, and their default update schedule (external sampling: alternating only)
-PUBLIC_SOLVERS = {"cfr": "alternating", "cscfr": "simultaneous", "es-mccfr": "alternating"}
+PUBLIC_SOLVERS = {"cfr": "alternating", "cscfr": "simultaneous", "es-mccfr": "alternating", "os-mccfr": "alternating"}
+#: the sampled solvers of the public tree, walked with scalars once the rolls are drawn (`rules.bluff_sampling`)
+SAMPLED = ("es-mccfr", "os-mccfr")
 #: chance sampling on the public tree: one roll per player, or every roll (vanilla CFR)
 PUBLIC_CHANCE_SAMPLING = ("single", "all")
 
@@ -55,6 +58,7 @@ class PublicTreeOptions(Options):
     averaging: str | float = "uniform"
     seed: int = 0
     dtype: str = "float64"
+    epsilon: float | None = None  # outcome sampling's exploration (None for the others)
 
     def __post_init__(self):
         check_choice("solver", self.solver, PUBLIC_SOLVERS)
@@ -64,6 +68,8 @@ class PublicTreeOptions(Options):
         check_power("averaging", self.averaging)
         object.__setattr__(self, "seed", check_seed("seed", self.seed))
         check_choice("dtype", self.dtype, DTYPES[1:])
+        if self.epsilon is not None:
+            object.__setattr__(self, "epsilon", check_float("epsilon", self.epsilon, 0.0, 1.0, low_open=True))
 
     @property
     def power(self) -> float:
@@ -88,7 +94,9 @@ def public_walk_refusal(name: str, game, options: dict) -> str | None:
     allowed = {"cfr": {"updates", "averaging", "abstraction"},
                "cscfr": {"updates", "chance_sampling", "regret_matching", "averaging", "average_mode",
                          "abstraction", "average_space", "seed"},
-               "es-mccfr": {"regret_matching", "averaging", "average_mode", "average_space", "seed"}}[name] | {"dtype"}
+               "es-mccfr": {"regret_matching", "averaging", "average_mode", "average_space", "seed"},
+               "os-mccfr": {"epsilon", "updates", "regret_matching", "averaging", "average_mode", "average_space",
+                            "seed"}}[name] | {"dtype"}
     unknown = sorted(set(options) - allowed)
     if unknown:
         return f"option(s) {', '.join(unknown)} (the public-tree {name} takes {', '.join(sorted(allowed))})"
@@ -130,13 +138,15 @@ class BluffPublicCFR(IterativeSolver):
     def __init__(self, game: Game | RulesGame, solver: str = "cscfr", *, updates: str | None = None,
                  chance_sampling: str | None = None, regret_matching: str = "rm", averaging: str | float = "uniform",
                  average_mode: str = "stochastic", abstraction=None, average_space: str = "full", seed: int = 0,
-                 dtype: str = "auto"):
+                 dtype: str = "auto", epsilon: float | None = None):
         given = {"abstraction": abstraction} if solver == "cfr" else {
             "abstraction": abstraction, "average_mode": average_mode, "average_space": average_space,
             "chance_sampling": chance_sampling or "single"}
-        if solver == "es-mccfr":  # what it does not take is refused when given
+        if solver in SAMPLED:  # what it does not take is refused when given
             given = {k: v for k, v in dict(given, updates=updates, chance_sampling=chance_sampling).items()
                      if v is not None}
+        if epsilon is not None:
+            given["epsilon"] = epsilon
         why = public_walk_refusal(solver, game, given)
         if why is not None:
             raise ValueError(f"BluffPublicCFR: {why}")
@@ -157,7 +167,8 @@ class BluffPublicCFR(IterativeSolver):
         self.options = PublicTreeOptions(
             solver=solver, updates=updates or PUBLIC_SOLVERS[solver],
             chance_sampling="all" if solver == "cfr" else (chance_sampling or "single"),
-            regret_matching=regret_matching, averaging=averaging, seed=seed, dtype=dtype)
+            regret_matching=regret_matching, averaging=averaging, seed=seed, dtype=dtype,
+            epsilon=(0.6 if epsilon is None else epsilon) if solver == "os-mccfr" else None)
         self.power = self.options.power
         self.clip = self.options.regret_matching == "rm+"
         self.regrets = np.zeros(self.sizes[1], dtype)
@@ -244,6 +255,10 @@ class BluffPublicCFR(IterativeSolver):
                 for p in (0, 1):
                     self._external(p, weight)
                 continue
+            if o.solver == "os-mccfr":
+                for p in ((0, 1) if o.updates == "alternating" else (BOTH,)):
+                    self._outcome(p, weight)
+                continue
             if o.updates == "simultaneous":
                 self._walk(self._rolls(), kernels.UPDATE, 3, 3, weight)
                 continue
@@ -259,6 +274,13 @@ class BluffPublicCFR(IterativeSolver):
         nodes = external_walk(self.rules.num_bids, len(FACE_NAMES), rolls, self.counts[0], self.counts[1], traverser,
                               self.regrets, self.avg, self.full, float(weight), self.clip, self.rng)
         self.nodes_touched += int(nodes) + 2
+
+    def _outcome(self, traverser: int, weight: float) -> None:
+        """One outcome-sampling trajectory (`rcfr.rules.bluff_sampling`), its draws in the general walk's order."""
+        nodes = outcome_walk(self.rules.num_bids, len(FACE_NAMES), self.probs[0], self.probs[1], self.counts[0],
+                             self.counts[1], traverser, self.options.epsilon, self.regrets, self.avg, self.full,
+                             float(weight), self.clip, self.rng)
+        self.nodes_touched += int(nodes)
 
     # ---- policies and evaluation -------------------------------------------------------------------
     def exploitability(self) -> Evaluation:
