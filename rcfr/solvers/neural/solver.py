@@ -268,8 +268,9 @@ class NeuralCFR(IterativeSolver):
         """`_traverse`'s result from the merged shards: regret sums over visits of the whole batch."""
         from . import shards
         kind = self.sampler_name
+        values = np.ascontiguousarray(self.values, np.float64) if kind in ("baseline", "fixed") else None
         common = (self.game, kind, self.sampler.epsilon if self.sampler is not None else 0.0,
-                  np.ascontiguousarray(sigma, np.float64), np.ascontiguousarray(self.values, np.float64))
+                  np.ascontiguousarray(sigma, np.float64), values)  # values: the walks that read them
         sums, visits, extra = self._run_shards(shards.traversal_shard, common, shards.TRAVERSALS, p, t,
                                                self.traversals, traverser=True)
         regret = np.divide(sums, visits, out=np.zeros_like(sums), where=visits > 0)
