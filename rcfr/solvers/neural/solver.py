@@ -156,6 +156,40 @@ class NeuralCFR(IterativeSolver):
         self.values = np.where(terminal, game.utility, 0.0) if o.exact_terminals else np.zeros(game.num_histories)
         self._average_cache = None
         self.iteration = 0
+        self.sharding: dict | None = None  # `distribute`: a setting of the run, not an option
+
+    def distribute(self, workers: int = 1, shards: int | None = None, ray_address: str | None = None) -> NeuralCFR:
+        """Run each batch of traversals and value rollouts as `shards` tasks (default `workers`) on `workers`
+        Ray workers (1: here, no Ray), each with its own stream seeded by (seed, iteration, player, shard
+        count, shard); the learner merges them in shard order, fits and ships the next profile
+        (`rcfr.solvers.neural.shards`). The numbers depend on the shard count, never on `workers`; one
+        shard is the one-process run bit for bit. A setting of the run: checkpoints resume on any count.
+        Returns self."""
+        from ...distributed import check_sharding
+        sharding = check_sharding(workers, shards, ray_address)
+        for field, batch in (("traversals", self.traversals), ("value_traversals", self.value_traversals)):
+            if 0 < batch < sharding["shards"]:
+                raise ValueError(f"shards={sharding['shards']} is more than {field}={batch}: every shard needs "
+                                 f"at least one; use at most {batch} shards")
+        self.sharding = sharding
+        return self
+
+    @property
+    def shards(self) -> int:
+        """How many tasks each batch is split into (1: the one-process walk)."""
+        return 1 if self.sharding is None else self.sharding["shards"]
+
+    def _run_shards(self, function, common, phase: int, p: int, t: int, batch: int, traverser: bool) -> tuple:
+        """`batch` walks in `shards` tasks, their results summed in shard order; their nodes counted."""
+        from ...distributed import run_shards
+        from . import shards
+        n = self.shards
+        tasks = [((p,) if traverser else ()) + (size, shards.shard_seed(self.seed, phase, t, p, n, k))
+                 for k, size in enumerate(shards.split(batch, n))]
+        merged = shards.merge(run_shards(function, common, tasks, workers=self.sharding["workers"],
+                                         ray_address=self.sharding["ray_address"]))
+        self.walker.counters[1] += merged[-1]  # part of the checkpoint, as the one-process walks' counts
+        return merged[:-1]
 
     # ---- helpers -----------------------------------------------------------------------------
     def _seed(self, role: int, player: int, t: int) -> int:
@@ -193,7 +227,7 @@ class NeuralCFR(IterativeSolver):
         sigma = self.profile()
         if self.history_rows is not None:
             self.values = self._learn_values(sigma, p, t)
-        visits, regret, opponent = self._traverse(sigma, p)
+        visits, regret, opponent = self._traverse(sigma, p) if self.shards == 1 else self._traverse_shards(sigma, p, t)
         own = np.arange(self.game.num_sequences)[self._slice(p)]
         seen = own[visits[own] > 0]
         self.advantages[p].add(np.repeat(seen, visits[seen]), np.repeat(regret[seen], visits[seen]), t)
@@ -230,12 +264,36 @@ class NeuralCFR(IterativeSolver):
         sums, _, visits, opponent = self.walker.fixed(sigma, self.values, p, self.traversals)
         return visits, np.divide(sums, visits, out=np.zeros_like(sums), where=visits > 0), opponent
 
+    def _traverse_shards(self, sigma: np.ndarray, p: int, t: int):
+        """`_traverse`'s result from the merged shards: regret sums over visits of the whole batch."""
+        from . import shards
+        kind = self.sampler_name
+        values = np.ascontiguousarray(self.values, np.float64) if kind in ("baseline", "fixed") else None
+        common = (self.game, kind, self.sampler.epsilon if self.sampler is not None else 0.0,
+                  np.ascontiguousarray(sigma, np.float64), values)  # values: the walks that read them
+        sums, visits, extra = self._run_shards(shards.traversal_shard, common, shards.TRAVERSALS, p, t,
+                                               self.traversals, traverser=True)
+        regret = np.divide(sums, visits, out=np.zeros_like(sums), where=visits > 0)
+        opponent = None
+        if kind == "fixed":
+            opponent = extra
+        elif self.strategy_memory is not None:  # as `_traverse`: the batch's average-strategy mass per set
+            opponent = np.rint(np.bincount(self.game.sequence_infoset, extra, self.game.num_infosets)).astype(np.int64)
+        return visits, regret, opponent
+
     def _learn_values(self, sigma: np.ndarray, p: int, t: int) -> np.ndarray:
         """Rollouts at sigma, a value regressor fit on their mean returns (this batch's, or the value
         memory's weighted means per history), its predictions for every history; with `exact_terminals`
         the terminal histories take their utilities and are left out of the fit."""
         baseline = self.values if self.value_targets == "corrected" else None  # fitted before this batch
-        sums, counts = self.walker.rollouts(sigma, self.value_traversals, self.value_exploration, baseline=baseline)
+        if self.shards == 1:
+            sums, counts = self.walker.rollouts(sigma, self.value_traversals, self.value_exploration, baseline=baseline)
+        else:
+            from . import shards
+            baseline = np.zeros(self.game.num_histories) if baseline is None else np.array(baseline, np.float64)
+            common = (self.game, np.ascontiguousarray(sigma, np.float64), float(self.value_exploration), baseline)
+            sums, counts = self._run_shards(shards.rollout_shard, common, shards.ROLLOUTS, p, t,
+                                            self.value_traversals, traverser=False)
         seen = np.flatnonzero(counts)
         if self.exact_terminals:
             seen = seen[self.game.player[seen] != -2]

@@ -1,0 +1,102 @@
+"""Sampled RCFR(+)'s traversals split into shards on Ray workers, a layer over the dense form's sampler seam.
+
+`DenseSampledRCFR` (``features_on_demand=False``) reads its training data through one call,
+``self.sampler.sample(sigma, player, traversals)``, with nothing else of the sampler's state read between
+calls but its node counter and the probing sums it is handed. `distribute(solver, workers, shards,
+ray_address)` puts a `ShardedSampler` in that place: each batch runs as `shards` tasks
+(`rcfr.distributed.run_shards`), shard k with a fresh sampler seeded by (run seed, traverser, traversals so
+far, shard count, k), and the shards' sums are added in shard order into one `RegretEstimate` of the whole
+batch (the mean over all its traversals, as one process computes it). The traversal and node counters of
+the solver's own sampler advance by the batch, so checkpoints keep their fields and meaning and resume on
+any shard count; the solver's own stream is not drawn from while sharded.
+
+The lean forms (``features_on_demand=True``, on compiled games and on the rules) have no such seam: their
+traversals write straight into the solver's buffers and tally (`rcfr.solvers.on_demand`,
+`rcfr.solvers.lean_rules`), so `distribute` refuses them, naming the option (docs/distributed.md says
+which function would let them be distributed the same way).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..distributed import check_sharding, run_shards
+from ..policy import Policy
+from ..sampling import RegretEstimate, RegretSampler
+from ..sampling.bundles import C_NODES, C_TRAVERSAL
+from .neural.shards import split
+from .sampled_regression import DenseSampledRCFR
+
+
+def sample_shard(common: tuple, task: tuple) -> tuple:
+    """One shard of a batch: (sums, squares, visits, average-strategy increments summed over its traversals,
+    histories touched)."""
+    game, kind, epsilon, tau, beta, sigma, sampling_average = common
+    traverser, samples, seed = task
+    sampler = RegretSampler(game, kind, seed=seed, epsilon=epsilon, tau=tau, beta=beta,
+                            sampling_average=sampling_average if kind in ("average", "probing") else None)
+    batch = sampler.sample(sigma, traverser, samples)
+    squares = (batch.stderr ** 2 * samples + batch.mean ** 2) * samples
+    return batch.mean * samples, squares, batch.visits, batch.average_increment * samples, batch.nodes_touched
+
+
+def shard_seed(seed: int, traverser: int, done: int, shards: int, k: int) -> int:
+    key = [int(seed), 104729, int(traverser), int(done), int(shards), int(k)]
+    return int(np.random.SeedSequence(key).generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+class ShardedSampler:
+    """Stands where a dense sampled RCFR's `RegretSampler` stands: `sample` runs the batch as shards.
+    `buffers` and `sampling_average` are the wrapped sampler's (the solver reads and checkpoints them)."""
+
+    def __init__(self, inner: RegretSampler, seed: int, tau: float, beta: float, sharding: dict):
+        self.inner, self.seed, self.tau, self.beta, self.sharding = inner, seed, tau, beta, sharding
+        self.buffers, self.sampling_average = inner.buffers, inner.sampling_average
+        self.sampler, self.epsilon = inner.sampler, inner.epsilon
+
+    def sample(self, policy: Policy | np.ndarray, traverser: int, samples: int) -> RegretEstimate:
+        game = self.inner.game
+        sigma = np.array(policy.probs if isinstance(policy, Policy) else policy, np.float64)
+        counters = self.buffers.state.counters
+        n = self.sharding["shards"]
+        done = int(counters[C_TRAVERSAL])
+        tasks = [(int(traverser), size, shard_seed(self.seed, traverser, done, n, k))
+                 for k, size in enumerate(split(int(samples), n))]
+        common = (game, self.sampler, self.epsilon, self.tau, self.beta, sigma, self.sampling_average.copy())
+        results = run_shards(sample_shard, common, tasks, workers=self.sharding["workers"],
+                             ray_address=self.sharding["ray_address"])
+        sums, squares, visits, increments, nodes = results[0]
+        for result in results[1:]:  # in shard order
+            sums, squares, visits = sums + result[0], squares + result[1], visits + result[2]
+            increments, nodes = increments + result[3], nodes + result[4]
+        counters[C_TRAVERSAL] += samples
+        counters[C_NODES] += nodes
+        mean = sums / samples
+        variance = np.maximum(squares / samples - mean ** 2, 0.0)
+        return RegretEstimate(mean=mean, stderr=np.sqrt(variance / samples), average_increment=increments / samples,
+                              visits=visits, samples=samples, nodes_touched=nodes)
+
+
+def distribute(solver: DenseSampledRCFR, workers: int = 1, shards: int | None = None,
+               ray_address: str | None = None) -> DenseSampledRCFR:
+    """Shard each of `solver`'s traversal batches into `shards` tasks (default `workers`) run on `workers` Ray
+    workers (1: here, without Ray). One shard puts the solver's own sampler back (the one-process run). The
+    numbers depend on the seed and shard count only. Refused, naming the field, before any work: a solver
+    that is not sampled RCFR(+)'s dense form, and more shards than traversals. Returns `solver`."""
+    if not isinstance(solver, DenseSampledRCFR):
+        lean = getattr(getattr(solver, "options", None), "features_on_demand", False)
+        why = ("features_on_demand=True: the lean form's traversals write into its own buffers, with no seam to "
+               "shard them through yet" if lean else "only sampled RCFR(+)'s dense form is sharded here")
+        raise ValueError(f"distribute: {type(solver).__name__} cannot be distributed ({why}); the Deep CFR "
+                         "family has its own solver.distribute")
+    sharding = check_sharding(workers, shards, ray_address)
+    if sharding["shards"] > solver.traversals:
+        raise ValueError(f"shards={sharding['shards']} is more than traversals={solver.traversals}: every shard "
+                         f"needs at least one; use at most {solver.traversals} shards")
+    inner = solver.sampler.inner if isinstance(solver.sampler, ShardedSampler) else solver.sampler
+    if sharding["shards"] == 1:
+        solver.sampler = inner
+    else:
+        tau, beta = solver.options.probing
+        solver.sampler = ShardedSampler(inner, solver.options.seed, tau, beta, sharding)
+    return solver
