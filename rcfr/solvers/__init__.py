@@ -32,7 +32,7 @@ from .mccfr import (
     PureCFR,
     VarianceReducedMCCFR,
 )
-from .neural.solver import DREAM, ESCHER, DeepCFR, SingleDeepCFR  # noqa: E402  (the Deep CFR family)
+from .neural.family import DREAM, ESCHER, DeepCFR, SingleDeepCFR  # noqa: E402  (the Deep CFR family)
 from .on_demand import LeanSampledRCFR
 from .public_tree import BluffPublicCFR, bluff_solver
 from .regression import RCFR, RCFRPlus, RegressionRegrets

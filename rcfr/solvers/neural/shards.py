@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import distributed
 from ...sampling import RegretSampler
 from .walks import Walker
 
@@ -68,3 +69,48 @@ def merge(results: list[tuple]) -> tuple:
         for i, field in enumerate(result):
             merged[i] = merged[i] + field
     return tuple(merged)
+
+
+# ---- the learner's side: what `NeuralCFR` calls when it is distributed ------------------------------
+def check(solver, workers, shards, ray_address) -> dict:
+    """The sharding options, checked before any work: every batch needs at least one walk per shard."""
+    sharding = distributed.check_sharding(workers, shards, ray_address)
+    for field, batch in (("traversals", solver.traversals), ("value_traversals", solver.value_traversals)):
+        if 0 < batch < sharding["shards"]:
+            raise ValueError(f"shards={sharding['shards']} is more than {field}={batch}: every shard needs "
+                             f"at least one; use at most {batch} shards")
+    return None if sharding["shards"] == 1 else sharding  # one shard: the one-process walks
+
+
+def _run(solver, function, common, phase: int, p: int, t: int, batch: int, traverser: bool) -> tuple:
+    """`batch` walks in the solver's shards, their results summed in shard order; their nodes counted."""
+    n = solver.sharding["shards"]
+    tasks = [((p,) if traverser else ()) + (size, shard_seed(solver.seed, phase, t, p, n, k))
+             for k, size in enumerate(split(batch, n))]
+    merged = merge(distributed.run_shards(function, common, tasks, workers=solver.sharding["workers"],
+                                          ray_address=solver.sharding["ray_address"]))
+    solver.walker.counters[1] += merged[-1]  # part of the checkpoint, as the one-process walks' counts
+    return merged[:-1]
+
+
+def traverse(solver, sigma: np.ndarray, p: int, t: int):
+    """`NeuralCFR._traverse`'s result from the merged shards: regret sums over visits of the whole batch."""
+    kind, game = solver.sampler_name, solver.game
+    values = np.ascontiguousarray(solver.values, np.float64) if kind in ("baseline", "fixed") else None
+    common = (game, kind, solver.sampler.epsilon if solver.sampler is not None else 0.0,
+              np.ascontiguousarray(sigma, np.float64), values)  # values: the walks that read them
+    sums, visits, extra = _run(solver, traversal_shard, common, TRAVERSALS, p, t, solver.traversals, traverser=True)
+    regret = np.divide(sums, visits, out=np.zeros_like(sums), where=visits > 0)
+    opponent = None
+    if kind == "fixed":
+        opponent = extra
+    elif solver.strategy_memory is not None:  # as `_traverse`: the batch's average-strategy mass per set
+        opponent = np.rint(np.bincount(game.sequence_infoset, extra, game.num_infosets)).astype(np.int64)
+    return visits, regret, opponent
+
+
+def rollouts(solver, sigma: np.ndarray, p: int, t: int, baseline) -> tuple:
+    """`Walker.rollouts`' sums and counts from the merged shards."""
+    baseline = np.zeros(solver.game.num_histories) if baseline is None else np.array(baseline, np.float64)
+    common = (solver.game, np.ascontiguousarray(sigma, np.float64), float(solver.value_exploration), baseline)
+    return _run(solver, rollout_shard, common, ROLLOUTS, p, t, solver.value_traversals, traverser=False)

@@ -39,7 +39,6 @@ import numpy as np
 
 from ...options import NeuralOptions
 from ...policy import Policy
-from ...registry import check_choice
 from ...sampling import RegretSampler
 from ...sampling.reservoir import Reservoir
 from ...tree import Game
@@ -160,36 +159,12 @@ class NeuralCFR(IterativeSolver):
 
     def distribute(self, workers: int = 1, shards: int | None = None, ray_address: str | None = None) -> NeuralCFR:
         """Run each batch of traversals and value rollouts as `shards` tasks (default `workers`) on `workers`
-        Ray workers (1: here, no Ray), each with its own stream seeded by (seed, iteration, player, shard
-        count, shard); the learner merges them in shard order, fits and ships the next profile
-        (`rcfr.solvers.neural.shards`). The numbers depend on the shard count, never on `workers`; one
-        shard is the one-process run bit for bit. A setting of the run: checkpoints resume on any count.
-        Returns self."""
-        from ...distributed import check_sharding
-        sharding = check_sharding(workers, shards, ray_address)
-        for field, batch in (("traversals", self.traversals), ("value_traversals", self.value_traversals)):
-            if 0 < batch < sharding["shards"]:
-                raise ValueError(f"shards={sharding['shards']} is more than {field}={batch}: every shard needs "
-                                 f"at least one; use at most {batch} shards")
-        self.sharding = sharding
+        Ray workers (1: here, no Ray); the numbers depend on the shard count, never on `workers`, and one
+        shard is the one-process run bit for bit (`rcfr.solvers.neural.shards`). A setting of the run:
+        checkpoints resume on any count. Returns self."""
+        from . import shards as sharded
+        self.sharding = sharded.check(self, workers, shards, ray_address)
         return self
-
-    @property
-    def shards(self) -> int:
-        """How many tasks each batch is split into (1: the one-process walk)."""
-        return 1 if self.sharding is None else self.sharding["shards"]
-
-    def _run_shards(self, function, common, phase: int, p: int, t: int, batch: int, traverser: bool) -> tuple:
-        """`batch` walks in `shards` tasks, their results summed in shard order; their nodes counted."""
-        from ...distributed import run_shards
-        from . import shards
-        n = self.shards
-        tasks = [((p,) if traverser else ()) + (size, shards.shard_seed(self.seed, phase, t, p, n, k))
-                 for k, size in enumerate(shards.split(batch, n))]
-        merged = shards.merge(run_shards(function, common, tasks, workers=self.sharding["workers"],
-                                         ray_address=self.sharding["ray_address"]))
-        self.walker.counters[1] += merged[-1]  # part of the checkpoint, as the one-process walks' counts
-        return merged[:-1]
 
     # ---- helpers -----------------------------------------------------------------------------
     def _seed(self, role: int, player: int, t: int) -> int:
@@ -227,7 +202,11 @@ class NeuralCFR(IterativeSolver):
         sigma = self.profile()
         if self.history_rows is not None:
             self.values = self._learn_values(sigma, p, t)
-        visits, regret, opponent = self._traverse(sigma, p) if self.shards == 1 else self._traverse_shards(sigma, p, t)
+        if self.sharding is None:
+            visits, regret, opponent = self._traverse(sigma, p)
+        else:
+            from . import shards
+            visits, regret, opponent = shards.traverse(self, sigma, p, t)
         own = np.arange(self.game.num_sequences)[self._slice(p)]
         seen = own[visits[own] > 0]
         self.advantages[p].add(np.repeat(seen, visits[seen]), np.repeat(regret[seen], visits[seen]), t)
@@ -264,36 +243,16 @@ class NeuralCFR(IterativeSolver):
         sums, _, visits, opponent = self.walker.fixed(sigma, self.values, p, self.traversals)
         return visits, np.divide(sums, visits, out=np.zeros_like(sums), where=visits > 0), opponent
 
-    def _traverse_shards(self, sigma: np.ndarray, p: int, t: int):
-        """`_traverse`'s result from the merged shards: regret sums over visits of the whole batch."""
-        from . import shards
-        kind = self.sampler_name
-        values = np.ascontiguousarray(self.values, np.float64) if kind in ("baseline", "fixed") else None
-        common = (self.game, kind, self.sampler.epsilon if self.sampler is not None else 0.0,
-                  np.ascontiguousarray(sigma, np.float64), values)  # values: the walks that read them
-        sums, visits, extra = self._run_shards(shards.traversal_shard, common, shards.TRAVERSALS, p, t,
-                                               self.traversals, traverser=True)
-        regret = np.divide(sums, visits, out=np.zeros_like(sums), where=visits > 0)
-        opponent = None
-        if kind == "fixed":
-            opponent = extra
-        elif self.strategy_memory is not None:  # as `_traverse`: the batch's average-strategy mass per set
-            opponent = np.rint(np.bincount(self.game.sequence_infoset, extra, self.game.num_infosets)).astype(np.int64)
-        return visits, regret, opponent
-
     def _learn_values(self, sigma: np.ndarray, p: int, t: int) -> np.ndarray:
         """Rollouts at sigma, a value regressor fit on their mean returns (this batch's, or the value
         memory's weighted means per history), its predictions for every history; with `exact_terminals`
         the terminal histories take their utilities and are left out of the fit."""
         baseline = self.values if self.value_targets == "corrected" else None  # fitted before this batch
-        if self.shards == 1:
+        if self.sharding is None:
             sums, counts = self.walker.rollouts(sigma, self.value_traversals, self.value_exploration, baseline=baseline)
         else:
             from . import shards
-            baseline = np.zeros(self.game.num_histories) if baseline is None else np.array(baseline, np.float64)
-            common = (self.game, np.ascontiguousarray(sigma, np.float64), float(self.value_exploration), baseline)
-            sums, counts = self._run_shards(shards.rollout_shard, common, shards.ROLLOUTS, p, t,
-                                            self.value_traversals, traverser=False)
+            sums, counts = shards.rollouts(self, sigma, p, t, baseline)
         seen = np.flatnonzero(counts)
         if self.exact_terminals:
             seen = seen[self.game.player[seen] != -2]
@@ -426,80 +385,3 @@ def _predict(model, X) -> np.ndarray:
         raise ValueError(f"{type(model).__name__} predicted {prediction.shape} values, some not finite; "
                          f"expected {len(X)} finite values")
     return prediction
-
-
-class DeepCFR(NeuralCFR):
-    """Deep CFR (Brown et al. 2019): external sampling, reservoir advantage memories with linear weights,
-    the advantage network retrained from scratch each iteration, an average-policy network."""
-
-    solver_name = "deep-cfr"
-
-    def __init__(self, game: Game, *, regressor=None, features="auto", policy_regressor=None, traversals: int = 200,
-                 capacity: int = 1_000_000, buffer_weighting: str | float = "linear",
-                 averaging: str | float = "linear", seed: int = 0):
-        super().__init__(game, sampler="external", average="network", regressor=regressor, features=features,
-                         policy_regressor=policy_regressor, traversals=traversals, capacity=capacity,
-                         buffer_weighting=buffer_weighting, averaging=averaging, seed=seed)
-
-
-class SingleDeepCFR(NeuralCFR):
-    """Single Deep CFR (Steinberger 2019): Deep CFR without the policy network; the average is the mixture
-    of the per-iteration advantage networks' strategies weighted by t (exact here). ``sampler`` is
-    "external" or "outcome"."""
-
-    solver_name = "sd-cfr"
-
-    def __init__(self, game: Game, *, sampler: str = "external", regressor=None, features="auto",
-                 traversals: int = 200, capacity: int = 1_000_000, buffer_weighting: str | float = "linear",
-                 averaging: str | float = "linear", epsilon: float = 0.6, keep_networks: bool = False, seed: int = 0):
-        check_choice("sampler", sampler, ("external", "outcome"))
-        super().__init__(game, sampler=sampler, average="mixture", regressor=regressor, features=features,
-                         traversals=traversals, capacity=capacity, buffer_weighting=buffer_weighting,
-                         averaging=averaging, epsilon=epsilon, keep_networks=keep_networks, seed=seed)
-
-
-class DREAM(NeuralCFR):
-    """DREAM (Steinberger et al. 2020): outcome sampling whose sampled values are corrected with learned
-    history baselines (a value regressor over history features, refit before each traversal batch on a
-    value memory of control-variate rollout targets, terminal values exact), SD-CFR averaging. The
-    memory and the corrected targets are defaults because they halve Leduc's exploitability at 4.5e6
-    nodes (docs/neural.md)."""
-
-    solver_name = "dream"
-
-    def __init__(self, game: Game, *, regressor=None, features="auto", value_regressor=None, traversals: int = 1000,
-                 value_traversals: int | None = None, capacity: int = 1_000_000,
-                 buffer_weighting: str | float = "linear", averaging: str | float = "linear", epsilon: float = 0.6,
-                 value_exploration: float = 0.2, value_capacity: int | None = 1_000_000,
-                 exact_terminals: bool = True, value_targets: str = "corrected", keep_networks: bool = False,
-                 seed: int = 0):
-        super().__init__(game, sampler="baseline", average="mixture", regressor=regressor, features=features,
-                         value_regressor=value_regressor, traversals=traversals, value_traversals=value_traversals,
-                         capacity=capacity, buffer_weighting=buffer_weighting, averaging=averaging, epsilon=epsilon,
-                         value_exploration=value_exploration, value_capacity=value_capacity,
-                         exact_terminals=exact_terminals, value_targets=value_targets, keep_networks=keep_networks,
-                         seed=seed)
-
-
-class ESCHER(NeuralCFR):
-    """ESCHER (McAleer et al. 2023): the traverser samples from a fixed uniform policy, no importance
-    weights; each visited history's regrets come from a learned history value function (refit on
-    on-policy rollouts' control-variate targets before each traversal batch, terminal values exact);
-    SD-CFR averaging (``average="network"`` for a policy network instead). On Leduc it needs large
-    batches (thousands of value rollouts per fit): small ones leave the values too noisy for their
-    differences to carry regrets (docs/neural.md)."""
-
-    solver_name = "escher"
-
-    def __init__(self, game: Game, *, regressor=None, features="auto", value_regressor=None, policy_regressor=None,
-                 average: str = "mixture", traversals: int = 500, value_traversals: int | None = None,
-                 capacity: int = 1_000_000, buffer_weighting: str | float = "linear",
-                 averaging: str | float = "linear", value_exploration: float = 0.2, value_capacity: int | None = None,
-                 exact_terminals: bool = True, value_targets: str = "corrected", keep_networks: bool = False,
-                 seed: int = 0):
-        super().__init__(game, sampler="fixed", average=average, regressor=regressor, features=features,
-                         value_regressor=value_regressor, policy_regressor=policy_regressor, traversals=traversals,
-                         value_traversals=value_traversals, capacity=capacity, buffer_weighting=buffer_weighting,
-                         averaging=averaging, value_exploration=value_exploration, value_capacity=value_capacity,
-                         exact_terminals=exact_terminals, value_targets=value_targets, keep_networks=keep_networks,
-                         seed=seed)
