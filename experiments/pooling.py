@@ -23,20 +23,25 @@ POOLED = ["representation_size", "representation_pct", "exploitability", "exploi
           "cpu_seconds", "compile_seconds", *MEMORY, "nodes_touched", "measure_value"]
 
 
+def budgeted(row: dict) -> bool:
+    """Whether the run ran on a budget (nodes touched or CPU seconds) rather than to an iteration count."""
+    return bool(row.get("max_nodes_touched") or row.get("max_cpu_seconds"))
+
+
 def pool(rows: list[dict]) -> list[dict]:
     """One row per configuration: runs that differ only in their seed, at the same iteration and
-    status (complete runs on a node budget at any iteration), pooled into means, 95% half-widths and the
+    status (complete runs on a budget at any iteration), pooled into means, 95% half-widths and the
     seed count."""
     members = defaultdict(list)
-    for r in rows:  # runs on a node budget stop at different iterations: their seeds pool all the same
-        stop = None if r.get("max_nodes_touched") and r["status"] == "complete" else r["iteration"]
+    for r in rows:  # runs on a budget stop at different iterations: their seeds pool all the same
+        stop = None if budgeted(r) and r["status"] == "complete" else r["iteration"]
         members[(r["game"], r["label"], r["config_hash"] or r["run"], r["status"], stop)].append(r)
     groups = []
     for runs in members.values():
         first = runs[0]
         group = {k: first[k] for k in GROUP_COLUMNS if k in first}
         group.update(seeds=len(runs), runs=" ".join(r["run"] for r in runs))
-        if len({r["iteration"] for r in runs}) > 1:  # a node budget: the mean iteration
+        if len({r["iteration"] for r in runs}) > 1:  # a budget: the mean iteration
             group["iteration"] = round(float(np.mean([r["iteration"] for r in runs])))
         for key in POOLED:
             values = [r[key] for r in runs if r[key] is not None]
@@ -56,17 +61,17 @@ def mean_ci(values) -> tuple[float, float]:
 def node_curves(rows: list[dict], curves: dict[str, list[dict]],
                 x: str = "nodes_touched") -> dict[tuple[str, str], list[tuple]]:
     """(game, label) -> per point: (nodes touched, mean measure, CI half-width, seeds) over the
-    runs (seeds) of that label that ran on a node budget (``run.max_nodes_touched``). Seeds evaluate at slightly different
+    runs (seeds) of that label that ran on a budget (``run.max_nodes_touched`` or ``run.max_cpu_seconds``). Seeds evaluate at slightly different
     node counts, so each curve is interpolated (log-log) at the first seed's evaluation points that
     every seed covers, and at the end of the shortest. A label with several configurations (e.g. model
     sizes) gets a curve per configuration, "<label> (<mean % of game>%)". `x` is the metrics column of
     the first coordinate (`CURVE_AXES`: nodes touched, or the solve's CPU seconds)."""
-    budgeted = defaultdict(list)  # (game, label) -> configuration -> runs
+    by_label = defaultdict(list)  # (game, label) -> configuration -> runs
     for r in rows:
-        if r.get("max_nodes_touched"):
-            budgeted[(r["game"], r["label"])].append(r)
+        if budgeted(r):
+            by_label[(r["game"], r["label"])].append(r)
     runs = defaultdict(list)
-    for (game, label), members in budgeted.items():
+    for (game, label), members in by_label.items():
         configurations = defaultdict(list)
         for r in members:
             configurations[r["config_hash"] or r["run"]].append(r)

@@ -52,7 +52,8 @@ from .schema import JSON_POLICY_LIMIT, ConfigError, ExperimentConfig, to_spec, v
 log = logging.getLogger("rcfr.experiments")
 
 #: run settings that may change between an interrupted run and its resumption
-_RESUMABLE_CHANGES = ("iterations", "eval_points", "max_nodes_touched", "checkpoint_every", "checkpoint_seconds",
+_RESUMABLE_CHANGES = ("iterations", "eval_points", "max_nodes_touched", "max_cpu_seconds", "checkpoint_every",
+                      "checkpoint_seconds",
                       "long_evaluations", "resume", "progress", "matches", "workers", "ray_address")
 
 
@@ -213,7 +214,7 @@ def _run_locked(spec: ExperimentConfig, game, setup: build.Setup, run_dir: Path,
     progress = Progress.resumed(meta, solver.iteration)
     if meta:
         log.info("resuming %s from iteration %d", run_dir, solver.iteration)
-    schedule = Schedule(spec.run, solver)
+    schedule = Schedule(spec.run, solver, progress)
     if solver.iteration < spec.run.iterations:
         progress.compile_seconds += _warm_up(spec, setup)
     gc.collect()  # the warm-up's throwaway solver is not this run's memory
@@ -297,7 +298,7 @@ def _write_summary(run_dir: Path, spec: ExperimentConfig, label: str, game, rows
     final = rows[-1] if rows else {}
     summary = {
         "status": status, "label": label, "iteration": iteration, "iterations": spec.run.iterations,
-        "max_nodes_touched": spec.run.max_nodes_touched,
+        "max_nodes_touched": spec.run.max_nodes_touched, "max_cpu_seconds": spec.run.max_cpu_seconds,
         "seed": spec.run.seed, "game": short_game_name(spec), "game_rules": game.rules.description(),
         "solver": spec.solver.name,
         "solver_options": spec.solver.options, "regressor": spec.regressor.name,

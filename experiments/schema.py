@@ -59,6 +59,9 @@ class RunConfig:
     seed: int = 0
     eval_points: int = 20  # log-spaced evaluation iterations (the last iteration is always evaluated)
     max_nodes_touched: int = 0  # > 0: stop at this many nodes touched, evaluating at log-spaced node counts
+    # > 0: stop after this many CPU seconds inside solver.run (compilation and evaluations excluded), evaluating at
+    # log-spaced CPU times; the numbers then depend on the machine's speed, so such a run is not repeatable bit for bit
+    max_cpu_seconds: float = 0.0
     checkpoint_every: int = 0  # also checkpoint every N iterations (0: only at evaluations and at the end)
     checkpoint_seconds: float = 60.0  # ... and whenever this much wall time passed since the last one
     resume: bool = True  # continue from checkpoint.npz in the run directory when its config matches
@@ -263,10 +266,14 @@ def validate(cfg) -> ExperimentConfig:
         tracking.check_options(spec.logger)
     except ValueError as err:
         raise ConfigError(str(err)) from None
-    try:
-        check_float("run.checkpoint_seconds", run.checkpoint_seconds, 0.0)
-    except ValueError:
-        raise ConfigError(f"run.checkpoint_seconds must be a finite number >= 0, got {run.checkpoint_seconds!r}") from None
+    for name in ("checkpoint_seconds", "max_cpu_seconds"):
+        try:
+            check_float(f"run.{name}", getattr(run, name), 0.0)
+        except ValueError:
+            raise ConfigError(f"run.{name} must be a finite number >= 0, got {getattr(run, name)!r}") from None
+    if run.max_cpu_seconds and run.max_nodes_touched:
+        raise ConfigError("run.max_cpu_seconds and run.max_nodes_touched are two budgets for one run: set one of them "
+                          "(the other 0)")
 
     try:  # game rules are cheap to build and check their own parameter values
         make_rules(spec.game.name, **spec.game.params)

@@ -10,7 +10,7 @@ from rcfr.files import atomic_write
 
 from .display import cell, fmt
 from .measures import LABELS
-from .pooling import curve_rows, mean_curve
+from .pooling import budgeted, curve_rows, mean_curve
 
 
 def markdown(groups: list[dict], unfinished: list[dict] = ()) -> str:
@@ -73,7 +73,7 @@ def row_title(key: tuple[str, str]) -> str:
 def curve_markdown(rows: list[dict], groups: list[dict], curves: dict[str, list[dict]]) -> str:
     """Per row of `curve_rows`, the mean over seeds of each configuration's measure (chips) at each
     evaluation iteration all its seeds share (runs with a node budget evaluate at node counts: left out)."""
-    budget = {r["run"] for r in rows if r.get("max_nodes_touched")}
+    budget = {r["run"] for r in rows if budgeted(r)}
     out = []
     for key, members in curve_rows(groups).items():
         table = {}

@@ -55,6 +55,59 @@ def test_node_budget_is_validated():
         validate(config(budget=-1))
 
 
+def test_cpu_budget_is_validated_and_is_one_budget_of_two():
+    for bad in (-1.0, float("nan"), float("inf")):
+        cfg = config(budget=0)
+        cfg["run"]["max_cpu_seconds"] = bad
+        with pytest.raises(ConfigError, match="run.max_cpu_seconds must be a finite number >= 0"):
+            validate(cfg)
+    cfg = config()
+    cfg["run"]["max_cpu_seconds"] = 5.0
+    with pytest.raises(ConfigError, match="two budgets for one run"):
+        validate(cfg)
+
+
+class _Counted:
+    """A stand-in solver and progress: each iteration spends `cost` CPU seconds."""
+
+    def __init__(self, cost):
+        self.iteration, self.cpu_seconds, self.cost = 0, 0.0, cost
+
+    def run(self, n):
+        self.iteration += n
+        self.cpu_seconds += n * self.cost
+
+
+def test_a_cpu_budget_schedules_evaluations_at_log_spaced_cpu_seconds():
+    from types import SimpleNamespace
+
+    from rcfr.experiments.schedule import FIRST_CPU_MARK, Schedule
+    run = SimpleNamespace(iterations=10**9, checkpoint_every=0, max_nodes_touched=0, max_cpu_seconds=100.0,
+                          eval_points=5)
+    solver = _Counted(0.01)
+    schedule = Schedule(run, solver, solver)  # the stand-in is its own progress
+    evaluated = []
+    while schedule.running(solver.iteration):
+        solver.run(schedule.stop_at(solver.iteration, 10**6) - solver.iteration)
+        if schedule.evaluation_due(solver.iteration):
+            evaluated.append(solver.cpu_seconds)
+    marks = node_schedule(100.0, 5, FIRST_CPU_MARK)
+    assert marks[0] == FIRST_CPU_MARK and marks[-1] == 100.0 and len(marks) == 5
+    assert len(evaluated) == len(marks) and evaluated[-1] >= 100.0 > evaluated[-2]
+    for mark, at in zip(marks, evaluated):  # each evaluation lands just past its mark
+        assert mark <= at < mark * 1.05 + 0.02
+
+
+def test_a_cpu_budget_stops_the_run(tmp_path):
+    cfg = config("es-mccfr", budget=0)
+    cfg["run"].update(max_cpu_seconds=1.5, eval_points=3)
+    summary = run_experiment(cfg, tmp_path)
+    rows = rows_of(tmp_path)
+    cpu = [r["cpu_seconds"] for r in rows]
+    assert summary["status"] == "complete" and summary["max_cpu_seconds"] == 1.5
+    assert cpu[-1] >= 1.5 > cpu[-2] and np.all(np.diff(cpu) > 0)
+
+
 def test_mean_ci_is_the_student_t_interval():
     values = [1.0, 2.0, 4.0]
     mean, half = mean_ci(values)
