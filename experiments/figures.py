@@ -14,7 +14,8 @@ from .display import GAME_WORDS, fmt, game_title, is_poker, label_words, split_l
 from .measures import LABELS
 from .pooling import curve_rows, game_sequences, mean_curve, plotted
 
-PLOT_NAMES = ("exploitability_vs_size", "convergence", "exploitability_vs_nodes", "exploitability_vs_cpu_seconds")
+PLOT_NAMES = ("exploitability_vs_size", "exploitability_vs_state_bytes", "convergence", "exploitability_vs_nodes",
+              "exploitability_vs_cpu_seconds")
 
 
 #: the x axes of the per-evaluation curve plots of budgeted runs: metrics column -> axis label
@@ -119,32 +120,40 @@ def style(i: int) -> dict:
             "linestyle": LINESTYLES[(i // 10) % len(LINESTYLES)]}
 
 
-def _plot_sizes(directory: Path, games: list[str], done: list[dict], groups: list[dict]) -> list[Path]:
-    """Final exploitability against representation size, one row per game (linear and log x)."""
+def _draw_finals(ax, by_label: dict, column: str, x: str, floor: float) -> None:
+    """One line per label through its configurations' final means at x, with their 95% intervals."""
+    for i, (label, points) in enumerate(sorted(by_label.items())):
+        points.sort(key=lambda g: g[x])
+        seeds = max(g["seeds"] for g in points)
+        ax.errorbar([g[x] for g in points], [g[column] for g in points],
+                    yerr=log_errors([g[column] for g in points], [g[f"{column}_ci95"] or 0.0 for g in points], floor),
+                    capsize=3, markersize=7, **style(i),
+                    label=label_words(label) if seeds == 1 else f"{label_words(label)} (n={seeds})")
+
+
+def _plot_sizes(directory: Path, games: list[str], done: list[dict], groups: list[dict],
+                x: str = "representation_pct") -> list[Path]:
+    """Final exploitability against representation size (% of the game's sequences, linear and log x) or
+    against the bytes a solver keeps between iterations (``x="state_bytes"``, log x), one row per game."""
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(len(games), 2, figsize=(11, 4 * len(games)), squeeze=False, layout="constrained")
+    scales = ("linear", "log") if x == "representation_pct" else ("log",)
+    fig, axes = plt.subplots(len(games), len(scales), figsize=(5.5 * len(scales) + (0 if len(scales) > 1 else 2),
+                                                             4 * len(games)), squeeze=False, layout="constrained")
     for row, game in enumerate(games):
         column, unit = ("exploitability_mbb", "exploitability (mbb/g)") if is_poker(game) \
             else ("exploitability", "exploitability (chips)")
-        points_all = [g for g in done if g["game"] == game]
+        points_all = [g for g in done if g["game"] == game and g.get(x) is not None]
         by_label = defaultdict(list)
-        for g in done:
-            if g["game"] == game:
-                by_label[g["label"]].append(g)
+        for g in points_all:
+            by_label[g["label"]].append(g)
         floor = log_floor([g[column] for g in points_all])
-        for ax, scale in zip(axes[row], ("linear", "log")):
-            for i, (label, points) in enumerate(sorted(by_label.items())):
-                points.sort(key=lambda g: g["representation_pct"])
-                seeds = max(g["seeds"] for g in points)
-                ax.errorbar([g["representation_pct"] for g in points], [g[column] for g in points],
-                            yerr=log_errors([g[column] for g in points], [g[f"{column}_ci95"] or 0.0 for g in points],
-                                            floor), capsize=3, markersize=7,
-                            **style(i),
-                            label=label_words(label) if seeds == 1 else f"{label_words(label)} (n={seeds})")
+        for ax, scale in zip(axes[row], scales):
+            _draw_finals(ax, by_label, column, x, floor)
             ax.set_xscale(scale)
             ax.set_yscale("log")
-            ax.set_xlabel(f"representation size (% of the game's {game_sequences(groups, game) or 0:,.0f} sequences)")
+            ax.set_xlabel(f"representation size (% of the game's {game_sequences(groups, game) or 0:,.0f} sequences)"
+                          if x == "representation_pct" else "bytes kept between iterations (solver.state_bytes())")
             ax.set_ylabel(unit)
             iterations = sorted({g["iteration"] for g in points_all})
             after = f" after {iterations[0]:,} iterations" if len(iterations) == 1 else ""
@@ -152,8 +161,9 @@ def _plot_sizes(directory: Path, games: list[str], done: list[dict], groups: lis
                          f"({scale} x axis)", fontsize=9)
             ax.grid(True, which="both", alpha=0.3)
         if by_label:
-            axes[row][1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
-    files = save_figure(fig, directory, "exploitability_vs_size")
+            axes[row][-1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
+    files = save_figure(fig, directory, "exploitability_vs_size" if x == "representation_pct"
+                        else "exploitability_vs_state_bytes")
     plt.close(fig)
     return files
 
@@ -170,6 +180,9 @@ def plot(directory: Path, groups: list[dict], curves: dict[str, list[dict]]) -> 
     sizes = {g["representation_pct"] for g in done}
     if len(sizes) > 1:  # every point at one size (a tabular sweep) says nothing against size
         files += _plot_sizes(directory, games, done, groups)
+    held = {g.get("state_bytes") for g in done} - {None}
+    if len(held) > 1:
+        files += _plot_sizes(directory, games, done, groups, "state_bytes")
 
     layout = curve_rows(groups)
 

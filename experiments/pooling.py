@@ -16,11 +16,11 @@ from .memory import MEMORY
 GROUP_COLUMNS = ["label", "game", "solver", "regressor", "features", "abstraction", "seeds", "status", "iteration",
                  "representation_size", "representation_pct", "exploitability", "exploitability_ci95",
                  "exploitability_mbb", "exploitability_mbb_ci95", "seconds", "cpu_seconds", "compile_seconds",
-                 *MEMORY, "nodes_touched", "measure", "measure_value", "measure_value_ci95", "runs"]
+                 *MEMORY, "nodes_touched", "state_bytes", "measure", "measure_value", "measure_value_ci95", "runs"]
 
 
 POOLED = ["representation_size", "representation_pct", "exploitability", "exploitability_mbb", "seconds",
-          "cpu_seconds", "compile_seconds", *MEMORY, "nodes_touched", "measure_value"]
+          "cpu_seconds", "compile_seconds", *MEMORY, "nodes_touched", "state_bytes", "measure_value"]
 
 
 def budgeted(row: dict) -> bool:
@@ -44,7 +44,7 @@ def pool(rows: list[dict]) -> list[dict]:
         if len({r["iteration"] for r in runs}) > 1:  # a budget: the mean iteration
             group["iteration"] = round(float(np.mean([r["iteration"] for r in runs])))
         for key in POOLED:
-            values = [r[key] for r in runs if r[key] is not None]
+            values = [r[key] for r in runs if r.get(key) is not None]  # runs from before a column have none
             group[key] = float(np.mean(values)) if len(values) == len(runs) else None
         for key in ("exploitability", "exploitability_mbb", "measure_value"):
             group[f"{key}_ci95"] = ci95([r[key] for r in runs]) if group[key] is not None else None

@@ -10,7 +10,7 @@ from .memory import MEMORY
 
 COLUMNS = ["label", "game", "solver", "regressor", "features", "abstraction", "seed", "status", "iteration",
            "representation_size", "representation_pct", "exploitability", "exploitability_mbb", "seconds",
-           "cpu_seconds", "compile_seconds", *MEMORY, "nodes_touched", "config_hash", "max_nodes_touched",
+           "cpu_seconds", "compile_seconds", *MEMORY, "nodes_touched", "state_bytes", "config_hash", "max_nodes_touched",
            "max_cpu_seconds", "measure",
            "measure_value", "run"]
 

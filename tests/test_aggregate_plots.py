@@ -62,6 +62,16 @@ def test_the_size_plot_is_drawn_only_when_sizes_differ(tmp_path):
     assert "RCFR (best-first tree)" in svg and "mbb/g" in svg
 
 
+def test_the_bytes_plot_is_drawn_when_the_bytes_held_differ(tmp_path):
+    curves = {"BF": _curve([1, 100], [1, .1]), "CFR+": _curve([1, 100], [1, .01])}
+    same = [dict(_group("BF", 9.52), state_bytes=1e6), dict(_group("CFR+", 100.0), state_bytes=1e6)]
+    assert "exploitability_vs_state_bytes.png" not in [p.name for p in figures.plot(tmp_path, same, curves)]
+    held = [dict(_group("BF", 9.52), state_bytes=2.5e5), dict(_group("CFR+", 100.0), state_bytes=4e7)]
+    assert "exploitability_vs_state_bytes.png" in [p.name for p in figures.plot(tmp_path, held, curves)]
+    svg = (tmp_path / "exploitability_vs_state_bytes.svg").read_text()
+    assert "bytes kept between iterations" in svg and "RCFR (best-first tree)" in svg
+
+
 def test_every_curve_of_a_panel_has_its_own_colour_and_marker():
     styles = [figures.style(i) for i in range(15)]
     assert len({tuple(s["color"]) for s in styles}) == 15 and len({s["marker"] for s in styles}) == 15
