@@ -31,7 +31,8 @@ from numba import njit
 
 from .bundles import ALL, AVG_NONE, BOTH, C_NODES, C_TRAVERSAL, CHANCE, COMMON, PAIRED, SINGLE, TERMINAL
 from .decisions import chance_outcome, common_chance_outcome
-from .states import ROOT, child, infoset, mover, num_moves, outcome_probs, payoff, regret_set
+from .stack import pop, push, push_root
+from .states import child, infoset, mover, num_moves, outcome_probs, payoff, regret_set
 from .strategies import credit_average, regret_matching, touch
 
 
@@ -78,16 +79,14 @@ def chance_walk(tree, state, scratch, traverser, t, weight, average_mode, from_r
     counters[C_TRAVERSAL] += 1
     stamp = counters[C_TRAVERSAL]
     weighted = chance_sampling != SINGLE
-    top = 0
-    stack[0, 0], stack[0, 1], stack[0, 2] = ROOT, 0, 0
+    top = push_root(stack)
     reach0[0, 0] = 1.0
     reach1[0, 0] = 1.0
     if weighted:
         scale[0, 0] = 1.0
     nodes = 0
     while top >= 0:
-        code, d, i = stack[top, 0], stack[top, 1], stack[top, 2]  # history h at slot (depth d, child index i)
-        top -= 1
+        code, d, i, top = pop(stack, top)  # history h at slot (depth d, child index i)
         e = d + 1  # the children's depth
         if code >= 0:
             h = code
@@ -97,8 +96,7 @@ def chance_walk(tree, state, scratch, traverser, t, weight, average_mode, from_r
                 value[d, i] = payoff(tree, h)
                 continue
             n = num_moves(tree, h)
-            top += 1
-            stack[top, 0], stack[top, 1], stack[top, 2] = -h - 1, d, i
+            top = push(stack, top, -h - 1, d, i)
             if p == CHANCE:
                 probs, c = outcome_probs(tree, h)
                 if chance_sampling == ALL or (chance_sampling == COMMON and chance_key[traverser, h] < 0):
@@ -112,8 +110,7 @@ def chance_walk(tree, state, scratch, traverser, t, weight, average_mode, from_r
                 if not weighted:
                     reach0[e, k] = reach0[d, i]
                     reach1[e, k] = reach1[d, i]
-                    top += 1
-                    stack[top, 0], stack[top, 1], stack[top, 2] = child(tree, h, k, e * width + k), e, k
+                    top = push(stack, top, child(tree, h, k, e * width + k), e, k)
                     continue
                 for a in range(n):
                     w = _chance_weight(probs, c, n, k, a, chance_sampling)
@@ -121,8 +118,7 @@ def chance_walk(tree, state, scratch, traverser, t, weight, average_mode, from_r
                         reach0[e, a] = reach0[d, i]
                         reach1[e, a] = reach1[d, i]
                         scale[e, a] = scale[d, i] * w
-                        top += 1
-                        stack[top, 0], stack[top, 1], stack[top, 2] = child(tree, h, a, e * width + a), e, a
+                        top = push(stack, top, child(tree, h, a, e * width + a), e, a)
                 continue
             I = infoset(tree, h)
             f = first_seq[regret_set(tree, I)]
@@ -140,8 +136,7 @@ def chance_walk(tree, state, scratch, traverser, t, weight, average_mode, from_r
                 if weighted:
                     scale[e, a] = cw
                 if r0 > 0.0 or r1 > 0.0:
-                    top += 1
-                    stack[top, 0], stack[top, 1], stack[top, 2] = child(tree, h, a, e * width + a), e, a
+                    top = push(stack, top, child(tree, h, a, e * width + a), e, a)
                 else:
                     value[e, a] = 0.0  # unreachable for both: contributes nothing
         else:

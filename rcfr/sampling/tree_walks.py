@@ -32,15 +32,9 @@ from numba import njit
 
 from .bundles import AVERAGE_STRATEGY, C_NODES, C_TRAVERSAL, CHANCE, EXTERNAL, PROBING, PURE, TERMINAL
 from .decisions import chance_outcome, keeps_action, set_action, set_strategy_action, trajectory_action
-from .states import ROOT, child, infoset, mover, num_moves, outcome_probs, payoff, regret_set
+from .stack import pop, push, push_root
+from .states import child, infoset, mover, num_moves, outcome_probs, payoff, regret_set
 from .strategies import credit_average, current_strategy, strategy_at, touch
-
-
-@njit(cache=True, inline="always")
-def _push(stack, top, code, d, i):
-    top += 1
-    stack[top, 0], stack[top, 1], stack[top, 2] = code, d, i
-    return top
 
 
 @njit(cache=True, inline="always")
@@ -70,7 +64,7 @@ def _probe(tree, state, z, e, width, from_regrets):
 def _walk_all(tree, stack, top, reach, h, n, d, i, e, width):
     """Push every action of the traverser's history h (slot d, i)."""
     for a in range(n):
-        top = _push(stack, top, child(tree, h, a, e * width + a), e, a)
+        top = push(stack, top, child(tree, h, a, e * width + a), e, a)
         reach[e, a] = reach[d, i]
     return top
 
@@ -97,7 +91,7 @@ def _walk_sampled(tree, state, scratch, reach, top, h, I, n, d, i, e, width, sig
                 value[e, a] = sign * u
             continue
         scale[e, a] = scale[d, i] / min(rho, 1.0)
-        top = _push(stack, top, child(tree, h, a, e * width + a), e, a)
+        top = push(stack, top, child(tree, h, a, e * width + a), e, a)
         reach[e, a] = reach[d, i]
     return top, nodes
 
@@ -149,16 +143,14 @@ def tree_walk(tree, state, scratch, traverser, t, weight, average_mode, from_reg
     counters[C_TRAVERSAL] += 1
     stamp = counters[C_TRAVERSAL]
     sign = 1.0 if traverser == 0 else -1.0
-    top = 0
-    stack[0, 0], stack[0, 1], stack[0, 2] = ROOT, 0, 0
+    top = push_root(stack)
     reach[0, 0] = 1.0
     subsample = sampler == AVERAGE_STRATEGY or sampler == PROBING
     if subsample:
         scale[0, 0] = 1.0
     nodes = 0
     while top >= 0:
-        code, d, i = stack[top, 0], stack[top, 1], stack[top, 2]  # history h at slot (depth d, child index i)
-        top -= 1
+        code, d, i, top = pop(stack, top)  # history h at slot (depth d, child index i)
         e = d + 1  # the children's depth
         if code >= 0:  # first visit
             h = code
@@ -172,7 +164,7 @@ def tree_walk(tree, state, scratch, traverser, t, weight, average_mode, from_reg
                 I = infoset(tree, h)
                 f = first_seq[regret_set(tree, I)]
                 sh, g = current_strategy(model, tree, regrets, sigma, h, f, n, d, p, from_regrets)
-                top = _push(stack, top, -h - 1, d, i)
+                top = push(stack, top, -h - 1, d, i)
                 if sampler == PURE:
                     chosen[d] = set_action(regrets, sh, g, n, False, cached, I, stamp, rng)
                 if subsample:
@@ -196,8 +188,8 @@ def tree_walk(tree, state, scratch, traverser, t, weight, average_mode, from_reg
                 reach[e, k] = reach[d, i] * sh[g + k]
             if subsample:
                 scale[e, k] = scale[d, i]
-            top = _push(stack, top, -h - 1, d, i)
-            top = _push(stack, top, child(tree, h, k, e * width + k), e, k)
+            top = push(stack, top, -h - 1, d, i)
+            top = push(stack, top, child(tree, h, k, e * width + k), e, k)
             chosen[d] = k
         else:  # second visit: children are done
             h = -code - 1
