@@ -243,6 +243,101 @@ def walk(nb, faces, act0, act1, q0, q1, c0, c1, r, abstracted, regrets, avg, del
 
 
 @njit(cache=True)
+def sampled_walk(nb, faces, r0, r1, c0, c1, r, abstracted, regrets, avg, delta, off_reg, off_avg, regret_players,
+                 average_players, weight, clip, out):
+    """`walk` in UPDATE mode for one sampled roll per player (``r0``, ``r1``: rows of the face counts ``c0``,
+    ``c1``), with scalars. Why: with vectors of one entry, `walk`'s fixed cost per node (loops over rolls,
+    `_call`'s buckets) is most of its time. Here each player's reach is one number, a set is one row through
+    the same index, and a call's payoff is one comparison (``holds``, per bid, for this pair of rolls). Every
+    sum is taken in `walk`'s order with its operands, so the tables, `out` and the nodes entered are
+    `walk`'s (bit for bit: tests/test_bluff_public_cfr.py)."""
+    depth = nb + 1
+    last = np.empty(depth, np.int64)
+    mask = np.zeros(depth, np.int64)
+    kept = np.zeros(depth, np.int64)
+    nxt = np.zeros(depth, np.int64)
+    row_r = np.zeros(depth, np.int64)
+    reach = np.ones((depth, 2))
+    val = np.zeros(depth)  # the value of the player not acting at depth d (summed over the node's actions)
+    ev = np.zeros(depth)
+    sig = np.empty((depth, nb + 1))
+    cv = np.zeros((depth, nb + 1))
+    holds = np.empty(nb, np.bool_)  # does bid b hold for these rolls (at least its quantity show its face)
+    for b in range(nb):
+        f = b % faces
+        holds[b] = c0[r0, f] + c1[r1, f] >= b // faces + 1
+    rolls = (r0, r1)
+    nodes = 0
+    d = 0
+    last[0] = -1
+    fresh = True
+    while True:
+        p = d & 1
+        o = 1 - p
+        L = last[d]
+        na = _actions(nb, L, d)
+        if fresh:  # enter the node: the acting player's strategy; credit its average
+            fresh = False
+            nodes += 1
+            row_a = off_avg[mask[d]] + rolls[p] * na
+            row_r[d] = (off_reg[2 * kept[d] + p] + rolls[p] * na) if abstracted else row_a
+            _row_strategy(regrets, row_r[d], na, True, sig[d], 0)
+            own = reach[d, p]
+            if (average_players >> p) & 1 and own > 0.0:
+                for a in range(na):
+                    avg[row_a + a] += weight * own * sig[d, a]
+            val[d] = 0.0
+            ev[d] = 0.0
+        a = nxt[d]
+        if a < na:
+            nxt[d] = a + 1
+            x = reach[d, p] * sig[d, a]
+            y = reach[d, o]
+            if not (x > 0.0 or y > 0.0):  # neither player reaches it: it adds nothing
+                cv[d, a] = 0.0
+                continue
+            if a == na - 1 and d > 0:  # the acting player calls the last bid
+                caller, bid = p, L
+            else:
+                b = L + 1 + a
+                if b < nb - 1:  # a decision node: go down
+                    reach[d + 1, p] = x
+                    reach[d + 1, o] = y
+                    d = _descend(last, mask, kept, nxt, d, b, r)
+                    fresh = True
+                    continue
+                caller, bid = o, b  # the top bid: the next player's call is forced (collapsed)
+            # player 0's payoff: +1 when the caller is wrong (1 calls a bid that holds, or 0 one that does not)
+            u = (1.0 if caller == 1 else -1.0) if holds[bid] else (-1.0 if caller == 1 else 1.0)
+            reach0, reach1 = (x, y) if p == 0 else (y, x)
+            t0 = u * reach1
+            t1 = -u * reach0
+            cv[d, a] = t0 if p == 0 else t1
+            val[d] += t1 if p == 0 else t0
+            ev[d] += reach0 * t0
+            continue
+        # node done: the acting player's value (and regrets), then fold into the parent
+        v = 0.0
+        for a in range(na):
+            v += sig[d, a] * cv[d, a]
+        if (regret_players >> p) & 1:
+            row = row_r[d]
+            for a in range(na):
+                z = delta[row + a] + (cv[d, a] - v)
+                delta[row + a] = max(z, 0.0) if clip else z
+        if d == 0:
+            out[0] = ev[0]
+            out[1] = v
+            out[2] = val[0]
+            out[3] = nodes
+            return
+        d -= 1  # the parent's acting player is o
+        cv[d, nxt[d] - 1] = val[d + 1]
+        val[d] += v
+        ev[d] += ev[d + 1]
+
+
+@njit(cache=True)
 def apply_delta(regrets, delta, clip):
     """Add an abstract walk's regret sums to the table (clipped at zero for regret-matching+) and clear them."""
     for i in range(regrets.shape[0]):

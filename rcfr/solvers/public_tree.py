@@ -41,12 +41,18 @@ DTYPES = ("auto", "float64", "float32")
 PUBLIC_SOLVERS = {"cfr": "alternating", "cscfr": "simultaneous", "es-mccfr": "alternating"}
 #: chance sampling on the public tree: one roll per player, or every roll (vanilla CFR)
 PUBLIC_CHANCE_SAMPLING = ("single", "all")
+#: the walk of a chance-sampled iteration (one roll per player): with scalars, or the vectors of every-roll CFR
+#: (one entry each; slower, kept to compare with: the two give the same tables bit for bit)
+SAMPLED_WALKS = ("scalar", "vector")
 
 
 @dataclass(frozen=True)
 class PublicTreeOptions(Options):
     """What a `BluffPublicCFR` was built with (a checkpoint records it). ``dtype`` is the tables' type after
-    ``"auto"`` is settled."""
+    ``"auto"`` is settled. ``sampled_walk`` only chooses how a chance-sampled iteration is computed, never
+    its numbers, so a checkpoint resumes across it."""
+
+    SAME_RESULTS = ("sampled_walk",)
 
     solver: str = "cscfr"
     updates: str = "simultaneous"
@@ -55,6 +61,7 @@ class PublicTreeOptions(Options):
     averaging: str | float = "uniform"
     seed: int = 0
     dtype: str = "float64"
+    sampled_walk: str = "scalar"
 
     def __post_init__(self):
         check_choice("solver", self.solver, PUBLIC_SOLVERS)
@@ -64,6 +71,7 @@ class PublicTreeOptions(Options):
         check_power("averaging", self.averaging)
         object.__setattr__(self, "seed", check_seed("seed", self.seed))
         check_choice("dtype", self.dtype, DTYPES[1:])
+        check_choice("sampled_walk", self.sampled_walk, SAMPLED_WALKS)
 
     @property
     def power(self) -> float:
@@ -87,7 +95,7 @@ def public_walk_refusal(name: str, game, options: dict) -> str | None:
         return "the game is not the built-in Liar's Dice (rcfr.load_game('liars_dice', ...))"
     allowed = {"cfr": {"updates", "averaging", "abstraction"},
                "cscfr": {"updates", "chance_sampling", "regret_matching", "averaging", "average_mode",
-                         "abstraction", "average_space", "seed"},
+                         "abstraction", "average_space", "seed", "sampled_walk"},
                "es-mccfr": {"regret_matching", "averaging", "average_mode", "average_space", "seed"}}[name] | {"dtype"}
     unknown = sorted(set(options) - allowed)
     if unknown:
@@ -130,7 +138,7 @@ class BluffPublicCFR(IterativeSolver):
     def __init__(self, game: Game | RulesGame, solver: str = "cscfr", *, updates: str | None = None,
                  chance_sampling: str | None = None, regret_matching: str = "rm", averaging: str | float = "uniform",
                  average_mode: str = "stochastic", abstraction=None, average_space: str = "full", seed: int = 0,
-                 dtype: str = "auto"):
+                 dtype: str = "auto", sampled_walk: str = "scalar"):
         given = {"abstraction": abstraction} if solver == "cfr" else {
             "abstraction": abstraction, "average_mode": average_mode, "average_space": average_space,
             "chance_sampling": chance_sampling or "single"}
@@ -157,7 +165,8 @@ class BluffPublicCFR(IterativeSolver):
         self.options = PublicTreeOptions(
             solver=solver, updates=updates or PUBLIC_SOLVERS[solver],
             chance_sampling="all" if solver == "cfr" else (chance_sampling or "single"),
-            regret_matching=regret_matching, averaging=averaging, seed=seed, dtype=dtype)
+            regret_matching=regret_matching, averaging=averaging, seed=seed, dtype=dtype,
+            sampled_walk=sampled_walk)
         self.power = self.options.power
         self.clip = self.options.regret_matching == "rm+"
         self.regrets = np.zeros(self.sizes[1], dtype)
@@ -213,17 +222,28 @@ class BluffPublicCFR(IterativeSolver):
     # ---- iterations ------------------------------------------------------------------------------
     def _walk(self, rolls, mode: int, regret_players: int, average_players: int, weight: float) -> np.ndarray:
         """One walk carrying `rolls` (per player: None for every roll at its probability, or one roll at weight
-        1); the delta of an abstract walk is applied after it."""
+        1; both sampled: the scalar walk, unless ``sampled_walk="vector"``); the delta of an abstract walk is
+        applied after it."""
+        out = np.zeros(len(kernels.OUT_FIELDS))
+        if mode == kernels.UPDATE and None not in rolls and self.options.sampled_walk == "scalar":
+            kernels.sampled_walk(self.rules.num_bids, len(FACE_NAMES), rolls[0], rolls[1], self.counts[0],
+                                 self.counts[1], self.recall, self.abstracted, self.regrets, self.avg, self.delta,
+                                 self.abstract, self.full, regret_players, average_players, float(weight),
+                                 self.clip and not self.abstracted, out)
+            return self._walked(mode, out)
         act, q, c = [], [], []
         for p in (0, 1):
             every = np.arange(len(self.probs[p])) if rolls[p] is None else np.array([rolls[p]])
             act.append(every)
             q.append(self.probs[p] if rolls[p] is None else np.ones(1))
             c.append(np.ascontiguousarray(self.counts[p][every]))
-        out = np.zeros(len(kernels.OUT_FIELDS))
         kernels.walk(self.rules.num_bids, len(FACE_NAMES), act[0], act[1], q[0], q[1], c[0], c[1], self.recall,
                      self.abstracted, self.regrets, self.avg, self.delta, self.abstract, self.full, mode,
                      regret_players, average_players, float(weight), self.clip and not self.abstracted, out)
+        return self._walked(mode, out)
+
+    def _walked(self, mode: int, out: np.ndarray) -> np.ndarray:
+        """After a walk: an abstract update's delta applied, the public nodes counted."""
         if mode == kernels.UPDATE and self.abstracted:
             kernels.apply_delta(self.regrets, self.delta, self.clip)
         self.nodes_touched += int(out[3])
