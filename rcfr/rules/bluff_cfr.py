@@ -243,20 +243,45 @@ def walk(nb, faces, act0, act1, q0, q1, c0, c1, r, abstracted, regrets, avg, del
 
 
 @njit(cache=True)
-def sampled_walk(nb, faces, r0, r1, c0, c1, r, abstracted, regrets, avg, delta, off_reg, off_avg, regret_players,
+def spans(nb, rolls0, rolls1):
+    """``spans[b, p]``: the table entries of the subtree below bid `b` when player `p` is to act there (every
+    block `fill_offsets` assigns in it, its own first), for the decision nodes ``b < nb - 1``; and the whole
+    table's size (the root's subtree). Why: blocks are assigned depth first, so a walk in the same order
+    finds each node's offset by adding these up, without reading ``full[mask]`` (a 64 MB array for
+    Bluff(2,2), met in an order far from its own)."""
+    rolls = (rolls0, rolls1)
+    out = np.zeros((max(nb - 1, 1), 2), np.int64)
+    for b in range(nb - 2, -1, -1):
+        for p in range(2):
+            size = rolls[p] * _actions(nb, b, 1)
+            for c in range(b + 1, nb - 1):
+                size += out[c, 1 - p]
+            out[b, p] = size
+    total = rolls0 * _actions(nb, -1, 0)
+    for c in range(nb - 1):
+        total += out[c, 1]
+    return out, total
+
+
+@njit(cache=True)
+def sampled_walk(nb, faces, r0, r1, c0, c1, r, abstracted, regrets, avg, delta, off_reg, span, regret_players,
                  average_players, weight, clip, out):
     """`walk` in UPDATE mode for one sampled roll per player (``r0``, ``r1``: rows of the face counts ``c0``,
     ``c1``), with scalars. Why: with vectors of one entry, `walk`'s fixed cost per node (loops over rolls,
     `_call`'s buckets) is most of its time. Here each player's reach is one number, a set is one row through
-    the same index, and a call's payoff is one comparison (``holds``, per bid, for this pair of rolls). Every
-    sum is taken in `walk`'s order with its operands, so the tables, `out` and the nodes entered are
-    `walk`'s (bit for bit: tests/test_bluff_public_cfr.py)."""
+    the same index, and a call's payoff is one comparison (``holds``, per bid, for this pair of rolls). A
+    full set's block offset is counted as the walk goes (`spans`: the offsets `fill_offsets` assigns, in
+    the same order), an abstract set's read from `off_reg`. Every sum is taken in `walk`'s order with its
+    operands, so the tables, `out` and the nodes entered are `walk`'s (bit for bit:
+    tests/test_bluff_public_cfr.py)."""
     depth = nb + 1
     last = np.empty(depth, np.int64)
     mask = np.zeros(depth, np.int64)
     kept = np.zeros(depth, np.int64)
     nxt = np.zeros(depth, np.int64)
     row_r = np.zeros(depth, np.int64)
+    block = np.zeros(depth, np.int64)  # the node's block in the full table
+    below = np.zeros(depth, np.int64)  # where the block of the node's next child decision node is
     reach = np.ones((depth, 2))
     val = np.zeros(depth)  # the value of the player not acting at depth d (summed over the node's actions)
     ev = np.zeros(depth)
@@ -267,6 +292,7 @@ def sampled_walk(nb, faces, r0, r1, c0, c1, r, abstracted, regrets, avg, delta, 
         f = b % faces
         holds[b] = c0[r0, f] + c1[r1, f] >= b // faces + 1
     rolls = (r0, r1)
+    counts = (c0.shape[0], c1.shape[0])
     nodes = 0
     d = 0
     last[0] = -1
@@ -279,7 +305,8 @@ def sampled_walk(nb, faces, r0, r1, c0, c1, r, abstracted, regrets, avg, delta, 
         if fresh:  # enter the node: the acting player's strategy; credit its average
             fresh = False
             nodes += 1
-            row_a = off_avg[mask[d]] + rolls[p] * na
+            row_a = block[d] + rolls[p] * na
+            below[d] = block[d] + counts[p] * na
             row_r[d] = (off_reg[2 * kept[d] + p] + rolls[p] * na) if abstracted else row_a
             _row_strategy(regrets, row_r[d], na, True, sig[d], 0)
             own = reach[d, p]
@@ -291,21 +318,26 @@ def sampled_walk(nb, faces, r0, r1, c0, c1, r, abstracted, regrets, avg, delta, 
         a = nxt[d]
         if a < na:
             nxt[d] = a + 1
+            b = L + 1 + a
+            call = a == na - 1 and d > 0  # the acting player calls the last bid
+            child = not call and b < nb - 1  # a decision node (its block is passed over if not entered)
+            if child:
+                block[d + 1] = below[d]
+                below[d] += span[b, o]
             x = reach[d, p] * sig[d, a]
             y = reach[d, o]
             if not (x > 0.0 or y > 0.0):  # neither player reaches it: it adds nothing
                 cv[d, a] = 0.0
                 continue
-            if a == na - 1 and d > 0:  # the acting player calls the last bid
+            if child:  # go down
+                reach[d + 1, p] = x
+                reach[d + 1, o] = y
+                d = _descend(last, mask, kept, nxt, d, b, r)
+                fresh = True
+                continue
+            if call:
                 caller, bid = p, L
             else:
-                b = L + 1 + a
-                if b < nb - 1:  # a decision node: go down
-                    reach[d + 1, p] = x
-                    reach[d + 1, o] = y
-                    d = _descend(last, mask, kept, nxt, d, b, r)
-                    fresh = True
-                    continue
                 caller, bid = o, b  # the top bid: the next player's call is forced (collapsed)
             # player 0's payoff: +1 when the caller is wrong (1 calls a bid that holds, or 0 one that does not)
             u = (1.0 if caller == 1 else -1.0) if holds[bid] else (-1.0 if caller == 1 else 1.0)

@@ -198,6 +198,10 @@ class BluffPublicCFR(IterativeSolver):
         self.sizes = (int(sizes[0]), int(sizes[1] if abstracted else sizes[0]))
         if not abstracted:
             self.abstract = self.full
+        #: the subtree sizes by which the scalar walk counts the full table's offsets (`kernels.spans`)
+        self.spans, total = kernels.spans(nb, rolls[0], rolls[1])
+        if total != self.sizes[0]:
+            raise RuntimeError(f"BluffPublicCFR on {name}: subtree sizes add up to {total}, the table has {self.sizes[0]}")
 
     def _dtype(self, dtype: str) -> str:
         """float64 if asked, or by default where its tables take at most half the available memory (a
@@ -228,7 +232,7 @@ class BluffPublicCFR(IterativeSolver):
         if mode == kernels.UPDATE and None not in rolls and self.options.sampled_walk == "scalar":
             kernels.sampled_walk(self.rules.num_bids, len(FACE_NAMES), rolls[0], rolls[1], self.counts[0],
                                  self.counts[1], self.recall, self.abstracted, self.regrets, self.avg, self.delta,
-                                 self.abstract, self.full, regret_players, average_players, float(weight),
+                                 self.abstract, self.spans, regret_players, average_players, float(weight),
                                  self.clip and not self.abstracted, out)
             return self._walked(mode, out)
         act, q, c = [], [], []
