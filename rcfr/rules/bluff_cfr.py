@@ -26,14 +26,56 @@ exact best responses of the average, in the same pass.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from .bluff_evaluation import _call
 
 UPDATE, EVALUATE = 0, 1
+
 #: Fields of the walk's `out` array: player 0's expected value of the walked profile (the average's
 #: in EVALUATE), the two best-response values (EVALUATE) and the public nodes entered.
 OUT_FIELDS = ("value", "br0", "br1", "public_nodes")
+
+
+@intrinsic
+def _prefetch(typingctx, table, index):
+    """A hint to bring ``table[index]`` into the cache for writing (LLVM's prefetch: no load, no fault, no
+    effect on results). Why: the scalar walk mostly waits for its table rows, which lie at strides no
+    hardware prefetcher follows; their offsets are known a node ahead."""
+    if not isinstance(table, types.Array) or table.ndim != 1 or not isinstance(index, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        kind = signature.args[0]
+        array = context.make_array(kind)(context, builder, args[0])
+        at = context.cast(builder, args[1], signature.args[1], types.intp)
+        pointer = cgutils.get_item_pointer2(context, builder, data=array.data,
+                                            shape=cgutils.unpack_tuple(builder, array.shape),
+                                            strides=cgutils.unpack_tuple(builder, array.strides), layout=kind.layout,
+                                            inds=[at], wraparound=False, boundscheck=False)
+        byte, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+        hint = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [byte, i32, i32, i32]),
+                                              "llvm.prefetch.p0")
+        # for writing, kept in every cache level, data
+        builder.call(hint, [builder.bitcast(pointer, byte), ir.Constant(i32, 1), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return types.void(table, index), codegen
+
+
+@njit(cache=True, inline="always")
+def _called(holds, caller, bid, actor, x, y):
+    """At `caller`'s call of `bid`, reached with `x` by the node's `actor` and `y` by the other player: the
+    actor's counterfactual value, the other's, and player 0's expected payoff (`_call` with one roll each,
+    the same products: player 0 gets +1 when the caller is wrong)."""
+    u = (1.0 if caller == 1 else -1.0) if holds[bid] else (-1.0 if caller == 1 else 1.0)
+    reach0, reach1 = (x, y) if actor == 0 else (y, x)
+    t0 = u * reach1
+    t1 = -u * reach0
+    return (t0, t1, reach0 * t0) if actor == 0 else (t1, t0, reach0 * t0)
 
 
 @njit(cache=True, inline="always")
@@ -307,6 +349,13 @@ def sampled_walk(nb, faces, r0, r1, c0, c1, r, abstracted, regrets, avg, delta, 
             nodes += 1
             row_a = block[d] + rolls[p] * na
             below[d] = block[d] + counts[p] * na
+            at = below[d]  # the rows of this node's child decision nodes: fetched while this one is worked on
+            for b in range(L + 1, nb - 1):
+                row = at + rolls[o] * (nb - b)
+                _prefetch(avg, row)
+                if not abstracted:
+                    _prefetch(regrets, row)
+                at += span[b, o]
             row_r[d] = (off_reg[2 * kept[d] + p] + rolls[p] * na) if abstracted else row_a
             _row_strategy(regrets, row_r[d], na, True, sig[d], 0)
             own = reach[d, p]
@@ -335,18 +384,10 @@ def sampled_walk(nb, faces, r0, r1, c0, c1, r, abstracted, regrets, avg, delta, 
                 d = _descend(last, mask, kept, nxt, d, b, r)
                 fresh = True
                 continue
-            if call:
-                caller, bid = p, L
-            else:
-                caller, bid = o, b  # the top bid: the next player's call is forced (collapsed)
-            # player 0's payoff: +1 when the caller is wrong (1 calls a bid that holds, or 0 one that does not)
-            u = (1.0 if caller == 1 else -1.0) if holds[bid] else (-1.0 if caller == 1 else 1.0)
-            reach0, reach1 = (x, y) if p == 0 else (y, x)
-            t0 = u * reach1
-            t1 = -u * reach0
-            cv[d, a] = t0 if p == 0 else t1
-            val[d] += t1 if p == 0 else t0
-            ev[d] += reach0 * t0
+            mine, theirs, gain = _called(holds, p if call else o, L if call else b, p, x, y)
+            cv[d, a] = mine
+            val[d] += theirs
+            ev[d] += gain
             continue
         # node done: the acting player's value (and regrets), then fold into the parent
         v = 0.0
