@@ -78,6 +78,32 @@ def _called(holds, caller, bid, actor, x, y):
     return (t0, t1, reach0 * t0) if actor == 0 else (t1, t0, reach0 * t0)
 
 
+#: how many nodes ahead of the scalar walk its look-ahead cursor fetches table rows
+AHEAD = 8
+
+
+@njit(cache=True, inline="always")
+def _step_ahead(nb, span, counts, rolls, regrets, avg, abstracted, c_last, c_below, c_next, c_block, cd):
+    """Move the look-ahead cursor (a depth-first walk of its own, no pruning) to its next node and fetch that
+    node's rows; returns its depth, -1 past the last node."""
+    while cd >= 0:
+        b = c_next[cd]
+        if b < nb - 1:  # its next child decision node
+            c_next[cd] = b + 1
+            q = 1 - (cd & 1)
+            at = c_below[cd]
+            c_below[cd] = at + span[b, q]
+            cd += 1
+            na = nb - b
+            c_last[cd], c_block[cd], c_next[cd], c_below[cd] = b, at, b + 1, at + counts[q] * na
+            _prefetch(avg, at + rolls[q] * na)
+            if not abstracted:
+                _prefetch(regrets, at + rolls[q] * na)
+            return cd
+        cd -= 1
+    return cd
+
+
 @njit(cache=True, inline="always")
 def _actions(nb, last, d):
     """Actions at a decision node at depth `d` (bids made) whose last bid is `last`: the higher bids, and the
@@ -324,6 +350,11 @@ def sampled_walk(nb, faces, r0, r1, c0, c1, r, abstracted, regrets, avg, delta, 
     row_r = np.zeros(depth, np.int64)
     block = np.zeros(depth, np.int64)  # the node's block in the full table
     below = np.zeros(depth, np.int64)  # where the block of the node's next child decision node is
+    c_last = np.zeros(depth, np.int64)  # the look-ahead cursor's walk
+    c_block = np.zeros(depth, np.int64)
+    c_below = np.zeros(depth, np.int64)
+    c_next = np.zeros(depth, np.int64)
+    cd = 0
     reach = np.ones((depth, 2))
     val = np.zeros(depth)  # the value of the player not acting at depth d (summed over the node's actions)
     ev = np.zeros(depth)
@@ -349,13 +380,18 @@ def sampled_walk(nb, faces, r0, r1, c0, c1, r, abstracted, regrets, avg, delta, 
             nodes += 1
             row_a = block[d] + rolls[p] * na
             below[d] = block[d] + counts[p] * na
-            at = below[d]  # the rows of this node's child decision nodes: fetched while this one is worked on
-            for b in range(L + 1, nb - 1):
-                row = at + rolls[o] * (nb - b)
-                _prefetch(avg, row)
-                if not abstracted:
-                    _prefetch(regrets, row)
-                at += span[b, o]
+            if cd < 0 or c_block[cd] > block[d]:  # the cursor is ahead: one more node
+                if cd >= 0:
+                    cd = _step_ahead(nb, span, counts, rolls, regrets, avg, abstracted, c_last, c_below, c_next,
+                                     c_block, cd)
+            else:  # at the start or after a subtree passed over: from here, AHEAD nodes
+                for k in range(d + 1):
+                    c_last[k], c_block[k], c_below[k] = last[k], block[k], below[k]
+                    c_next[k] = last[k] + 1 + nxt[k]
+                cd = d
+                for k in range(AHEAD):
+                    cd = _step_ahead(nb, span, counts, rolls, regrets, avg, abstracted, c_last, c_below, c_next,
+                                     c_block, cd)
             row_r[d] = (off_reg[2 * kept[d] + p] + rolls[p] * na) if abstracted else row_a
             _row_strategy(regrets, row_r[d], na, True, sig[d], 0)
             own = reach[d, p]
