@@ -79,7 +79,7 @@ def _called(holds, caller, bid, actor, x, y):
 
 
 #: how many nodes ahead of the scalar walk its look-ahead cursor fetches table rows
-AHEAD = 8
+AHEAD = 16
 
 
 @njit(cache=True, inline="always")
