@@ -5,7 +5,9 @@
 Bluff too, and refuses what it cannot do; ``walk="general"`` keeps the general solver). The numbers are
 those of the compiled solvers of the same name, iteration for iteration: vanilla CFR's alternating (or
 simultaneous) updates with ``t ** power`` averaging; chance-sampled CFR drawing player 0's roll, then
-player 1's, from the same splitmix64 stream per traversal. Under the last-r-bids recall abstraction
+player 1's, from the same splitmix64 stream per traversal, then walking the tree with scalars
+(``sampled_walk="scalar"``, the default; ``"vector"``: the vector walk of every-roll CFR, the same tables bit
+for bit, slower). Under the last-r-bids recall abstraction
 (`bluff_last_bids`) regrets are per abstract set and averages per full set (full averaging, as the thesis).
 
 Tables are preallocated at their final size (`rcfr.rules.bluff_cfr`: one number per (set, action) pair and
