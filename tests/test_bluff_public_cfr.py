@@ -161,6 +161,91 @@ def test_bluff_21_equals_compiled():
                     make_solver("cscfr", game, abstraction=abstraction.on(game)), 30)
 
 
+# ---- the scalar walk of a chance-sampled iteration ------------------------------------------------
+def assert_same_walks(scalar, vector, iterations):
+    """A free run of the scalar walk beside the vector walk from the same seed: after every iteration the
+    same tables bit for bit (each sum is taken in the same order), the same nodes entered and stream. The
+    regrets must also move (else equal tables would prove little)."""
+    assert (scalar.options.sampled_walk, vector.options.sampled_walk) == ("scalar", "vector")
+    for _ in range(iterations):
+        scalar.iterate()
+        vector.iterate()
+        assert np.array_equal(scalar.regrets, vector.regrets) and np.array_equal(scalar.avg, vector.avg)
+        assert close(scalar.regrets, vector.regrets) and close(scalar.avg, vector.avg)  # the 1e-12 asked
+        assert scalar.nodes_touched == vector.nodes_touched and np.array_equal(scalar.rng, vector.rng)
+    assert np.abs(scalar.regrets).max() > 0.1 and np.abs(scalar.avg).max() > 0.1
+
+
+SCALAR_CASES = [({}, None), ({"updates": "alternating"}, None), ({"regret_matching": "rm+", "seed": 3}, None),
+                ({"averaging": "linear", "seed": 4}, None), ({"dtype": "float32", "seed": 6}, None),
+                ({"seed": 7}, 2), ({"regret_matching": "rm+", "updates": "alternating", "seed": 8}, 3)]
+
+
+@pytest.mark.parametrize("options, r", SCALAR_CASES)
+def test_scalar_walk_equals_the_vector_walk_on_bluff_11(options, r):
+    game = rules_game()
+    abstraction = None if r is None else make_abstraction(game, "bluff_last_bids", r=r)
+    scalar, vector = (make_solver("cscfr", game, abstraction=abstraction, sampled_walk=w, **{"dtype": "float64", **options})
+                      for w in ("scalar", "vector"))
+    assert_same_walks(scalar, vector, 60)
+
+
+@pytest.mark.parametrize("options, r", [({}, None), ({"updates": "alternating", "regret_matching": "rm+"}, None),
+                                        ({"dtype": "float32", "seed": 2}, None), ({"seed": 5}, 4)])
+def test_scalar_walk_equals_the_vector_walk_on_bluff_21(options, r):
+    game = rules_game(2, 1)
+    abstraction = None if r is None else make_abstraction(game, "bluff_last_bids", r=r)
+    scalar, vector = (make_solver("cscfr", game, abstraction=abstraction, sampled_walk=w, **{"dtype": "float64", **options})
+                      for w in ("scalar", "vector"))
+    assert_same_walks(scalar, vector, 8)
+
+
+@pytest.mark.parametrize("dice", [(1, 1), (2, 1)])
+def test_scalar_walk_returns_the_vector_walks_values_for_every_roll_pair(dice):
+    """One walk from the same (nonzero) tables for each pair of rolls: the same increments, and the same
+    values and nodes in `out`. Negative control: the vector walk given player 1's next roll instead gives
+    other increments."""
+    game = rules_game(*dice)
+    scalar, vector = (make_solver("cscfr", game, seed=1, sampled_walk=w, dtype="float64") for w in ("scalar", "vector"))
+    scalar.run(5)
+    start = scalar.regrets.copy(), scalar.avg.copy()
+    q0, q1 = scalar.probs
+    pairs = [(r0, r1) for r0 in range(len(q0)) for r1 in range(len(q1))][:: 1 if dice == (1, 1) else 7]
+    for r0, r1 in pairs:
+        for solver in (scalar, vector):
+            solver.regrets[:], solver.avg[:] = start
+        got = scalar._walk((r0, r1), bluff_cfr.UPDATE, 3, 3, 2.0)
+        want = vector._walk((r0, r1), bluff_cfr.UPDATE, 3, 3, 2.0)
+        assert np.array_equal(got, want) and got[3] > 1
+        assert np.array_equal(scalar.regrets, vector.regrets) and np.array_equal(scalar.avg, vector.avg)
+        vector.regrets[:], vector.avg[:] = start
+        vector._walk((r0, (r1 + 1) % len(q1)), bluff_cfr.UPDATE, 3, 3, 2.0)
+        assert np.abs(scalar.regrets - vector.regrets).max() > 1e-3  # the control fails as it should
+
+
+def test_scalar_walk_negative_control():
+    """Another seed draws other rolls: the free-run comparison above can fail."""
+    game = rules_game()
+    scalar = make_solver("cscfr", game, seed=1, dtype="float64").run(20)
+    vector = make_solver("cscfr", game, seed=2, dtype="float64", sampled_walk="vector").run(20)
+    assert np.abs(scalar.regrets - vector.regrets).max() > 1e-3
+
+
+def test_scalar_walk_is_the_default_for_chance_sampling_and_checkpoints_resume_across_it():
+    game = rules_game()
+    assert make_solver("cscfr", game).options.sampled_walk == "scalar"
+    with pytest.raises(ValueError, match="unknown sampled_walk 'fast'; allowed: scalar, vector"):
+        make_solver("cscfr", game, sampled_walk="fast")
+    with pytest.raises(ValueError, match="unknown sampled_walk 'fast'"):
+        BluffPublicCFR(game, sampled_walk="fast")
+    straight = make_solver("cscfr", game, seed=3).run(9)
+    first = make_solver("cscfr", game, seed=3, sampled_walk="vector").run(4)
+    resumed = make_solver("cscfr", game, seed=3)
+    resumed.load_state_dict(first.state_dict())
+    resumed.run(5)
+    assert np.array_equal(resumed.regrets, straight.regrets) and np.array_equal(resumed.avg, straight.avg)
+
+
 # ---- unbiased --------------------------------------------------------------------------------------
 def _one_walk(solver, rolls, weights=None):
     """The regret increments of one simultaneous walk from zero tables, carrying `rolls`."""

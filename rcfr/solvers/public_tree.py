@@ -5,7 +5,9 @@
 Bluff too, and refuses what it cannot do; ``walk="general"`` keeps the general solver). The numbers are
 those of the compiled solvers of the same name, iteration for iteration: vanilla CFR's alternating (or
 simultaneous) updates with ``t ** power`` averaging; chance-sampled CFR drawing player 0's roll, then
-player 1's, from the same splitmix64 stream per traversal. Under the last-r-bids recall abstraction
+player 1's, from the same splitmix64 stream per traversal, then walking the tree with scalars
+(``sampled_walk="scalar"``, the default; ``"vector"``: the vector walk of every-roll CFR, the same tables bit
+for bit, slower). Under the last-r-bids recall abstraction
 (`bluff_last_bids`) regrets are per abstract set and averages per full set (full averaging, as the thesis).
 
 Tables are preallocated at their final size (`rcfr.rules.bluff_cfr`: one number per (set, action) pair and
@@ -44,12 +46,18 @@ PUBLIC_SOLVERS = {"cfr": "alternating", "cscfr": "simultaneous", "es-mccfr": "al
 SAMPLED = ("es-mccfr", "os-mccfr")
 #: chance sampling on the public tree: one roll per player, or every roll (vanilla CFR)
 PUBLIC_CHANCE_SAMPLING = ("single", "all")
+#: the walk of a chance-sampled iteration (one roll per player): with scalars, or the vectors of every-roll CFR
+#: (one entry each; slower, kept to compare with: the two give the same tables bit for bit)
+SAMPLED_WALKS = ("scalar", "vector")
 
 
 @dataclass(frozen=True)
 class PublicTreeOptions(Options):
     """What a `BluffPublicCFR` was built with (a checkpoint records it). ``dtype`` is the tables' type after
-    ``"auto"`` is settled."""
+    ``"auto"`` is settled. ``sampled_walk`` only chooses how a chance-sampled iteration is computed, never
+    its numbers, so a checkpoint resumes across it."""
+
+    SAME_RESULTS = ("sampled_walk",)
 
     solver: str = "cscfr"
     updates: str = "simultaneous"
@@ -59,6 +67,7 @@ class PublicTreeOptions(Options):
     seed: int = 0
     dtype: str = "float64"
     epsilon: float | None = None  # outcome sampling's exploration (None for the others)
+    sampled_walk: str = "scalar"
 
     def __post_init__(self):
         check_choice("solver", self.solver, PUBLIC_SOLVERS)
@@ -70,6 +79,7 @@ class PublicTreeOptions(Options):
         check_choice("dtype", self.dtype, DTYPES[1:])
         if self.epsilon is not None:
             object.__setattr__(self, "epsilon", check_float("epsilon", self.epsilon, 0.0, 1.0, low_open=True))
+        check_choice("sampled_walk", self.sampled_walk, SAMPLED_WALKS)
 
     @property
     def power(self) -> float:
@@ -93,7 +103,7 @@ def public_walk_refusal(name: str, game, options: dict) -> str | None:
         return "the game is not the built-in Liar's Dice (rcfr.load_game('liars_dice', ...))"
     allowed = {"cfr": {"updates", "averaging", "abstraction"},
                "cscfr": {"updates", "chance_sampling", "regret_matching", "averaging", "average_mode",
-                         "abstraction", "average_space", "seed"},
+                         "abstraction", "average_space", "seed", "sampled_walk"},
                "es-mccfr": {"regret_matching", "averaging", "average_mode", "average_space", "seed"},
                "os-mccfr": {"epsilon", "updates", "regret_matching", "averaging", "average_mode", "average_space",
                             "seed"}}[name] | {"dtype"}
@@ -138,7 +148,7 @@ class BluffPublicCFR(IterativeSolver):
     def __init__(self, game: Game | RulesGame, solver: str = "cscfr", *, updates: str | None = None,
                  chance_sampling: str | None = None, regret_matching: str = "rm", averaging: str | float = "uniform",
                  average_mode: str = "stochastic", abstraction=None, average_space: str = "full", seed: int = 0,
-                 dtype: str = "auto", epsilon: float | None = None):
+                 dtype: str = "auto", epsilon: float | None = None, sampled_walk: str = "scalar"):
         given = {"abstraction": abstraction} if solver == "cfr" else {
             "abstraction": abstraction, "average_mode": average_mode, "average_space": average_space,
             "chance_sampling": chance_sampling or "single"}
@@ -168,7 +178,8 @@ class BluffPublicCFR(IterativeSolver):
             solver=solver, updates=updates or PUBLIC_SOLVERS[solver],
             chance_sampling="all" if solver == "cfr" else (chance_sampling or "single"),
             regret_matching=regret_matching, averaging=averaging, seed=seed, dtype=dtype,
-            epsilon=(0.6 if epsilon is None else epsilon) if solver == "os-mccfr" else None)
+            epsilon=(0.6 if epsilon is None else epsilon) if solver == "os-mccfr" else None,
+            sampled_walk=sampled_walk)
         self.power = self.options.power
         self.clip = self.options.regret_matching == "rm+"
         self.regrets = np.zeros(self.sizes[1], dtype)
@@ -200,6 +211,10 @@ class BluffPublicCFR(IterativeSolver):
         self.sizes = (int(sizes[0]), int(sizes[1] if abstracted else sizes[0]))
         if not abstracted:
             self.abstract = self.full
+        #: the subtree sizes by which the scalar walk counts the full table's offsets (`kernels.spans`)
+        self.spans, total = kernels.spans(nb, rolls[0], rolls[1])
+        if total != self.sizes[0]:
+            raise RuntimeError(f"BluffPublicCFR on {name}: subtree sizes add up to {total}, the table has {self.sizes[0]}")
 
     def _dtype(self, dtype: str) -> str:
         """float64 if asked, or by default where its tables take at most half the available memory (a
@@ -224,17 +239,28 @@ class BluffPublicCFR(IterativeSolver):
     # ---- iterations ------------------------------------------------------------------------------
     def _walk(self, rolls, mode: int, regret_players: int, average_players: int, weight: float) -> np.ndarray:
         """One walk carrying `rolls` (per player: None for every roll at its probability, or one roll at weight
-        1); the delta of an abstract walk is applied after it."""
+        1; both sampled: the scalar walk, unless ``sampled_walk="vector"``); the delta of an abstract walk is
+        applied after it."""
+        out = np.zeros(len(kernels.OUT_FIELDS))
+        if mode == kernels.UPDATE and None not in rolls and self.options.sampled_walk == "scalar":
+            kernels.sampled_walk(self.rules.num_bids, len(FACE_NAMES), rolls[0], rolls[1], self.counts[0],
+                                 self.counts[1], self.recall, self.abstracted, self.regrets, self.avg, self.delta,
+                                 self.abstract, self.spans, regret_players, average_players, float(weight),
+                                 self.clip and not self.abstracted, out)
+            return self._walked(mode, out)
         act, q, c = [], [], []
         for p in (0, 1):
             every = np.arange(len(self.probs[p])) if rolls[p] is None else np.array([rolls[p]])
             act.append(every)
             q.append(self.probs[p] if rolls[p] is None else np.ones(1))
             c.append(np.ascontiguousarray(self.counts[p][every]))
-        out = np.zeros(len(kernels.OUT_FIELDS))
         kernels.walk(self.rules.num_bids, len(FACE_NAMES), act[0], act[1], q[0], q[1], c[0], c[1], self.recall,
                      self.abstracted, self.regrets, self.avg, self.delta, self.abstract, self.full, mode,
                      regret_players, average_players, float(weight), self.clip and not self.abstracted, out)
+        return self._walked(mode, out)
+
+    def _walked(self, mode: int, out: np.ndarray) -> np.ndarray:
+        """After a walk: an abstract update's delta applied, the public nodes counted."""
         if mode == kernels.UPDATE and self.abstracted:
             kernels.apply_delta(self.regrets, self.delta, self.clip)
         self.nodes_touched += int(out[3])
