@@ -28,6 +28,7 @@ PUBLIC_CHANCE = ("sample", "enumerate")
 BASELINES = ("da", "eda", "none")  # MCCFRb's information-set baselines
 PROFILES = ("cache", "visited", "model")  # where the lean path's current strategies come from
 MODEL_SAMPLERS = ("external", "outcome")  # the samplers whose walks evaluate the models themselves (profile="model")
+AVERAGES = ("sums", "snapshots")  # the lean path's average strategy: per-sequence sums, or a mixture of kept models
 
 #: the largest averaging power (and discount power): t ** power stays finite for t up to 10 ** 15
 MAX_POWER = 20.0
@@ -42,7 +43,7 @@ MAX_SEED = 2 ** 30 - 1
 __all__ = [
     "REGRET_MATCHING", "UPDATES", "AVERAGING", "AVERAGE_SPACES", "AVERAGE_MODES", "TARGETS", "SAMPLED_TARGETS",
     "LEAN_TARGETS", "SELECTIONS", "SAMPLERS", "CHANCE_SAMPLING", "PUBLIC_CHANCE", "BASELINES", "PROFILES",
-    "MODEL_SAMPLERS", "MAX_POWER", "ASYMMETRY_MAX", "MAX_SCALE", "MAX_SEED", "did_you_mean", "check_choice",
+    "MODEL_SAMPLERS", "AVERAGES", "MAX_POWER", "ASYMMETRY_MAX", "MAX_SCALE", "MAX_SEED", "did_you_mean", "check_choice",
     "check_bool", "check_int", "check_checkpoint", "check_seed", "check_float", "Linear", "check_power",
     "check_asymmetry", "check_discount", "check_weights"
 ]

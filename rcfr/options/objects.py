@@ -16,6 +16,7 @@ import numpy as np
 from .checks import (
     AVERAGE_MODES,
     AVERAGE_SPACES,
+    AVERAGES,
     BASELINES,
     CHANCE_SAMPLING,
     LEAN_TARGETS,
@@ -258,6 +259,8 @@ class SampledRCFROptions(ReservoirWeights, Options):
     tau: float | None = None
     beta: float | None = None
     profile: str | None = None
+    average: str = "sums"
+    snapshots: int | None = None
     regret_matching: str = "rm"
     seed: int = 0
 
@@ -289,6 +292,7 @@ class SampledRCFROptions(ReservoirWeights, Options):
             set_("tau", check_float("tau", 1.0 if self.tau is None else self.tau, 1.0, MAX_SCALE))
             set_("beta", check_float("beta", 0.0 if self.beta is None else self.beta, 0.0, MAX_SCALE))
         set_("seed", check_seed("seed", self.seed))
+        self._check_average()
         if not lean:
             if self.profile is not None:
                 raise ValueError(f"profile={self.profile!r} needs features_on_demand=True (the dense path "
@@ -308,6 +312,19 @@ class SampledRCFROptions(ReservoirWeights, Options):
                 raise ValueError(f"profile='model' evaluates the models inside the walks of sampler "
                                  f"{' or '.join(map(repr, MODEL_SAMPLERS))}; got sampler={self.sampler!r} (use "
                                  f"profile 'visited' or 'cache' with it)")
+
+    def _check_average(self) -> None:
+        """``average="snapshots"`` keeps the models the walks played (``profile="model"``), at most ``snapshots``."""
+        check_choice("average", self.average, AVERAGES)
+        if self.snapshots is not None:
+            object.__setattr__(self, "snapshots", check_int("snapshots", self.snapshots, 1))
+            if self.average != "snapshots":
+                raise ValueError(f"snapshots={self.snapshots} bounds average='snapshots'; got average="
+                                 f"{self.average!r}")
+        if self.average == "snapshots" and (not self.features_on_demand or self.profile != "model"):
+            raise ValueError(f"average='snapshots' mixes the compiled models the walks played: it needs "
+                             f"features_on_demand=True and profile='model', got features_on_demand="
+                             f"{self.features_on_demand} and profile={self.profile!r}")
 
 
     @property

@@ -191,8 +191,21 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
         return self.buffers.policy(sigma, positive=False)
 
     def average_policy(self) -> CodePolicy:
-        """The normalized average-strategy sums of the sets met (uniform where none yet), as a `CodePolicy`."""
-        return self.buffers.average_policy()
+        """The normalized average-strategy sums of the sets met (uniform where none yet), as a `CodePolicy`; with
+        average="snapshots", the snapshots' mixture at every set of the game, found by one walk of the rules
+        (`rcfr.solvers.snapshots.rules_sets`), so that no set met need be kept for it."""
+        if self.average != "snapshots":
+            return self.buffers.average_policy()
+        from .snapshots import rules_sets
+        self._sets = self._sets or rules_sets(self.game.rules)
+        sets = self._sets
+        plan = self._mixture(sets)
+        order = np.argsort(sets.codes, kind="stable")
+        sizes = sets.size[order]
+        first = np.zeros(len(order) + 1, np.int64)
+        np.cumsum(sizes, out=first[1:])
+        gather = np.repeat(sets.first[order] - first[:-1], sizes) + np.arange(first[-1])
+        return CodePolicy(self.game.rules, sets.codes[order], first, plan[gather], default="uniform")
 
     # ---- checkpoints -----------------------------------------------------------------------------
     @property

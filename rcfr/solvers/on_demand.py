@@ -111,6 +111,14 @@ class LeanSampledRCFR(SampledRCFRSolver):
         self.encoder = make_encoder(game, name, **params)
         self.regressors = [seeded(make_regressor(o.regressor), 2 * seed + p) for p in (0, 1)]
         self.settings = make_settings(self.sampler, epsilon=o.epsilon, tau=float(tau), beta=float(beta))
+        self.average = o.average
+        if self.average == "snapshots":  # the walks credit no average sums: the models played are kept instead
+            from ..sampling.bundles import AVG_NONE
+            from .snapshots import Snapshots
+            self.settings = self.settings._replace(average_mode=AVG_NONE)
+            self.snapshots = [Snapshots(o.snapshots, seed, p) for p in (0, 1)]
+            self._played = np.zeros(2)  # each player's current model's weight so far (the average it credits)
+            self._sets = None  # the sets the mixture is made at (found at the first average_policy())
         self._allocate(bound_rows)
         # the latest training set of each player (kept for resuming): sequences, targets, weights, [rows, t]
         self.fits = [{"sequence": np.zeros(self.capacity, np.int64), "value": np.zeros(self.capacity),
@@ -167,6 +175,8 @@ class LeanSampledRCFR(SampledRCFRSolver):
             t = self.iteration = self.iteration + 1
             weight = float(t) ** self.power / self.traversals
             for p in (0, 1):
+                if self.average == "snapshots":  # p's traversals credit the opponent's average
+                    self._played[1 - p] += float(t) ** self.power
                 if self.visited is None:
                     self._traverse(p, weight)
                 else:  # predict what each traversal reads first
@@ -237,7 +247,23 @@ class LeanSampledRCFR(SampledRCFRSolver):
             return
         fit, n = self.fits[player], len(local)
         fit["sequence"][:n], fit["value"][:n], fit["weight"][:n], fit["count"][:] = local, value, weight, (n, t)
+        played = self._snapshot(player)
         self._train(player)
+        self._keep(player, played)
+
+    def _snapshot(self, player: int):
+        """The model `player`'s walks played since its last refit, as a `Snapshot` (None without snapshots)."""
+        if self.average != "snapshots":
+            return None
+        from .snapshots import Snapshot
+        model = self._walk_model.model0 if player == 0 else self._walk_model.model1
+        return Snapshot(model, float(self._walk_model.t[player]), float(self._played[player]))
+
+    def _keep(self, player: int, played) -> None:
+        """After a refit: keep the model played before it (if it credited anything) and start the new one's weight."""
+        if played is not None and played.weight > 0.0:
+            self.snapshots[player].add(played)
+            self._played[player] = 0.0
 
     def _train(self, player: int) -> None:
         """Fit the regressor on the player's latest training set and refresh its strategies."""
@@ -310,9 +336,21 @@ class LeanSampledRCFR(SampledRCFRSolver):
                     self._refresh_all(p)
         return Policy(self.game, self.buffers.sigma.copy(), copy=False)
 
+    def _mixture(self, sets) -> np.ndarray:
+        """average="snapshots": the mixture of each player's kept snapshots and its current model (weighted by
+        what it has credited so far) at `sets` (`snapshots.mixture`)."""
+        from .snapshots import mixture
+        kept = [[*self.snapshots[p].kept, self._snapshot(p)] for p in (0, 1)]
+        return mixture(sets, kept, self.encoder)
+
     def average_policy(self) -> Policy:
-        """The normalized average-strategy sums (uniform where an information set has none yet)."""
+        """The normalized average-strategy sums (uniform where an information set has none yet); with
+        average="snapshots", the snapshots' mixture at every set (`rcfr.solvers.snapshots`)."""
         from .. import kernels as full
+        if self.average == "snapshots":
+            from .snapshots import game_sets
+            self._sets = self._sets or game_sets(self.game)
+            return Policy(self.game, self._mixture(self._sets)[1:].copy(), copy=False)  # slot s + 1: sequence s
         plan = np.concatenate(([0.0], self.buffers.avg))  # slot 0 is the kernel's empty sequence
         out = full.normalize_plan(plan, self.first_seq + 1, self.num_actions, np.empty_like(plan))
         return Policy(self.game, out[1:], copy=False)
@@ -338,6 +376,10 @@ class LeanSampledRCFR(SampledRCFRSolver):
             state.update({f"player{p}.fit.{k}": v.copy() for k, v in self.fits[p].items()})
             if stateful(self.regressors[p]):
                 state.update({f"regressor{p}.{k}": v for k, v in self.regressors[p].state_dict().items()})
+        if self.average == "snapshots":
+            for p in (0, 1):
+                state.update(self.snapshots[p].state_dict(f"player{p}.snapshots."))
+            state["played"] = self._played.copy()
         state["iteration"] = np.array(self.iteration)
         return state
 
@@ -361,6 +403,10 @@ class LeanSampledRCFR(SampledRCFRSolver):
                 self._train(p)
             else:
                 self._refresh(p)
+        if self.average == "snapshots":
+            for p in (0, 1):
+                self.snapshots[p].load_state_dict(state, f"player{p}.snapshots.")
+            self._played[:] = state["played"]
         self.iteration = int(state["iteration"])
 
 
