@@ -146,3 +146,124 @@ def test_refused_naming_the_field():
         SampledRCFR(kuhn, average="snapshots")
     with pytest.raises(ValueError, match="average must be one of|allowed"):
         SampledRCFR(kuhn, **{**LEAN, "average": "mean"})
+
+
+# ---- targets="rows": the fits read the feature rows the walk wrote --------------------------------------
+ROWS = {**LEAN, "targets": "rows", "traversals": 1, "average": "sums"}
+
+
+def _by_code(policy):
+    return dict(zip(policy.codes.tolist(), np.split(policy.probs, policy.first[1:-1])))
+
+
+@pytest.mark.slow  # the model driver for the rules source and for the compiled tree (minutes cold)
+@pytest.mark.parametrize("name, by_rules", [("kuhn", True), ("leduc", True), ("kuhn", False), ("leduc", False)])
+def test_rows_train_on_what_the_sequence_reservoir_trains_on(name, by_rules):
+    """Until the reservoirs are full (one traversal an iteration, so an example is one visit) the walk writes the
+    sequence reservoir's examples as rows, (row, regret, iteration) for (sequence, regret, iteration), and the
+    first fit sees the same training set (equal rows merged: the encoder gives some of Leduc's sequences one row,
+    so there the later fits may split otherwise; on Kuhn every sequence has its own row and the runs are the same)."""
+    from rcfr.solvers.targets import row_targets
+    game = rcfr.load_game(name, compiled=not by_rules)
+    rows = SampledRCFR(game, refit_every=3, capacity=10**5, **ROWS)
+    ids = SampledRCFR(game, refit_every=3, capacity=10**5, **{**ROWS, "targets": "reservoir"})
+
+    def same_examples():
+        own = True  # does every sequence met have a row of its own? (then the fits are the same problem)
+        for p in (0, 1):
+            x, r, t = rows.kept[p].examples()
+            sequence, regret, iteration = ids.reservoirs[p].examples()
+            got = np.column_stack([x, r, t])
+            want = np.column_stack([ids.rows(sequence + ids.offsets[p]), regret, iteration])
+            assert got.shape == want.shape and len(got) > 0
+            assert np.array_equal(got[np.lexsort(got.T[::-1])], want[np.lexsort(want.T[::-1])])
+            for a, b in zip(row_targets(x, r, t, 1.0), row_targets(want[:, :-2], regret, iteration, 1.0)):
+                assert np.array_equal(a, b)
+            own &= len(np.unique(sequence)) == len(row_targets(x, r, t, 1.0)[0])
+        assert rows.nodes_touched == ids.nodes_touched
+        return own
+
+    rows.run(3), ids.run(3)  # to the first refit
+    own = same_examples()
+    if name == "leduc":  # some sequences share a row (merged): the later fits need not split alike
+        return
+    assert own
+    rows.run(7), ids.run(7)
+    assert same_examples()
+    if by_rules:
+        assert rows.buffers.tree.set_states.size == 0 and ids.buffers.tree.set_states.size > 0
+        mine, theirs = _by_code(rows.current_policy()), _by_code(ids.current_policy())
+        assert set(theirs) <= set(mine)
+        assert all(np.array_equal(mine[c], theirs[c]) for c in theirs)
+    else:
+        assert np.array_equal(rows.current_policy().probs, ids.current_policy().probs)
+    assert np.ptp(rows.current_policy().probs) > 0
+
+
+@pytest.mark.slow
+def test_rows_and_snapshots_resume_bit_for_bit_and_undo_an_overflow(monkeypatch):
+    from rcfr.rules.game import RulesGame
+    leduc = rcfr.load_game("leduc", compiled=False)
+    options = {**ROWS, "average": "snapshots", "snapshots": 3, "refit_every": 2, "capacity": 80}
+    straight = SampledRCFR(leduc, **options).run(16)
+    assert [int(k.kept.seen[0]) > 80 for k in straight.kept] == [True, True]  # the reservoirs replaced rows
+    first = SampledRCFR(leduc, **options).run(9)
+    resumed = SampledRCFR(leduc, **options)
+    resumed.load_state_dict(first.state_dict())
+    resumed.run(7)
+    monkeypatch.setattr(RulesGame, "initial_sets", 4)  # the first calls overflow, are undone and walked again
+    small = SampledRCFR(leduc, **options).run(16)
+    for other in (resumed, small):
+        for a, b in ((straight.average_policy(), other.average_policy()),
+                     (straight.current_policy(), other.current_policy())):
+            assert np.array_equal(a.codes, b.codes) and np.array_equal(a.probs, b.probs)
+        for p in (0, 1):
+            for x, y in zip(straight.kept[p].examples(), other.kept[p].examples()):
+                assert np.array_equal(x, y)
+        assert straight.nodes_touched == other.nodes_touched
+    assert np.ptp(straight.average_policy().probs) > 0
+
+
+@pytest.mark.slow
+def test_bytes_stay_once_the_sets_are_met_and_the_bounds_full():
+    """Kuhn walked by its rules: every set is met in the first iterations, the row reservoirs (capacity 40) and the
+    snapshot bound (2) fill, and from then on the bytes held are the same (no set_states, no sums per slot)."""
+    kuhn = rcfr.load_game("kuhn", compiled=False)
+    run = SampledRCFR(kuhn, **{**ROWS, "average": "snapshots", "snapshots": 2, "refit_every": 2, "capacity": 40})
+    run.run(40)
+    assert all(len(s.kept) == 2 for s in run.snapshots) and all(k.kept.seen[0] > 40 for k in run.kept)
+    held, models = _held(run)
+    assert len(models) == 2 + 2 * 2  # each player's regressor and its two snapshots
+    run.run(40)
+    assert _held(run)[0] == held  # the models' sizes vary with their fits (fewer leaves), within the bound:
+    node = sum(np.dtype(d).itemsize for d in ("i8", "f8", "i8", "i8", "f8", "i1", "?"))
+    sizes = list(_held(run)[1].values())  # (a snapshot of the uniform start holds no arrays)
+    assert all(size <= 15 * node + 16 for size in sizes) and sum(sizes) > 0  # 8 leaves: 15 nodes, one tree
+    every = SampledRCFR(kuhn, **{**ROWS, "average": "snapshots", "refit_every": 2, "capacity": 40}).run(80)
+    assert len(_held(every)[1]) == 2 + 2 * 40 and every.state_bytes() > run.state_bytes()  # a control: unbounded
+
+
+def _held(run):
+    """(bytes held outside the models, {path: bytes} of the regressors and the snapshots' models)."""
+    from rcfr.solvers.state_bytes import state_breakdown
+    parts = state_breakdown(run)
+    models = {k: v for k, v in parts.items() if k.startswith(("regressors", "snapshots"))}
+    return sum(parts.values()) - sum(models.values()), models
+
+
+def test_rows_refused_naming_the_field():
+    kuhn = rcfr.load_game("kuhn")
+    for bad, field in (({"sampler": "outcome"}, "sampler='outcome'"), ({"profile": "visited"}, "profile='visited'")):
+        with pytest.raises(ValueError, match=f"targets='rows'.*{field}"):
+            SampledRCFR(kuhn, **{**ROWS, **bad})
+    with pytest.raises(ValueError, match="targets='rows' has no regret_matching='rm\\+'"):
+        SampledRCFRPlus(kuhn, **ROWS)
+    with pytest.raises(ValueError, match="capacity >= traversals x widest set"):
+        SampledRCFR(kuhn, **{**ROWS, "traversals": 3, "capacity": 5})
+
+
+@pytest.mark.slow
+def test_an_iteration_that_writes_more_rows_than_capacity_is_refused():
+    leduc = rcfr.load_game("leduc", compiled=False)
+    with pytest.raises(ValueError, match="wrote .* feature rows, more than capacity=6"):
+        SampledRCFR(leduc, **{**ROWS, "capacity": 6}).run(3)

@@ -19,8 +19,8 @@ AVERAGING = {"uniform": 0.0, "linear": 1.0, "quadratic": 2.0}  # iteration t's w
 AVERAGE_SPACES = ("full", "abstract")
 AVERAGE_MODES = ("stochastic", "optimistic", "lazy")
 TARGETS = ("stored", "bootstrap")  # full-width RCFR and RRM
-SAMPLED_TARGETS = ("stored", "bootstrap", "reservoir")  # sampled RCFR
-LEAN_TARGETS = ("stored", "reservoir")  # sampled RCFR with features_on_demand=True
+SAMPLED_TARGETS = ("stored", "bootstrap", "reservoir", "rows")  # sampled RCFR
+LEAN_TARGETS = ("stored", "reservoir", "rows")  # sampled RCFR with features_on_demand=True ("rows": profile="model")
 SELECTIONS = ("recent", "uniform")  # which stored targets a bounded fit trains on
 SAMPLERS = ("external", "outcome", "probing")  # sampled RCFR's samplers
 CHANCE_SAMPLING = ("single", "paired", "common", "all")

@@ -272,11 +272,15 @@ class SampledRCFROptions(ReservoirWeights, Options):
         check_choice("regret_matching", self.regret_matching, REGRET_MATCHING)
         check_choice("targets", self.targets, SAMPLED_TARGETS)
         if lean and self.targets not in LEAN_TARGETS:
-            raise ValueError(f"features_on_demand=True: targets must be 'stored' or 'reservoir', got "
+            raise ValueError(f"features_on_demand=True: targets must be 'stored', 'reservoir' or 'rows', got "
                              f"{self.targets!r} ('bootstrap' needs a prediction of every sequence at each refit)")
-        if self.targets == "reservoir" and self.regret_matching == "rm+":
-            raise ValueError("targets='reservoir' has no regret_matching='rm+' variant (Q-regrets need "
-                             "per-sequence sums); use targets 'stored' or 'bootstrap' with 'rm+'")
+        if self.targets in ("reservoir", "rows") and self.regret_matching == "rm+":
+            raise ValueError(f"targets={self.targets!r} has no regret_matching='rm+' variant (Q-regrets need "
+                             f"per-sequence sums); use targets 'stored' or 'bootstrap' with 'rm+'")
+        if self.targets == "rows" and (not lean or self.profile != "model" or self.sampler != "external"):
+            raise ValueError(f"targets='rows' keeps the feature rows the walk writes where it meets the traverser's "
+                             f"sets: it needs features_on_demand=True, profile='model' and sampler='external', got "
+                             f"features_on_demand={lean}, profile={self.profile!r}, sampler={self.sampler!r}")
         for name in ("traversals", "refit_every", "capacity"):
             set_(name, check_int(name, getattr(self, name), 1))
         check_power("buffer_weighting", self.buffer_weighting)

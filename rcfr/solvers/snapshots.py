@@ -77,23 +77,30 @@ class Snapshots:
         state = {f"{prefix}seen": np.array(self.seen), f"{prefix}kept": np.array(len(self.kept))}
         for k, snap in enumerate(self.kept):
             state[f"{prefix}{k}.t"], state[f"{prefix}{k}.weight"] = np.array(snap.t), np.array(snap.weight)
-            for name in snap.model._fields:
-                value = getattr(snap.model, name)
-                state[f"{prefix}{k}.model.{name}"] = value.copy() if isinstance(value, np.ndarray) else np.array(value)
+            state.update(model_state(snap.model, f"{prefix}{k}.model."))
         return state
 
     def load_state_dict(self, state: dict[str, np.ndarray], prefix: str) -> None:
-        from ..regressors.compiled import CompiledModel
-        scalars = {"width": int, "bias": float, "divisor": float, "round32": bool, "out_scale": float}
         self.seen = int(state[f"{prefix}seen"])
-        self.kept = []
-        for k in range(int(state[f"{prefix}kept"])):
-            fields = {}
-            for name in CompiledModel._fields:
-                value = state[f"{prefix}{k}.model.{name}"]
-                fields[name] = scalars[name](value) if name in scalars else np.array(value)
-            self.kept.append(Snapshot(CompiledModel(**fields), float(state[f"{prefix}{k}.t"]),
-                                      float(state[f"{prefix}{k}.weight"])))
+        self.kept = [Snapshot(model_from_state(state, f"{prefix}{k}.model."), float(state[f"{prefix}{k}.t"]),
+                              float(state[f"{prefix}{k}.weight"])) for k in range(int(state[f"{prefix}kept"]))]
+
+
+def model_state(model, prefix: str) -> dict[str, np.ndarray]:
+    """A compiled model's fields as checkpoint arrays."""
+    return {f"{prefix}{name}": value.copy() if isinstance(value, np.ndarray) else np.array(value)
+            for name, value in zip(model._fields, model)}
+
+
+def model_from_state(state: dict[str, np.ndarray], prefix: str):
+    """The compiled model `model_state` wrote under `prefix`."""
+    from ..regressors.compiled import CompiledModel
+    scalars = {"width": int, "bias": float, "divisor": float, "round32": bool, "out_scale": float}
+    fields = {}
+    for name in CompiledModel._fields:
+        value = state[f"{prefix}{name}"]
+        fields[name] = scalars[name](value) if name in scalars else np.ascontiguousarray(value)
+    return CompiledModel(**fields)
 
 
 # ---- the sets: a compiled game's, or one walk of the rules ------------------------------------------
