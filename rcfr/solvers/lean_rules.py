@@ -12,7 +12,10 @@
   each refit of its player, so the sampled traversal never reads a strategy that is not the model's; or, with
   ``profile="model"``, the walk makes it from the player's compiled model where it meets the set
   (`rcfr.solvers.model_strategies.WalkModel`): no profile, no discovery walk, no regret table kept;
-* policies are `rcfr.rules.policy.CodePolicy` objects keyed by information-set code.
+* policies are `rcfr.rules.policy.CodePolicy` objects keyed by information-set code;
+* with ``targets="rows"`` no state is kept per set (the walk writes the fits' rows), and with
+  ``average="snapshots"`` no average sum is written: their policies are made at every set of the game, found by
+  one walk of the rules (`rcfr.solvers.snapshots.rules_sets`).
 
 Refused here: ``profile="cache"`` (it refreshes every set of the game) and probing (the discovery walk does not
 mirror it), and information-set abstractions (the encoders describe full sets).

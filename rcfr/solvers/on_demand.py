@@ -21,7 +21,11 @@ sampler kernels, same random stream, same reservoir or sums, same targets) but n
   (`rcfr.solvers.model_strategies`, the compiled tree replaying each history's state); same results;
   "visited" is the default (faster in 13 of 14 large-game configurations measured, docs/large_rcfr.md),
   except under probing, whose sampling the discovery walk does not mirror: there the cache;
-* the average-strategy sums stay exact per sequence (exact exploitability needs them).
+* the average-strategy sums stay exact per sequence (exact exploitability needs them), unless
+  ``average="snapshots"`` (``profile="model"``): then the models played are kept with their weights and the
+  average is their exact mixture (`rcfr.solvers.snapshots`);
+* with ``targets="rows"`` (``profile="model"``, external sampling) the walk writes the traverser's feature rows
+  into a bounded reservoir where it meets the set (`model_strategies.RowReservoir`) and the fits read them.
 
 Bootstrapped targets are refused: each is the previous model's prediction plus the sampled regrets since,
 for every sequence, so a fit on a bounded subset would need a prediction pass over the game per refit
