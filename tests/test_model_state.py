@@ -63,7 +63,7 @@ def _recorded(solver, compiled, iterations):
     there each player's regressor predicts every sequence of the compiled twin in one batch."""
     from rcfr.features.encoders import make_encoder, sequence_rows
     from rcfr.regressors import base as regressors
-    twin = None if compiled is None else make_encoder(compiled, "poker")  # the same encoder, for the compiled twin
+    twin = None if compiled is None else make_encoder(compiled, solver.options.features)  # for the compiled twin
 
     def current():
         if compiled is None:
@@ -267,3 +267,35 @@ def test_an_iteration_that_writes_more_rows_than_capacity_is_refused():
     leduc = rcfr.load_game("leduc", compiled=False)
     with pytest.raises(ValueError, match="wrote .* feature rows, more than capacity=6"):
         SampledRCFR(leduc, **{**ROWS, "capacity": 6}).run(3)
+
+
+@pytest.mark.slow
+def test_rows_and_snapshots_on_bluff_are_the_exact_average():
+    """Both options on Bluff(1,1) walked by its rules: the mixture is the exact average (1e-12), with no set_states."""
+    compiled = rcfr.load_game("liars_dice", dice1=1, dice2=1)
+    game = rcfr.load_game("liars_dice", dice1=1, dice2=1, compiled=False)
+    run = SampledRCFR(game, **{**ROWS, "features": "liars_dice", "average": "snapshots", "refit_every": 3,
+                               "capacity": 2000})
+    sigmas, weights = _recorded(run, compiled, 9)
+    got = _probs(run, compiled)
+    assert np.max(np.abs(got - _exact_average(compiled, sigmas, weights))) < 1e-12
+    assert np.max(np.abs(got - _exact_average(compiled, sigmas, weights, reach_weighted=False))) > 1e-3
+    assert run.buffers.tree.set_states.size == 0 and [len(s.kept) for s in run.snapshots] == [3, 3]
+
+
+@pytest.mark.slow
+def test_rows_and_snapshots_on_the_compiled_tree_resume_bit_for_bit():
+    leduc = rcfr.load_game("leduc")
+    options = {**ROWS, "average": "snapshots", "snapshots": 2, "refit_every": 2, "capacity": 80}
+    straight = SampledRCFR(leduc, **options).run(12)
+    first = SampledRCFR(leduc, **options).run(7)
+    resumed = SampledRCFR(leduc, **options)
+    resumed.load_state_dict(first.state_dict())
+    resumed.run(5)
+    for a, b in ((straight.average_policy(), resumed.average_policy()),
+                 (straight.current_policy(), resumed.current_policy())):
+        assert np.array_equal(a.probs, b.probs) and np.ptp(a.probs) > 0
+    for p in (0, 1):
+        for x, y in zip(straight.kept[p].examples(), resumed.kept[p].examples()):
+            assert np.array_equal(x, y)
+    assert straight.nodes_touched == resumed.nodes_touched
