@@ -259,7 +259,7 @@ class SampledRCFROptions(ReservoirWeights, Options):
     tau: float | None = None
     beta: float | None = None
     profile: str | None = None
-    average: str = "sums"
+    average: str | None = None  # None: "sums" (an option added later is None when off: old checkpoints resume)
     snapshots: int | None = None
     regret_matching: str = "rm"
     seed: int = 0
@@ -319,12 +319,15 @@ class SampledRCFROptions(ReservoirWeights, Options):
 
     def _check_average(self) -> None:
         """``average="snapshots"`` keeps the models the walks played (``profile="model"``), at most ``snapshots``."""
-        check_choice("average", self.average, AVERAGES)
+        if self.average is not None:
+            check_choice("average", self.average, AVERAGES)
+            if self.average == "sums":
+                object.__setattr__(self, "average", None)
         if self.snapshots is not None:
             object.__setattr__(self, "snapshots", check_int("snapshots", self.snapshots, 1))
             if self.average != "snapshots":
                 raise ValueError(f"snapshots={self.snapshots} bounds average='snapshots'; got average="
-                                 f"{self.average!r}")
+                                 f"{self.average or 'sums'!r}")
         if self.average == "snapshots" and (not self.features_on_demand or self.profile != "model"):
             raise ValueError(f"average='snapshots' mixes the compiled models the walks played: it needs "
                              f"features_on_demand=True and profile='model', got features_on_demand="

@@ -208,7 +208,7 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
         """The normalized average-strategy sums of the sets met (uniform where none yet), as a `CodePolicy`; with
         average="snapshots", the snapshots' mixture at every set of the game, found by one walk of the rules
         (`rcfr.solvers.snapshots.rules_sets`), so that no set met need be kept for it."""
-        if self.average != "snapshots":
+        if self.options.average != "snapshots":
             return self.buffers.average_policy()
         return self._code_policy(self._mixture(self._rules_sets()))
 

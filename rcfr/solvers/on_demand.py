@@ -115,8 +115,7 @@ class LeanSampledRCFR(SampledRCFRSolver):
         self.encoder = make_encoder(game, name, **params)
         self.regressors = [seeded(make_regressor(o.regressor), 2 * seed + p) for p in (0, 1)]
         self.settings = make_settings(self.sampler, epsilon=o.epsilon, tau=float(tau), beta=float(beta))
-        self.average = o.average
-        if self.average == "snapshots":  # the walks credit no average sums: the models played are kept instead
+        if self.options.average == "snapshots":  # the walks credit no average sums: the models played are kept instead
             from ..sampling.bundles import AVG_NONE
             from .snapshots import Snapshots
             self.settings = self.settings._replace(average_mode=AVG_NONE)
@@ -214,7 +213,7 @@ class LeanSampledRCFR(SampledRCFRSolver):
             t = self.iteration = self.iteration + 1
             weight = float(t) ** self.power / self.traversals
             for p in (0, 1):
-                if self.average == "snapshots":  # p's traversals credit the opponent's average
+                if self.options.average == "snapshots":  # p's traversals credit the opponent's average
                     self._credit[1 - p] += float(t) ** self.power
                 if self.visited is None:
                     self._traverse(p, weight)
@@ -309,11 +308,11 @@ class LeanSampledRCFR(SampledRCFRSolver):
     def _snapshot(self, player: int, force: bool = False):
         """The model `player`'s walks played since its last refit, as a `Snapshot` (None without snapshots unless
         `force`)."""
-        if self.average != "snapshots" and not force:
+        if self.options.average != "snapshots" and not force:
             return None
         from .snapshots import Snapshot
         model = self._walk_model.model0 if player == 0 else self._walk_model.model1
-        weight = float(self._credit[player]) if self.average == "snapshots" else 1.0
+        weight = float(self._credit[player]) if self.options.average == "snapshots" else 1.0
         return Snapshot(model, float(self._walk_model.t[player]), weight)
 
     def _keep(self, player: int, played) -> None:
@@ -417,7 +416,7 @@ class LeanSampledRCFR(SampledRCFRSolver):
         """The normalized average-strategy sums (uniform where an information set has none yet); with
         average="snapshots", the snapshots' mixture at every set (`rcfr.solvers.snapshots`)."""
         from .. import kernels as full
-        if self.average == "snapshots":
+        if self.options.average == "snapshots":
             from .snapshots import game_sets
             self._sets = self._sets or game_sets(self.game)
             return Policy(self.game, self._mixture(self._sets)[1:].copy(), copy=False)  # slot s + 1: sequence s
@@ -450,7 +449,7 @@ class LeanSampledRCFR(SampledRCFRSolver):
             from .snapshots import model_state
             for p in (0, 1):
                 state.update(model_state(self._snapshot(p, force=True).model, f"model{p}."))
-        if self.average == "snapshots":
+        if self.options.average == "snapshots":
             for p in (0, 1):
                 state.update(self.snapshots[p].state_dict(f"player{p}.snapshots."))
             state["credit"] = self._credit.copy()
@@ -482,7 +481,7 @@ class LeanSampledRCFR(SampledRCFRSolver):
                 self._train(p)
             else:
                 self._refresh(p)
-        if self.average == "snapshots":
+        if self.options.average == "snapshots":
             for p in (0, 1):
                 self.snapshots[p].load_state_dict(state, f"player{p}.snapshots.")
             self._credit[:] = state["credit"]
