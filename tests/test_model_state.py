@@ -299,3 +299,41 @@ def test_rows_and_snapshots_on_the_compiled_tree_resume_bit_for_bit():
         for x, y in zip(straight.kept[p].examples(), resumed.kept[p].examples()):
             assert np.array_equal(x, y)
     assert straight.nodes_touched == resumed.nodes_touched
+
+
+# ---- targets="bootstrap" on the walk's rows: the model's estimate plus the new sampled regret ----------------
+@pytest.mark.slow
+@pytest.mark.parametrize("by_rules", [True, False])
+def test_bootstrapped_rows_are_the_estimate_plus_the_sample(by_rules):
+    """Before the first fit the estimate is zero: each bootstrapped value is the sampled regret / t (clipped at zero
+    under RCFR+), example for example against targets="rows"; after the fits the walk predicts them (the runs resume
+    bit for bit)."""
+    game = rcfr.load_game("kuhn", compiled=not by_rules)
+    rows = SampledRCFR(game, **{**ROWS, "refit_every": 3, "capacity": 10**4}).run(3)
+    for solver, clip in ((SampledRCFRPlus, True), (SampledRCFR, False)):
+        boot = solver(game, **{**ROWS, "targets": "bootstrap", "refit_every": 3, "capacity": 10**4}).run(3)
+        for p in (0, 1):
+            x, r, t = rows.kept[p].examples()
+            bx, br, bt = boot.kept[p].examples()
+            assert np.array_equal(np.column_stack([x, t]), np.column_stack([bx, bt]))  # the same walk
+            want = (np.maximum(r, 0.0) if clip else r) / t
+            assert np.array_equal(br, want) and (np.any(r < 0) and np.all(br >= 0) if clip else np.any(br < 0))
+    options = {**ROWS, "targets": "bootstrap", "average": "snapshots", "refit_every": 2, "capacity": 200}
+    straight = SampledRCFRPlus(game, **options).run(12)
+    first = SampledRCFRPlus(game, **options).run(7)
+    resumed = SampledRCFRPlus(game, **options)
+    resumed.load_state_dict(first.state_dict())
+    resumed.run(5)
+    for a, b in ((straight.average_policy(), resumed.average_policy()),
+                 (straight.current_policy(), resumed.current_policy())):
+        assert np.array_equal(a.probs, b.probs) and np.ptp(a.probs) > 0
+    later = straight.kept[0].examples()
+    assert np.all(later[1] >= 0) and np.any(later[2] > 2)  # clipped, and written after fits
+
+
+def test_bootstrap_refused_naming_the_field():
+    kuhn = rcfr.load_game("kuhn")
+    with pytest.raises(ValueError, match="targets='bootstrap' needs profile='model'"):
+        SampledRCFR(kuhn, **{**ROWS, "targets": "bootstrap", "profile": "visited"})
+    with pytest.raises(ValueError, match="targets='bootstrap' keeps the feature rows.*sampler='outcome'"):
+        SampledRCFR(kuhn, **{**ROWS, "targets": "bootstrap", "sampler": "outcome"})

@@ -20,7 +20,7 @@ AVERAGE_SPACES = ("full", "abstract")
 AVERAGE_MODES = ("stochastic", "optimistic", "lazy")
 TARGETS = ("stored", "bootstrap")  # full-width RCFR and RRM
 SAMPLED_TARGETS = ("stored", "bootstrap", "reservoir", "rows")  # sampled RCFR
-LEAN_TARGETS = ("stored", "reservoir", "rows")  # sampled RCFR with features_on_demand=True ("rows": profile="model")
+LEAN_TARGETS = ("stored", "reservoir", "rows", "bootstrap")  # lean sampled RCFR (the last two: profile="model")
 SELECTIONS = ("recent", "uniform")  # which stored targets a bounded fit trains on
 SAMPLERS = ("external", "outcome", "probing")  # sampled RCFR's samplers
 CHANCE_SAMPLING = ("single", "paired", "common", "all")

@@ -272,15 +272,22 @@ class SampledRCFROptions(ReservoirWeights, Options):
         check_choice("regret_matching", self.regret_matching, REGRET_MATCHING)
         check_choice("targets", self.targets, SAMPLED_TARGETS)
         if lean and self.targets not in LEAN_TARGETS:
-            raise ValueError(f"features_on_demand=True: targets must be 'stored', 'reservoir' or 'rows', got "
-                             f"{self.targets!r} ('bootstrap' needs a prediction of every sequence at each refit)")
+            raise ValueError(f"features_on_demand=True: targets must be 'stored', 'reservoir', 'rows' or 'bootstrap' "
+                             f"(with profile='model'), got {self.targets!r}")
+        if lean and self.targets == "bootstrap" and self.profile != "model":
+            raise ValueError(f"features_on_demand=True: targets='bootstrap' needs profile='model', got profile="
+                             f"{self.profile!r} (there the walk writes each target from the model's prediction where "
+                             f"it meets the set; elsewhere 'bootstrap' needs a prediction of every sequence at each "
+                             f"refit)")
         if self.targets in ("reservoir", "rows") and self.regret_matching == "rm+":
             raise ValueError(f"targets={self.targets!r} has no regret_matching='rm+' variant (Q-regrets need "
                              f"per-sequence sums); use targets 'stored' or 'bootstrap' with 'rm+'")
-        if self.targets == "rows" and (not lean or self.profile != "model" or self.sampler != "external"):
-            raise ValueError(f"targets='rows' keeps the feature rows the walk writes where it meets the traverser's "
-                             f"sets: it needs features_on_demand=True, profile='model' and sampler='external', got "
-                             f"features_on_demand={lean}, profile={self.profile!r}, sampler={self.sampler!r}")
+        walked = self.targets == "rows" or (lean and self.targets == "bootstrap")
+        if walked and (not lean or self.profile != "model" or self.sampler != "external"):
+            raise ValueError(f"targets={self.targets!r} keeps the feature rows the walk writes where it meets the "
+                             f"traverser's sets: it needs features_on_demand=True, profile='model' and "
+                             f"sampler='external', got features_on_demand={lean}, profile={self.profile!r}, "
+                             f"sampler={self.sampler!r}")
         for name in ("traversals", "refit_every", "capacity"):
             set_(name, check_int(name, getattr(self, name), 1))
         check_power("buffer_weighting", self.buffer_weighting)

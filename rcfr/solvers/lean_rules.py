@@ -60,7 +60,7 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
         if self.profile == "model":
             self._check_compilable()
         self._encode = bound_encode_rows(self.encoder)
-        rows = self.targets == "rows"  # the fits read the rows the walk wrote: no state kept per set
+        rows = self._walk_rows  # the fits read the rows the walk wrote: no state kept per set
         self.buffers = RulesBuffers(self.game, self.sampler, o.seed, RulesGame.initial_sets, keep_states=not rows,
                                     keep_table=self.profile != "model")
         if self.profile == "model":
@@ -197,7 +197,7 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
         profile is kept: the strategies are predicted in batches into a new array for the policy; with
         targets="rows" no state per set either: the compiled models' strategies at every set of the game (one walk
         of the rules finds them, `rcfr.solvers.snapshots.rules_sets`)."""
-        if self.targets == "rows":
+        if self._walk_rows:
             return self._code_policy(self._played(self._rules_sets()))
         sigma = np.zeros(len(self.buffers.state.avg)) if self.profile == "model" else self.buffers.state.sigma
         for p in (0, 1):

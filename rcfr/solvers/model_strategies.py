@@ -93,7 +93,9 @@ class RowReservoir(NamedTuple):
     set is kept for them. Example k offered (``seen``) replaces a uniform slot with probability capacity / (k + 1)
     (Algorithm R), the draws from its own splitmix64 stream (``rng``), so the walk's samples are those of the other
     targets. ``scale`` is 1 / traversals (the targets' mean over an iteration's traversals); ``now`` the iteration.
-    Capacity 0: the walk keeps nothing (the other targets)."""
+    With ``bootstrap`` (targets="bootstrap") the value is the bootstrapped target instead: (t x the traverser's
+    model's prediction of the row + the sampled regret) / now, the estimate's cumulative regret plus the new
+    sample, clipped at zero when ``bootstrap`` is `CLIPPED` (RCFR+). Capacity 0: the walk keeps nothing."""
 
     rows: np.ndarray  # float64[capacity, features]
     value: np.ndarray  # float64[capacity]
@@ -102,13 +104,19 @@ class RowReservoir(NamedTuple):
     rng: np.ndarray  # uint64[1]
     scale: np.ndarray  # float64[1]
     now: np.ndarray  # int64[1]
+    bootstrap: np.ndarray  # int64[1]: 0 (sampled regrets), `BOOTSTRAPPED` or `CLIPPED`
+    player: np.ndarray  # int64[1]: the traverser (whose model bootstraps)
 
 
-def row_reservoir(capacity: int, width: int, seed: int, traversals: int) -> RowReservoir:
+BOOTSTRAPPED, CLIPPED = 1, 2
+
+
+def row_reservoir(capacity: int, width: int, seed: int, traversals: int, bootstrap: int = 0) -> RowReservoir:
     """An empty `RowReservoir` of `capacity` rows of `width` features (0: none kept)."""
     return RowReservoir(rows=np.zeros((capacity, width)), value=np.zeros(capacity), t=np.zeros(capacity, np.int64),
                         seen=np.zeros(1, np.int64), rng=np.array([(seed * 0x9E3779B97F4A7C15 + 1) % 2 ** 64], np.uint64),
-                        scale=np.array([1.0 / traversals]), now=np.zeros(1, np.int64))
+                        scale=np.array([1.0 / traversals]), now=np.zeros(1, np.int64),
+                        bootstrap=np.array([bootstrap], np.int64), player=np.zeros(1, np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -136,7 +144,14 @@ def _keep_rows(walk, s, value, v, n, e):
         row = kept.rows[j]
         row[:] = 0.0
         walk.encode(walk.data, s, a, row)
-        kept.value[j] = (value[e, a] - v) * kept.scale[0]
+        target = (value[e, a] - v) * kept.scale[0]
+        if kept.bootstrap[0]:
+            p = kept.player[0]
+            prediction = predict_row(walk.model0 if p == 0 else walk.model1, row, walk.scratch)
+            target = (walk.t[p] * prediction + target) / kept.now[0]
+            if kept.bootstrap[0] == CLIPPED and target < 0.0:
+                target = 0.0
+        kept.value[j] = target
         kept.t[j] = kept.now[0]
 
 

@@ -106,6 +106,7 @@ class LeanSampledRCFR(SampledRCFRSolver):
             raise ValueError(f"features_on_demand=True needs a game with a fast path (GameRules.fast); "
                              f"{game.name} has none")
         self.sampler, self.targets, self.selection = o.sampler, o.targets, o.selection
+        self._walk_rows = o.targets in ("rows", "bootstrap")  # the walk writes the fits' rows (profile="model")
         self.profile = o.visited_set  # the profile option resolved: "cache", "visited" or "model"
         self.traversals, self.refit_every, self.capacity = o.traversals, o.refit_every, o.capacity
         self.chunk = check_int("chunk", chunk, 1)
@@ -124,7 +125,7 @@ class LeanSampledRCFR(SampledRCFRSolver):
         self._sets = None  # the sets a mixture or the models' policy is made at (found when first asked)
         self._allocate(bound_rows)
         # the latest training set of each player (kept for resuming): sequences, targets, weights, [rows, t]
-        listed = 0 if self.targets == "rows" else self.capacity  # rows: the reservoir is the training set
+        listed = 0 if self._walk_rows else self.capacity  # the walk's rows: the reservoir is the training set
         self.fits = [{"sequence": np.zeros(listed, np.int64), "value": np.zeros(listed),
                       "weight": np.zeros(listed), "count": np.zeros(2, np.int64)} for _ in (0, 1)]
         self.visited = None
@@ -161,7 +162,7 @@ class LeanSampledRCFR(SampledRCFRSolver):
         self.offsets = [0, int(self.num_actions[mine[0]].sum())]  # player p's first global sequence
         if self.targets == "reservoir":
             self.reservoirs = [Reservoir(self.capacity, 2 * seed + 1 + p) for p in (0, 1)]
-        elif self.targets == "rows":
+        elif self._walk_rows:
             self._row_targets()
         else:
             sizes = (self.offsets[1], game.num_sequences - self.offsets[1])
@@ -171,30 +172,32 @@ class LeanSampledRCFR(SampledRCFRSolver):
         self._tally = make_tally(game.num_sequences, len(self.buffers.tree.num_actions), squares=False)
 
     def _row_targets(self) -> None:
-        """targets="rows": each player's `RowReservoir`, which the walks fill (refused if it cannot hold one set's
-        rows of each traversal of an iteration)."""
-        from .model_strategies import row_reservoir
+        """targets="rows" or "bootstrap": each player's `RowReservoir`, which the walks fill (refused if it cannot
+        hold one set's rows of each traversal of an iteration)."""
+        from .model_strategies import BOOTSTRAPPED, CLIPPED, row_reservoir
         from .targets import RowTargets
         least = self.traversals * self._walk_model.widest
         if self.capacity < least:
             raise ValueError(f"{self.solver_name}: targets='rows' needs capacity >= traversals x widest set "
                              f"({self.traversals} x {self._walk_model.widest} = {least}), got capacity={self.capacity}")
         width, seed = self.encoder.num_features, self.options.seed
-        self.kept = [RowTargets(row_reservoir(self.capacity, width, 2 * seed + 1 + p, self.traversals)) for p in (0, 1)]
+        bootstrap = 0 if self.targets == "rows" else CLIPPED if self.options.regret_matching == "rm+" else BOOTSTRAPPED
+        self.kept = [RowTargets(row_reservoir(self.capacity, width, 2 * seed + 1 + p, self.traversals, bootstrap))
+                     for p in (0, 1)]
 
     def _walk_for(self, player: int):
         """The `WalkModel` of `player`'s traversals at this iteration: with targets="rows", writing its rows."""
-        if self.targets != "rows":
+        if not self._walk_rows:
             return self._walk_model
         kept = self.kept[player].kept
-        kept.now[0] = self.iteration
+        kept.now[0], kept.player[0] = self.iteration, player
         self._offered = int(kept.seen[0])
         return self._walk_model._replace(kept=kept)
 
     def _check_rows(self, player: int) -> None:
         """targets="rows": refuse an iteration whose traversals offered more rows than the reservoir holds (its
         examples would replace each other before any fit saw them)."""
-        if self.targets != "rows":
+        if not self._walk_rows:
             return
         offered = int(self.kept[player].kept.seen[0]) - self._offered
         if offered > self.capacity:
@@ -273,13 +276,14 @@ class LeanSampledRCFR(SampledRCFRSolver):
 
     def _data(self, player: int):
         """The player's training data: its reservoir, its stored sums or its feature rows."""
-        return {"reservoir": getattr(self, "reservoirs", None), "rows": getattr(self, "kept", None),
-                "stored": getattr(self, "stored", None)}[self.targets][player]
+        if self._walk_rows:
+            return self.kept[player]
+        return (self.reservoirs if self.targets == "reservoir" else self.stored)[player]
 
     def _fit(self, player: int, t: int) -> None:
         """The training set at iteration t (the reservoir's distinct sequences, or a bounded choice of those
         with stored targets); train on it."""
-        if self.targets == "rows":
+        if self._walk_rows:
             return self._fit_rows(player, t)
         if self.targets == "reservoir":
             local, value, weight = reservoir_targets(*self.reservoirs[player].examples(), self.buffer_power)
@@ -294,7 +298,7 @@ class LeanSampledRCFR(SampledRCFRSolver):
         self._keep(player, played)
 
     def _fit_rows(self, player: int, t: int) -> None:
-        """targets="rows": fit on the reservoir's rows (equal rows merged, `targets.row_targets`)."""
+        """targets="rows" or "bootstrap": fit on the reservoir's rows (equal rows merged, `targets.row_targets`)."""
         from ..regressors import base as regressors
         rows, value, weight = row_targets(*self.kept[player].examples(), self.buffer_power)
         if len(rows) == 0:
@@ -390,7 +394,7 @@ class LeanSampledRCFR(SampledRCFRSolver):
         return out
 
     def current_policy(self) -> Policy:
-        if self.targets == "rows":  # the compiled models are the strategies (no regressor refit on resuming)
+        if self._walk_rows:  # the compiled models are the strategies (no regressor refit on resuming)
             from .snapshots import game_sets
             self._sets = self._sets or game_sets(self.game)
             return Policy(self.game, self._played(self._sets)[1:].copy(), copy=False)
@@ -445,7 +449,7 @@ class LeanSampledRCFR(SampledRCFRSolver):
             state.update({f"player{p}.fit.{k}": v.copy() for k, v in self.fits[p].items()})
             if stateful(self.regressors[p]):
                 state.update({f"regressor{p}.{k}": v for k, v in self.regressors[p].state_dict().items()})
-        if self.targets == "rows":  # the models the walks play (a fit on rows the reservoir no longer holds)
+        if self._walk_rows:  # the models the walks play (a fit on rows the reservoir no longer holds)
             from .snapshots import model_state
             for p in (0, 1):
                 state.update(model_state(self._snapshot(p, force=True).model, f"model{p}."))
@@ -472,7 +476,7 @@ class LeanSampledRCFR(SampledRCFRSolver):
                 prefix = f"regressor{p}."
                 model.load_state_dict({k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)})
                 self._refresh(p)
-            elif self.targets == "rows":
+            elif self._walk_rows:
                 from .model_strategies import with_model
                 from .snapshots import model_from_state
                 model = model_from_state(state, f"model{p}.")

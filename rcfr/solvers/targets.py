@@ -138,7 +138,7 @@ class RowTargets:
     """targets="rows": a player's `RowReservoir` (`rcfr.solvers.model_strategies`), which the walk fills with the
     traverser's feature rows and sampled regrets; no state or sum per set. Checkpoints hold its arrays."""
 
-    FIELDS = ("rows", "value", "t", "seen", "rng")
+    FIELDS = ("rows", "value", "t", "seen", "rng")  # (scale, now, bootstrap, player: set from the options and run)
 
     def __init__(self, kept):
         self.kept = kept
