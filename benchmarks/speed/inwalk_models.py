@@ -16,7 +16,7 @@ stale sets), histories touched per iteration, sets met and `state_bytes()` after
 ``--bounded K`` adds lean sampled RCFR (regret matching: the row reservoir has no RCFR+ form) with
 ``profile="model"``, ``targets="rows"`` (`capacity` feature rows a player, written by the walk) and
 ``average="snapshots"`` with ``snapshots=K``, beside the same RCFR with ``targets="reservoir"`` and the average
-sums.
+sums, and lean sampled RCFR+ with ``targets="bootstrap"`` (the walk's rows, bootstrapped and clipped) and snapshots.
 """
 
 from __future__ import annotations
@@ -80,6 +80,8 @@ def main() -> None:
         solvers["sampled-rcfr profile=model targets=reservoir"] = SampledRCFR(game, **{**rcfr_, "targets": "reservoir"})
         solvers[f"sampled-rcfr profile=model targets=rows snapshots={args.bounded}"] = SampledRCFR(
             game, **{**rcfr_, "targets": "rows", "average": "snapshots", "snapshots": args.bounded})
+        solvers[f"sampled-rcfr+ profile=model targets=bootstrap snapshots={args.bounded}"] = SampledRCFRPlus(
+            game, **{**rcfr_, "targets": "bootstrap", "average": "snapshots", "snapshots": args.bounded})
     if not args.only_bounded:
         solvers["es-mccfr"] = make_solver("es-mccfr", game, seed=0)
     print(f"{title}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
