@@ -258,7 +258,7 @@ def test_non_finite_predictions_raise(goofspiel4):
 
 
 @pytest.mark.parametrize("name,options,message", [
-    ("sampled-rcfr", {"targets": "bootstrap"}, "targets must be 'stored' or 'reservoir'"),
+    ("sampled-rcfr", {"targets": "bootstrap"}, "targets='bootstrap' needs profile='model'"),
     ("sampled-rcfr+", {}, "no regret_matching='rm\\+' variant"),
     ("sampled-rcfr+", {"targets": "stored", "selection": "newest"},
      "unknown selection 'newest'; allowed: recent, uniform"),

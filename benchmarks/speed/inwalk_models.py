@@ -4,13 +4,19 @@ profile and plain external sampling, on Bluff walked by its rules; and what each
     python -m benchmarks.speed.inwalk_models                       # Bluff(2,1), 200 + 200 iterations
     python -m benchmarks.speed.inwalk_models --dice 2 2 --warmup 300 --iterations 300
     python -m benchmarks.speed.inwalk_models --game leduc --leaves 256 --warmup 100 --iterations 400  # compiled
+    python -m benchmarks.speed.inwalk_models --bounded 4              # + the bounded state (RCFR: rows, snapshots)
 
 Lean sampled RCFR+ (best-first trees of `--leaves` leaves, stored targets, external sampling, a refit every
 `--refit-every` iterations) runs `--warmup` iterations, then `--iterations` more are timed (process CPU seconds),
 once with ``profile="model"`` and once with ``profile="visited"`` (and ``"cache"`` on compiled Leduc, `--game
 leduc`); ES-MCCFR on the same game likewise. Printed per
 solver: ms per timed iteration, of which in refits (a fit, then the model's compile or the profile's marking of
-stale sets), histories touched per iteration, sets met and `state_bytes()` at the end.
+stale sets), histories touched per iteration, sets met and `state_bytes()` after the warmup and at the end.
+
+``--bounded K`` adds lean sampled RCFR (regret matching: the row reservoir has no RCFR+ form) with
+``profile="model"``, ``targets="rows"`` (`capacity` feature rows a player, written by the walk) and
+``average="snapshots"`` with ``snapshots=K``, beside the same RCFR with ``targets="reservoir"`` and the average
+sums, and lean sampled RCFR+ with ``targets="bootstrap"`` (the walk's rows, bootstrapped and clipped) and snapshots.
 """
 
 from __future__ import annotations
@@ -20,20 +26,21 @@ import os
 import time
 
 import rcfr
-from rcfr.solvers import SampledRCFRPlus, make_solver
+from rcfr.solvers import SampledRCFR, SampledRCFRPlus, make_solver
 
 
 def timed(solver, warmup: int, iterations: int) -> tuple[float, float, float]:
     """(CPU ms, of which in fits, histories touched) per iteration over `iterations` after `warmup`."""
     solver.run(warmup)
     fits = [0.0]
-    train = getattr(solver, "_train", None)
-    if train is not None:  # the refits (fit, then the model's compile or the profile's refresh), timed apart
-        def timed_train(player):
-            begin = time.process_time()
-            train(player)
-            fits[0] += time.process_time() - begin
-        solver._train = timed_train
+    for name in ("_train", "_fit_rows"):  # the refits (fit, then the model's compile or the profile's refresh)
+        train = getattr(solver, name, None)
+        if train is not None:
+            def timed_train(*args, train=train):
+                begin = time.process_time()
+                train(*args)
+                fits[0] += time.process_time() - begin
+            setattr(solver, name, timed_train)
     nodes, start = solver.nodes_touched, time.process_time()
     solver.run(iterations)
     seconds = time.process_time() - start
@@ -54,6 +61,9 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=200)
     parser.add_argument("--refit-every", type=int, default=50)
     parser.add_argument("--leaves", type=int, default=1024)
+    parser.add_argument("--bounded", type=int, default=0, metavar="K",
+                        help="add the bounded state (targets='rows', average='snapshots', snapshots=K)")
+    parser.add_argument("--only-bounded", action="store_true", help="skip the RCFR+ and ES rows")
     args = parser.parse_args()
     if args.game == "leduc":
         game, features, profiles, title = rcfr.load_game("leduc"), "poker", ("model", "visited", "cache"), "Leduc"
@@ -63,17 +73,29 @@ def main() -> None:
     lean = dict(features_on_demand=True, features=features, sampler="external", targets="stored",
                 regressor={"name": "best_first", "max_leaves": args.leaves}, capacity=100_000,
                 refit_every=args.refit_every, seed=0)
-    solvers = {f"sampled-rcfr+ profile={p}": SampledRCFRPlus(game, profile=p, **lean) for p in profiles}
-    solvers["es-mccfr"] = make_solver("es-mccfr", game, seed=0)
+    solvers = {} if args.only_bounded else {f"sampled-rcfr+ profile={p}": SampledRCFRPlus(game, profile=p, **lean)
+                                            for p in profiles}
+    if args.bounded:
+        rcfr_ = {**lean, "profile": "model"}
+        solvers["sampled-rcfr profile=model targets=reservoir"] = SampledRCFR(game, **{**rcfr_, "targets": "reservoir"})
+        solvers[f"sampled-rcfr profile=model targets=rows snapshots={args.bounded}"] = SampledRCFR(
+            game, **{**rcfr_, "targets": "rows", "average": "snapshots", "snapshots": args.bounded})
+        solvers[f"sampled-rcfr+ profile=model targets=bootstrap snapshots={args.bounded}"] = SampledRCFRPlus(
+            game, **{**rcfr_, "targets": "bootstrap", "average": "snapshots", "snapshots": args.bounded})
+    if not args.only_bounded:
+        solvers["es-mccfr"] = make_solver("es-mccfr", game, seed=0)
     print(f"{title}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
           f"load average {os.getloadavg()[0]:.2f} at the start")
     print("| solver | ms / iteration | of which refits | without refits | histories / iteration | sets met | "
-          "state bytes |")
-    print("|---|---|---|---|---|---|---|")
+          "state bytes after the warmup | at the end |")
+    print("|---|---|---|---|---|---|---|---|")
     for name, solver in solvers.items():
+        before = []
+        run = solver.run
+        solver.run = lambda n, run=run, before=before: (run(n), before.append(solver.state_bytes()))[0]
         ms, fits, nodes = timed(solver, args.warmup, args.iterations)
         print(f"| {name} | {ms:.2f} | {fits:.2f} | {ms - fits:.2f} | {nodes:,.0f} | {sets_met(solver):,} | "
-              f"{solver.state_bytes():,} |", flush=True)
+              f"{before[0]:,} | {solver.state_bytes():,} |", flush=True)
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
 
 

@@ -19,8 +19,8 @@ AVERAGING = {"uniform": 0.0, "linear": 1.0, "quadratic": 2.0}  # iteration t's w
 AVERAGE_SPACES = ("full", "abstract")
 AVERAGE_MODES = ("stochastic", "optimistic", "lazy")
 TARGETS = ("stored", "bootstrap")  # full-width RCFR and RRM
-SAMPLED_TARGETS = ("stored", "bootstrap", "reservoir")  # sampled RCFR
-LEAN_TARGETS = ("stored", "reservoir")  # sampled RCFR with features_on_demand=True
+SAMPLED_TARGETS = ("stored", "bootstrap", "reservoir", "rows")  # sampled RCFR
+LEAN_TARGETS = ("stored", "reservoir", "rows", "bootstrap")  # lean sampled RCFR (the last two: profile="model")
 SELECTIONS = ("recent", "uniform")  # which stored targets a bounded fit trains on
 SAMPLERS = ("external", "outcome", "probing")  # sampled RCFR's samplers
 CHANCE_SAMPLING = ("single", "paired", "common", "all")
@@ -28,6 +28,7 @@ PUBLIC_CHANCE = ("sample", "enumerate")
 BASELINES = ("da", "eda", "none")  # MCCFRb's information-set baselines
 PROFILES = ("cache", "visited", "model")  # where the lean path's current strategies come from
 MODEL_SAMPLERS = ("external", "outcome")  # the samplers whose walks evaluate the models themselves (profile="model")
+AVERAGES = ("sums", "snapshots")  # the lean path's average strategy: per-sequence sums, or a mixture of kept models
 
 #: the largest averaging power (and discount power): t ** power stays finite for t up to 10 ** 15
 MAX_POWER = 20.0
@@ -42,7 +43,7 @@ MAX_SEED = 2 ** 30 - 1
 __all__ = [
     "REGRET_MATCHING", "UPDATES", "AVERAGING", "AVERAGE_SPACES", "AVERAGE_MODES", "TARGETS", "SAMPLED_TARGETS",
     "LEAN_TARGETS", "SELECTIONS", "SAMPLERS", "CHANCE_SAMPLING", "PUBLIC_CHANCE", "BASELINES", "PROFILES",
-    "MODEL_SAMPLERS", "MAX_POWER", "ASYMMETRY_MAX", "MAX_SCALE", "MAX_SEED", "did_you_mean", "check_choice",
+    "MODEL_SAMPLERS", "AVERAGES", "MAX_POWER", "ASYMMETRY_MAX", "MAX_SCALE", "MAX_SEED", "did_you_mean", "check_choice",
     "check_bool", "check_int", "check_checkpoint", "check_seed", "check_float", "Linear", "check_power",
     "check_asymmetry", "check_discount", "check_weights"
 ]

@@ -16,6 +16,7 @@ import numpy as np
 from .checks import (
     AVERAGE_MODES,
     AVERAGE_SPACES,
+    AVERAGES,
     BASELINES,
     CHANCE_SAMPLING,
     LEAN_TARGETS,
@@ -258,6 +259,8 @@ class SampledRCFROptions(ReservoirWeights, Options):
     tau: float | None = None
     beta: float | None = None
     profile: str | None = None
+    average: str | None = None  # None: "sums" (an option added later is None when off: old checkpoints resume)
+    snapshots: int | None = None
     regret_matching: str = "rm"
     seed: int = 0
 
@@ -269,11 +272,22 @@ class SampledRCFROptions(ReservoirWeights, Options):
         check_choice("regret_matching", self.regret_matching, REGRET_MATCHING)
         check_choice("targets", self.targets, SAMPLED_TARGETS)
         if lean and self.targets not in LEAN_TARGETS:
-            raise ValueError(f"features_on_demand=True: targets must be 'stored' or 'reservoir', got "
-                             f"{self.targets!r} ('bootstrap' needs a prediction of every sequence at each refit)")
-        if self.targets == "reservoir" and self.regret_matching == "rm+":
-            raise ValueError("targets='reservoir' has no regret_matching='rm+' variant (Q-regrets need "
-                             "per-sequence sums); use targets 'stored' or 'bootstrap' with 'rm+'")
+            raise ValueError(f"features_on_demand=True: targets must be 'stored', 'reservoir', 'rows' or 'bootstrap' "
+                             f"(with profile='model'), got {self.targets!r}")
+        if lean and self.targets == "bootstrap" and self.profile != "model":
+            raise ValueError(f"features_on_demand=True: targets='bootstrap' needs profile='model', got profile="
+                             f"{self.profile!r} (there the walk writes each target from the model's prediction where "
+                             f"it meets the set; elsewhere 'bootstrap' needs a prediction of every sequence at each "
+                             f"refit)")
+        if self.targets in ("reservoir", "rows") and self.regret_matching == "rm+":
+            raise ValueError(f"targets={self.targets!r} has no regret_matching='rm+' variant (Q-regrets need "
+                             f"per-sequence sums); use targets 'stored' or 'bootstrap' with 'rm+'")
+        walked = self.targets == "rows" or (lean and self.targets == "bootstrap")
+        if walked and (not lean or self.profile != "model" or self.sampler != "external"):
+            raise ValueError(f"targets={self.targets!r} keeps the feature rows the walk writes where it meets the "
+                             f"traverser's sets: it needs features_on_demand=True, profile='model' and "
+                             f"sampler='external', got features_on_demand={lean}, profile={self.profile!r}, "
+                             f"sampler={self.sampler!r}")
         for name in ("traversals", "refit_every", "capacity"):
             set_(name, check_int(name, getattr(self, name), 1))
         check_power("buffer_weighting", self.buffer_weighting)
@@ -289,6 +303,7 @@ class SampledRCFROptions(ReservoirWeights, Options):
             set_("tau", check_float("tau", 1.0 if self.tau is None else self.tau, 1.0, MAX_SCALE))
             set_("beta", check_float("beta", 0.0 if self.beta is None else self.beta, 0.0, MAX_SCALE))
         set_("seed", check_seed("seed", self.seed))
+        self._check_average()
         if not lean:
             if self.profile is not None:
                 raise ValueError(f"profile={self.profile!r} needs features_on_demand=True (the dense path "
@@ -308,6 +323,22 @@ class SampledRCFROptions(ReservoirWeights, Options):
                 raise ValueError(f"profile='model' evaluates the models inside the walks of sampler "
                                  f"{' or '.join(map(repr, MODEL_SAMPLERS))}; got sampler={self.sampler!r} (use "
                                  f"profile 'visited' or 'cache' with it)")
+
+    def _check_average(self) -> None:
+        """``average="snapshots"`` keeps the models the walks played (``profile="model"``), at most ``snapshots``."""
+        if self.average is not None:
+            check_choice("average", self.average, AVERAGES)
+            if self.average == "sums":
+                object.__setattr__(self, "average", None)
+        if self.snapshots is not None:
+            object.__setattr__(self, "snapshots", check_int("snapshots", self.snapshots, 1))
+            if self.average != "snapshots":
+                raise ValueError(f"snapshots={self.snapshots} bounds average='snapshots'; got average="
+                                 f"{self.average or 'sums'!r}")
+        if self.average == "snapshots" and (not self.features_on_demand or self.profile != "model"):
+            raise ValueError(f"average='snapshots' mixes the compiled models the walks played: it needs "
+                             f"features_on_demand=True and profile='model', got features_on_demand="
+                             f"{self.features_on_demand} and profile={self.profile!r}")
 
 
     @property

@@ -63,6 +63,12 @@ def strategy_at(model, sigma, f, d):
     same walk, below that depth nothing having been made at d since)."""
 
 
+def regrets_met(model, tree, h, value, v, n, e):
+    """The traverser's sampled regrets at history h, ``value[e, a] - v`` for its n actions, once its children are
+    done: nothing for the table (they go to ``delta``); a model that keeps feature rows writes them where the walk
+    meets the set (`rcfr.solvers.model_strategies.RowReservoir`)."""
+
+
 # numba's pedantic SSA check warns about the loop variables of an ``inline="always"`` overload that calls an
 # inlined function (`regret_matching` here, `set_action` in `decisions`): an internal check, not an error, and the code is
 # the walks' own (the golden tests compare it bit for bit), so only these overloads' warnings are silenced.
@@ -88,6 +94,12 @@ def _table_strategy(model, tree, regrets, sigma, h, f, n, d, p, from_regrets):
 def _table_strategy_at(model, sigma, f, d):
     if is_table(model):
         return lambda model, sigma, f, d: (sigma, f)
+
+
+@overload(regrets_met, inline="always")
+def _table_regrets_met(model, tree, h, value, v, n, e):
+    if is_table(model):
+        return lambda model, tree, h, value, v, n, e: None
 
 
 @njit(cache=True, inline="always")

@@ -34,7 +34,7 @@ from .bundles import AVERAGE_STRATEGY, C_NODES, C_TRAVERSAL, CHANCE, EXTERNAL, P
 from .decisions import chance_outcome, keeps_action, set_action, set_strategy_action, trajectory_action
 from .stack import pop, push, push_root
 from .states import child, infoset, mover, num_moves, outcome_probs, payoff, regret_set
-from .strategies import credit_average, current_strategy, strategy_at, touch
+from .strategies import credit_average, current_strategy, regrets_met, strategy_at, touch
 
 
 @njit(cache=True, inline="always")
@@ -200,6 +200,7 @@ def tree_walk(tree, state, scratch, traverser, t, weight, average_mode, from_reg
             f = first_seq[J]
             touch(J, touched, num_touched, touched_stamp, counters)
             sh, g = strategy_at(model, sigma, f, d)
-            value[d, i] = _traverser_update(sampler, sh, g, delta, value, scale, chosen, f, num_moves(tree, h), d, i,
-                                            e)
+            n = num_moves(tree, h)
+            value[d, i] = _traverser_update(sampler, sh, g, delta, value, scale, chosen, f, n, d, i, e)
+            regrets_met(model, tree, h, value, value[d, i], n, e)
     counters[C_NODES] += nodes

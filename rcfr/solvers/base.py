@@ -13,9 +13,10 @@ from ..options import Options, check_checkpoint, check_int, describe, dumps, opt
 from ..rules.game import RulesGame
 from ..tree import Game
 
-#: Checkpoint fields owned by a regressor (weights, optimizer state): their names and sizes change with
-#: its fit, so the regressor checks them itself, and a failure there rolls the whole load back.
-REGRESSOR_FIELDS = re.compile(r"(^|\.)regressor\d+\.")
+#: Checkpoint fields owned by a regressor (weights, optimizer state) or a compiled model (a kept snapshot's, the
+#: model a walk plays): their names and sizes change with its fit, so their owner checks them itself, and a
+#: failure there rolls the whole load back.
+REGRESSOR_FIELDS = re.compile(r"(^|\.)(regressor\d+|model\d+|snapshots\.\d+)\.")
 
 
 #: checkpoint fields that say whose state it is (besides "game" and "fingerprint")

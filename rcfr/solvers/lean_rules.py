@@ -12,7 +12,10 @@
   each refit of its player, so the sampled traversal never reads a strategy that is not the model's; or, with
   ``profile="model"``, the walk makes it from the player's compiled model where it meets the set
   (`rcfr.solvers.model_strategies.WalkModel`): no profile, no discovery walk, no regret table kept;
-* policies are `rcfr.rules.policy.CodePolicy` objects keyed by information-set code.
+* policies are `rcfr.rules.policy.CodePolicy` objects keyed by information-set code;
+* with ``targets="rows"`` no state is kept per set (the walk writes the fits' rows), and with
+  ``average="snapshots"`` no average sum is written: their policies are made at every set of the game, found by
+  one walk of the rules (`rcfr.solvers.snapshots.rules_sets`).
 
 Refused here: ``profile="cache"`` (it refreshes every set of the game) and probing (the discovery walk does not
 mirror it), and information-set abstractions (the encoders describe full sets).
@@ -57,7 +60,8 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
         if self.profile == "model":
             self._check_compilable()
         self._encode = bound_encode_rows(self.encoder)
-        self.buffers = RulesBuffers(self.game, self.sampler, o.seed, RulesGame.initial_sets, keep_states=True,
+        rows = self._walk_rows  # the fits read the rows the walk wrote: no state kept per set
+        self.buffers = RulesBuffers(self.game, self.sampler, o.seed, RulesGame.initial_sets, keep_states=not rows,
                                     keep_table=self.profile != "model")
         if self.profile == "model":
             from .model_strategies import walk_model
@@ -67,6 +71,8 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
         self.offsets = [0, 0]  # sequences are the buffers' slots, both players' in one numbering
         if self.targets == "reservoir":
             self.reservoirs = [Reservoir(self.capacity, 2 * o.seed + 1 + p) for p in (0, 1)]
+        elif rows:
+            self._row_targets()
         else:
             self.stored = [StoredSums(0, o.regret_matching, self.capacity, self.selection, 2 * o.seed + 1 + p)
                            for p in (0, 1)]
@@ -96,11 +102,12 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
         sets, slots = free()
         careful = most == 0 or sets < 8 * most or slots < 8 * most * widest
         done = 0
+        walk = self._walk_for(player)
         while done < self.traversals:
             tree, state, scratch, settings, _ = self._walk(player)  # grows when half full, then sizes the tally
             tally, before = self._tally, b.num_sets
-            saved = (b._snapshot(), [a.copy() for a in tally]) if careful else None
-            args = (tree, state._replace(model=self._walk_model), scratch, settings, done, self.traversals - done,
+            saved = (b._snapshot(), [a.copy() for a in tally], _kept_copy(walk.kept)) if careful else None
+            args = (tree, state._replace(model=walk), scratch, settings, done, self.traversals - done,
                     player, weight, tally)
             self._drive = self._drive or driver.bound(driver.drive, *args)
             ran = self._drive(*args)
@@ -112,11 +119,14 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
                 b._restore(saved[0])
                 for array, kept in zip(tally, saved[1]):
                     array[:] = kept
+                for array, kept in zip(walk.kept, saved[2]):
+                    array[:len(kept)] = kept
                 b.grow(4, both=True)
                 continue
             self._most_new = max(self._most_new, b.num_sets - before)
             done += ran
         self._check_walk(player)
+        self._check_rows(player)
 
     # ---- growing with the sets met ---------------------------------------------------------------
     def _fit_sizes(self) -> None:
@@ -184,15 +194,39 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
 
     def current_policy(self) -> CodePolicy:
         """The model's current strategy at every set met (refreshed), as a `CodePolicy`. With profile="model" no
-        profile is kept: the strategies are predicted in batches into a new array for the policy."""
+        profile is kept: the strategies are predicted in batches into a new array for the policy; with
+        targets="rows" no state per set either: the compiled models' strategies at every set of the game (one walk
+        of the rules finds them, `rcfr.solvers.snapshots.rules_sets`)."""
+        if self._walk_rows:
+            return self._code_policy(self._played(self._rules_sets()))
         sigma = np.zeros(len(self.buffers.state.avg)) if self.profile == "model" else self.buffers.state.sigma
         for p in (0, 1):
             self._refresh_all(p, sigma)
         return self.buffers.policy(sigma, positive=False)
 
     def average_policy(self) -> CodePolicy:
-        """The normalized average-strategy sums of the sets met (uniform where none yet), as a `CodePolicy`."""
-        return self.buffers.average_policy()
+        """The normalized average-strategy sums of the sets met (uniform where none yet), as a `CodePolicy`; with
+        average="snapshots", the snapshots' mixture at every set of the game, found by one walk of the rules
+        (`rcfr.solvers.snapshots.rules_sets`), so that no set met need be kept for it."""
+        if self.options.average != "snapshots":
+            return self.buffers.average_policy()
+        return self._code_policy(self._mixture(self._rules_sets()))
+
+    def _rules_sets(self):
+        """Every set of the game, found by one walk of the rules at the first policy asked (`rules_sets`)."""
+        from .snapshots import rules_sets
+        self._sets = self._sets or rules_sets(self.game.rules)
+        return self._sets
+
+    def _code_policy(self, plan: np.ndarray) -> CodePolicy:
+        """The `CodePolicy` of a sequence-form vector over `_rules_sets()` (slot 0 the empty sequence)."""
+        sets = self._sets
+        order = np.argsort(sets.codes, kind="stable")
+        sizes = sets.size[order]
+        first = np.zeros(len(order) + 1, np.int64)
+        np.cumsum(sizes, out=first[1:])
+        gather = np.repeat(sets.first[order] - first[:-1], sizes) + np.arange(first[-1])
+        return CodePolicy(self.game.rules, sets.codes[order], first, plan[gather], default="uniform")
 
     # ---- checkpoints -----------------------------------------------------------------------------
     @property
@@ -234,3 +268,11 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
                     padded[:slots] = state[key]
                     state[key] = padded
         super()._load_state(state)
+
+
+def _kept_copy(kept) -> tuple[np.ndarray, ...]:
+    """What a driver call may change of a `RowReservoir` (rows up to those offered), to undo the call."""
+    held = min(int(kept.seen[0]), len(kept.value))
+    per_row = ("rows", "value", "t")  # slots past `held` are written only after them: `seen` undoes those
+    return tuple(getattr(kept, name)[:held].copy() if name in per_row else getattr(kept, name).copy()
+                 for name in kept._fields)

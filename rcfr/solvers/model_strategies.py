@@ -26,7 +26,7 @@ from numba.extending import overload
 from ..games.base import TERMINAL
 from ..regressors.compiled import CompiledModel, predict_row
 from ..sampling.decisions import set_action, set_strategy_action
-from ..sampling.strategies import current_strategy, strategy_at
+from ..sampling.strategies import current_strategy, regrets_met, strategy_at
 from .predictions import match_set
 
 
@@ -87,6 +87,74 @@ def model_strategies(model, encoder, states, sizes, t: float) -> np.ndarray:
 
 
 # ---- the models evaluated inside the sampling walks (issue 34, item 1) ---------------------------------
+class RowReservoir(NamedTuple):
+    """A bounded reservoir of (feature row, sampled regret, iteration) examples that the walk writes where it meets
+    the traverser's set (``targets="rows"``, Deep CFR's memory): the fits read these rows, so no state or sum per
+    set is kept for them. Example k offered (``seen``) replaces a uniform slot with probability capacity / (k + 1)
+    (Algorithm R), the draws from its own splitmix64 stream (``rng``), so the walk's samples are those of the other
+    targets. ``scale`` is 1 / traversals (the targets' mean over an iteration's traversals); ``now`` the iteration.
+    With ``bootstrap`` (targets="bootstrap") the value is the bootstrapped target instead: (t x the traverser's
+    model's prediction of the row + the sampled regret) / now, the estimate's cumulative regret plus the new
+    sample, clipped at zero when ``bootstrap`` is `CLIPPED` (RCFR+). Capacity 0: the walk keeps nothing."""
+
+    rows: np.ndarray  # float64[capacity, features]
+    value: np.ndarray  # float64[capacity]
+    t: np.ndarray  # int64[capacity]
+    seen: np.ndarray  # int64[1]: examples offered so far
+    rng: np.ndarray  # uint64[1]
+    scale: np.ndarray  # float64[1]
+    now: np.ndarray  # int64[1]
+    bootstrap: np.ndarray  # int64[1]: 0 (sampled regrets), `BOOTSTRAPPED` or `CLIPPED`
+    player: np.ndarray  # int64[1]: the traverser (whose model bootstraps)
+
+
+BOOTSTRAPPED, CLIPPED = 1, 2
+
+
+def row_reservoir(capacity: int, width: int, seed: int, traversals: int, bootstrap: int = 0) -> RowReservoir:
+    """An empty `RowReservoir` of `capacity` rows of `width` features (0: none kept)."""
+    return RowReservoir(rows=np.zeros((capacity, width)), value=np.zeros(capacity), t=np.zeros(capacity, np.int64),
+                        seen=np.zeros(1, np.int64), rng=np.array([(seed * 0x9E3779B97F4A7C15 + 1) % 2 ** 64], np.uint64),
+                        scale=np.array([1.0 / traversals]), now=np.zeros(1, np.int64),
+                        bootstrap=np.array([bootstrap], np.int64), player=np.zeros(1, np.int64))
+
+
+@njit(cache=True, inline="always")
+def _draw(rng, n):
+    """A uniform integer in [0, n) from splitmix64 (its state in rng[0])."""
+    z = rng[0] + np.uint64(0x9E3779B97F4A7C15)
+    rng[0] = z
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return np.int64(z % np.uint64(n))
+
+
+@njit(cache=True, inline="always")
+def _keep_rows(walk, s, value, v, n, e):
+    """Offer the n examples (row of action a at state s, (value[e, a] - v) x scale, now) to the reservoir."""
+    kept = walk.kept
+    capacity = kept.value.shape[0]
+    for a in range(n):
+        seen = kept.seen[0]
+        kept.seen[0] = seen + 1
+        j = seen if seen < capacity else _draw(kept.rng, seen + 1)
+        if j >= capacity:
+            continue
+        row = kept.rows[j]
+        row[:] = 0.0
+        walk.encode(walk.data, s, a, row)
+        target = (value[e, a] - v) * kept.scale[0]
+        if kept.bootstrap[0]:
+            p = kept.player[0]
+            prediction = predict_row(walk.model0 if p == 0 else walk.model1, row, walk.scratch)
+            target = (walk.t[p] * prediction + target) / kept.now[0]
+            if kept.bootstrap[0] == CLIPPED and target < 0.0:
+                target = 0.0
+        kept.value[j] = target
+        kept.t[j] = kept.now[0]
+
+
 class WalkModel(NamedTuple):
     """Where a sampling walk gets a set's current strategy when no profile is kept: `bundles.State.model`. At a
     decision of player p at depth d the walk calls `model_strategy` with ``model0``/``model1``, the encoder's
@@ -105,6 +173,7 @@ class WalkModel(NamedTuple):
     work: np.ndarray  # float64[depths * widest]: the strategy made at each depth of the walk
     widest: int
     bad: np.ndarray  # int64[1]: 1 once a prediction was not finite
+    kept: RowReservoir  # where the traverser's regrets go as feature rows (capacity 0: nowhere)
 
 
 def zero_model(width: int) -> CompiledModel:
@@ -122,7 +191,7 @@ def walk_model(encoder, depths: int, widest: int) -> WalkModel:
     return WalkModel(model0=zero, model1=zero, encode=_pinned(encoder), data=encoder.data, t=np.zeros(2),
                      rows=np.zeros((max(widest, 1), width)), scratch=zero.scratch(),
                      work=np.zeros(max(depths, 1) * max(widest, 1)), widest=int(max(widest, 1)),
-                     bad=np.zeros(1, np.int64))
+                     bad=np.zeros(1, np.int64), kept=row_reservoir(0, width, 0, 1))
 
 
 def with_model(walk: WalkModel, player: int, model: CompiledModel, t: float) -> WalkModel:
@@ -175,6 +244,21 @@ def _walk_strategy_at(model, sigma, f, d):
         return lambda model, sigma, f, d: (model.work, d * model.widest)
     if is_tree_walk_model(model):
         return lambda model, sigma, f, d: (model.walk.work, d * model.walk.widest)
+
+
+@overload(regrets_met, inline="never")  # one copy, called once per traverser's history
+def _walk_regrets_met(model, tree, h, value, v, n, e):
+    if is_walk_model(model):
+        def met(model, tree, h, value, v, n, e):
+            if model.kept.value.shape[0] > 0:
+                _keep_rows(model, tree.states[h], value, v, n, e)
+        return met
+    if is_tree_walk_model(model):
+        def met(model, tree, h, value, v, n, e):
+            if model.walk.kept.value.shape[0] > 0:
+                _replay(model, h)
+                _keep_rows(model.walk, model.state, value, v, n, e)
+        return met
 
 
 @overload(set_strategy_action, inline="always")

@@ -21,7 +21,11 @@ sampler kernels, same random stream, same reservoir or sums, same targets) but n
   (`rcfr.solvers.model_strategies`, the compiled tree replaying each history's state); same results;
   "visited" is the default (faster in 13 of 14 large-game configurations measured, docs/large_rcfr.md),
   except under probing, whose sampling the discovery walk does not mirror: there the cache;
-* the average-strategy sums stay exact per sequence (exact exploitability needs them).
+* the average-strategy sums stay exact per sequence (exact exploitability needs them), unless
+  ``average="snapshots"`` (``profile="model"``): then the models played are kept with their weights and the
+  average is their exact mixture (`rcfr.solvers.snapshots`);
+* with ``targets="rows"`` (``profile="model"``, external sampling) the walk writes the traverser's feature rows
+  into a bounded reservoir where it meets the set (`model_strategies.RowReservoir`) and the fits read them.
 
 Bootstrapped targets are refused: each is the previous model's prediction plus the sampled regrets since,
 for every sequence, so a fit on a bounded subset would need a prediction pass over the game per refit
@@ -47,7 +51,7 @@ from ..sampling.reservoir import Reservoir
 from ..tree import Game
 from .predictions import checked_prediction, match_predictions
 from .sampled_regression import SampledRCFRSolver
-from .targets import StoredSums, reservoir_targets
+from .targets import StoredSums, reservoir_targets, row_targets
 
 CHUNK = 16_384  # sequences per prediction chunk when refreshing the profile
 
@@ -102,6 +106,7 @@ class LeanSampledRCFR(SampledRCFRSolver):
             raise ValueError(f"features_on_demand=True needs a game with a fast path (GameRules.fast); "
                              f"{game.name} has none")
         self.sampler, self.targets, self.selection = o.sampler, o.targets, o.selection
+        self._walk_rows = o.targets in ("rows", "bootstrap")  # the walk writes the fits' rows (profile="model")
         self.profile = o.visited_set  # the profile option resolved: "cache", "visited" or "model"
         self.traversals, self.refit_every, self.capacity = o.traversals, o.refit_every, o.capacity
         self.chunk = check_int("chunk", chunk, 1)
@@ -111,10 +116,18 @@ class LeanSampledRCFR(SampledRCFRSolver):
         self.encoder = make_encoder(game, name, **params)
         self.regressors = [seeded(make_regressor(o.regressor), 2 * seed + p) for p in (0, 1)]
         self.settings = make_settings(self.sampler, epsilon=o.epsilon, tau=float(tau), beta=float(beta))
+        if self.options.average == "snapshots":  # the walks credit no average sums: the models played are kept instead
+            from ..sampling.bundles import AVG_NONE
+            from .snapshots import Snapshots
+            self.settings = self.settings._replace(average_mode=AVG_NONE)
+            self.snapshots = [Snapshots(o.snapshots, seed, p) for p in (0, 1)]
+            self._credit = np.zeros(2)  # each player's current model's weight so far (the average it credits)
+        self._sets = None  # the sets a mixture or the models' policy is made at (found when first asked)
         self._allocate(bound_rows)
         # the latest training set of each player (kept for resuming): sequences, targets, weights, [rows, t]
-        self.fits = [{"sequence": np.zeros(self.capacity, np.int64), "value": np.zeros(self.capacity),
-                      "weight": np.zeros(self.capacity), "count": np.zeros(2, np.int64)} for _ in (0, 1)]
+        listed = 0 if self._walk_rows else self.capacity  # the walk's rows: the reservoir is the training set
+        self.fits = [{"sequence": np.zeros(listed, np.int64), "value": np.zeros(listed),
+                      "weight": np.zeros(listed), "count": np.zeros(2, np.int64)} for _ in (0, 1)]
         self.visited = None
         self._drive = None  # `driver.drive` bound to the bundles' types at the first single traversal
         if self.profile == "visited":
@@ -149,12 +162,48 @@ class LeanSampledRCFR(SampledRCFRSolver):
         self.offsets = [0, int(self.num_actions[mine[0]].sum())]  # player p's first global sequence
         if self.targets == "reservoir":
             self.reservoirs = [Reservoir(self.capacity, 2 * seed + 1 + p) for p in (0, 1)]
+        elif self._walk_rows:
+            self._row_targets()
         else:
             sizes = (self.offsets[1], game.num_sequences - self.offsets[1])
             self.stored = [StoredSums(sizes[p], o.regret_matching, self.capacity, self.selection,
                                       2 * seed + 1 + p) for p in (0, 1)]
         # one iteration's summed regrets and the sets written (empty between iterations)
         self._tally = make_tally(game.num_sequences, len(self.buffers.tree.num_actions), squares=False)
+
+    def _row_targets(self) -> None:
+        """targets="rows" or "bootstrap": each player's `RowReservoir`, which the walks fill (refused if it cannot
+        hold one set's rows of each traversal of an iteration)."""
+        from .model_strategies import BOOTSTRAPPED, CLIPPED, row_reservoir
+        from .targets import RowTargets
+        least = self.traversals * self._walk_model.widest
+        if self.capacity < least:
+            raise ValueError(f"{self.solver_name}: targets='rows' needs capacity >= traversals x widest set "
+                             f"({self.traversals} x {self._walk_model.widest} = {least}), got capacity={self.capacity}")
+        width, seed = self.encoder.num_features, self.options.seed
+        bootstrap = 0 if self.targets == "rows" else CLIPPED if self.options.regret_matching == "rm+" else BOOTSTRAPPED
+        self.kept = [RowTargets(row_reservoir(self.capacity, width, 2 * seed + 1 + p, self.traversals, bootstrap))
+                     for p in (0, 1)]
+
+    def _walk_for(self, player: int):
+        """The `WalkModel` of `player`'s traversals at this iteration: with targets="rows", writing its rows."""
+        if not self._walk_rows:
+            return self._walk_model
+        kept = self.kept[player].kept
+        kept.now[0], kept.player[0] = self.iteration, player
+        self._offered = int(kept.seen[0])
+        return self._walk_model._replace(kept=kept)
+
+    def _check_rows(self, player: int) -> None:
+        """targets="rows": refuse an iteration whose traversals offered more rows than the reservoir holds (its
+        examples would replace each other before any fit saw them)."""
+        if not self._walk_rows:
+            return
+        offered = int(self.kept[player].kept.seen[0]) - self._offered
+        if offered > self.capacity:
+            raise ValueError(f"{self.solver_name}: player {player}'s traversals at iteration {self.iteration} wrote "
+                             f"{offered:,} feature rows, more than capacity={self.capacity:,}: raise capacity (or "
+                             f"lower traversals)")
 
     def _walk(self, player: int) -> tuple:
         """The bundles a traversal of `player` walks (the rules path makes room first)."""
@@ -167,6 +216,8 @@ class LeanSampledRCFR(SampledRCFRSolver):
             t = self.iteration = self.iteration + 1
             weight = float(t) ** self.power / self.traversals
             for p in (0, 1):
+                if self.options.average == "snapshots":  # p's traversals credit the opponent's average
+                    self._credit[1 - p] += float(t) ** self.power
                 if self.visited is None:
                     self._traverse(p, weight)
                 else:  # predict what each traversal reads first
@@ -189,11 +240,12 @@ class LeanSampledRCFR(SampledRCFRSolver):
             driver.estimate(*self._walk(player), self.traversals, self._tally, 0, weight)
             return
         tree, state, scratch, settings, _ = self._walk(player)
-        model = self._tree_model._replace(walk=self._walk_model)
+        model = self._tree_model._replace(walk=self._walk_for(player))
         args = (tree, state._replace(model=model), scratch, settings, 0, self.traversals, player, weight, self._tally)
         self._drive = self._drive or driver.bound(driver.drive, *args)  # numba's dispatch types every array anew
         self._drive(*args)
         self._check_walk(player)
+        self._check_rows(player)
 
     def _check_walk(self, player: int) -> None:
         """Raise if a compiled model predicted a non-finite value in the traversals just made (`WalkModel.bad`)."""
@@ -223,12 +275,16 @@ class LeanSampledRCFR(SampledRCFRSolver):
                              f"regressor") from None
 
     def _data(self, player: int):
-        """The player's training data: its reservoir or its stored sums."""
+        """The player's training data: its reservoir, its stored sums or its feature rows."""
+        if self._walk_rows:
+            return self.kept[player]
         return (self.reservoirs if self.targets == "reservoir" else self.stored)[player]
 
     def _fit(self, player: int, t: int) -> None:
         """The training set at iteration t (the reservoir's distinct sequences, or a bounded choice of those
         with stored targets); train on it."""
+        if self._walk_rows:
+            return self._fit_rows(player, t)
         if self.targets == "reservoir":
             local, value, weight = reservoir_targets(*self.reservoirs[player].examples(), self.buffer_power)
         else:
@@ -237,7 +293,37 @@ class LeanSampledRCFR(SampledRCFRSolver):
             return
         fit, n = self.fits[player], len(local)
         fit["sequence"][:n], fit["value"][:n], fit["weight"][:n], fit["count"][:] = local, value, weight, (n, t)
+        played = self._snapshot(player)
         self._train(player)
+        self._keep(player, played)
+
+    def _fit_rows(self, player: int, t: int) -> None:
+        """targets="rows" or "bootstrap": fit on the reservoir's rows (equal rows merged, `targets.row_targets`)."""
+        from ..regressors import base as regressors
+        rows, value, weight = row_targets(*self.kept[player].examples(), self.buffer_power)
+        if len(rows) == 0:
+            return
+        self.fits[player]["count"][:] = (len(rows), t)
+        played = self._snapshot(player)
+        regressors.fit(self.regressors[player], rows, value, weight)
+        self._refresh(player)
+        self._keep(player, played)
+
+    def _snapshot(self, player: int, force: bool = False):
+        """The model `player`'s walks played since its last refit, as a `Snapshot` (None without snapshots unless
+        `force`)."""
+        if self.options.average != "snapshots" and not force:
+            return None
+        from .snapshots import Snapshot
+        model = self._walk_model.model0 if player == 0 else self._walk_model.model1
+        weight = float(self._credit[player]) if self.options.average == "snapshots" else 1.0
+        return Snapshot(model, float(self._walk_model.t[player]), weight)
+
+    def _keep(self, player: int, played) -> None:
+        """After a refit: keep the model played before it (if it credited anything) and start the new one's weight."""
+        if played is not None and played.weight > 0.0:
+            self.snapshots[player].add(played)
+            self._credit[player] = 0.0
 
     def _train(self, player: int) -> None:
         """Fit the regressor on the player's latest training set and refresh its strategies."""
@@ -298,7 +384,20 @@ class LeanSampledRCFR(SampledRCFRSolver):
             start = stop
 
     # ---- policies and size ---------------------------------------------------------------------
+    def _played(self, sets) -> np.ndarray:
+        """The strategies the walks play now (each player's compiled model) at `sets`, a sequence-form vector."""
+        from .snapshots import snapshot_strategies
+        out = np.zeros(int(sets.first[-1] + sets.size[-1]) if len(sets.first) else 1)
+        for p in (0, 1):
+            mine = np.flatnonzero(sets.player == p)
+            out += snapshot_strategies(sets, mine, self._snapshot(p, force=True), self.encoder)
+        return out
+
     def current_policy(self) -> Policy:
+        if self._walk_rows:  # the compiled models are the strategies (no regressor refit on resuming)
+            from .snapshots import game_sets
+            self._sets = self._sets or game_sets(self.game)
+            return Policy(self.game, self._played(self._sets)[1:].copy(), copy=False)
         if self.profile == "model":  # no profile kept: every set predicted in batches, into an array of its own
             sigma = np.zeros(self.game.num_sequences)
             for p in (0, 1):
@@ -310,9 +409,21 @@ class LeanSampledRCFR(SampledRCFRSolver):
                     self._refresh_all(p)
         return Policy(self.game, self.buffers.sigma.copy(), copy=False)
 
+    def _mixture(self, sets) -> np.ndarray:
+        """average="snapshots": the mixture of each player's kept snapshots and its current model (weighted by
+        what it has credited so far) at `sets` (`snapshots.mixture`)."""
+        from .snapshots import mixture
+        kept = [[*self.snapshots[p].kept, self._snapshot(p)] for p in (0, 1)]
+        return mixture(sets, kept, self.encoder)
+
     def average_policy(self) -> Policy:
-        """The normalized average-strategy sums (uniform where an information set has none yet)."""
+        """The normalized average-strategy sums (uniform where an information set has none yet); with
+        average="snapshots", the snapshots' mixture at every set (`rcfr.solvers.snapshots`)."""
         from .. import kernels as full
+        if self.options.average == "snapshots":
+            from .snapshots import game_sets
+            self._sets = self._sets or game_sets(self.game)
+            return Policy(self.game, self._mixture(self._sets)[1:].copy(), copy=False)  # slot s + 1: sequence s
         plan = np.concatenate(([0.0], self.buffers.avg))  # slot 0 is the kernel's empty sequence
         out = full.normalize_plan(plan, self.first_seq + 1, self.num_actions, np.empty_like(plan))
         return Policy(self.game, out[1:], copy=False)
@@ -338,6 +449,14 @@ class LeanSampledRCFR(SampledRCFRSolver):
             state.update({f"player{p}.fit.{k}": v.copy() for k, v in self.fits[p].items()})
             if stateful(self.regressors[p]):
                 state.update({f"regressor{p}.{k}": v for k, v in self.regressors[p].state_dict().items()})
+        if self._walk_rows:  # the models the walks play (a fit on rows the reservoir no longer holds)
+            from .snapshots import model_state
+            for p in (0, 1):
+                state.update(model_state(self._snapshot(p, force=True).model, f"model{p}."))
+        if self.options.average == "snapshots":
+            for p in (0, 1):
+                state.update(self.snapshots[p].state_dict(f"player{p}.snapshots."))
+            state["credit"] = self._credit.copy()
         state["iteration"] = np.array(self.iteration)
         return state
 
@@ -357,10 +476,19 @@ class LeanSampledRCFR(SampledRCFRSolver):
                 prefix = f"regressor{p}."
                 model.load_state_dict({k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)})
                 self._refresh(p)
+            elif self._walk_rows:
+                from .model_strategies import with_model
+                from .snapshots import model_from_state
+                model = model_from_state(state, f"model{p}.")
+                self._walk_model = with_model(self._walk_model, p, model, int(self.fits[p]["count"][1]))
             elif self.fits[p]["count"][1] > 0:
                 self._train(p)
             else:
                 self._refresh(p)
+        if self.options.average == "snapshots":
+            for p in (0, 1):
+                self.snapshots[p].load_state_dict(state, f"player{p}.snapshots.")
+            self._credit[:] = state["credit"]
         self.iteration = int(state["iteration"])
 
 

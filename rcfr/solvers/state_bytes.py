@@ -4,7 +4,8 @@
 attributes (objects' ``__dict__``, tuples, lists, dicts, namedtuple bundles), each buffer once however many
 views share it (an array's ``.base`` chain down to its owner), plus each regressor as its compiled model
 (`rcfr.regressors.compile_model`: the arrays a prediction needs) or, when it cannot be compiled, its
-pickled size. Not counted: the game (its arrays, memory-mapped or not, are the game's and are shared by
+pickled size, and each kept snapshot (`rcfr.solvers.snapshots.Snapshot`, average="snapshots") as its compiled
+model's arrays. Not counted: the game (its arrays, memory-mapped or not, are the game's and are shared by
 every solver of it: anything reachable from ``solver.game``), and fit-time work a regressor may cache
 (sort orders, casts). An array that was allocated at capacity counts whole (the rules path's arrays
 double when half used): bytes held, not bytes used. So a table solver on a compiled game holds a fixed
@@ -35,6 +36,11 @@ def _is_regressor(value) -> bool:
 def _is_compiled_model(value) -> bool:
     from ..regressors.compiled import CompiledModel
     return isinstance(value, CompiledModel)
+
+
+def _is_snapshot(value) -> bool:
+    from .snapshots import Snapshot
+    return isinstance(value, Snapshot)
 
 
 def regressor_bytes(model) -> int:
@@ -91,6 +97,9 @@ def _walk(value, path: str, seen: set, found: dict[str, int], game) -> None:
                 found[path] = storage.nbytes()
             continue
         if _is_compiled_model(value):  # a regressor's compiled form (`State.model`'s): counted as its regressor
+            continue
+        if _is_snapshot(value):  # a model kept after its regressor moved on: its own arrays
+            found[path] = value.model.nbytes
             continue
         if _is_regressor(value):
             found[path] = regressor_bytes(value)

@@ -117,6 +117,51 @@ def reservoir_targets(sequence: np.ndarray, regret: np.ndarray, iteration: np.nd
     return sequences, sums / totals, weights
 
 
+def row_targets(rows: np.ndarray, regret: np.ndarray, iteration: np.ndarray,
+                power: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(rows, targets, weights) of a reservoir of feature-row examples (x, r, t) of weight t ** power:
+    `reservoir_targets` keyed by the row itself instead of a sequence id (equal rows are one training row)."""
+    if len(rows) == 0:
+        return rows, regret, regret
+    distinct, inverse = np.unique(rows, axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    w = iteration.astype(np.float64) ** power
+    totals = np.bincount(inverse, w, minlength=len(distinct))
+    sums = np.bincount(inverse, w * regret, minlength=len(distinct))
+    present = totals > 0
+    distinct, totals, sums = distinct[present], totals[present], sums[present]
+    weights = totals * (len(totals) / totals.sum()) if len(totals) else totals
+    return np.ascontiguousarray(distinct), sums / totals, weights
+
+
+class RowTargets:
+    """targets="rows": a player's `RowReservoir` (`rcfr.solvers.model_strategies`), which the walk fills with the
+    traverser's feature rows and sampled regrets; no state or sum per set. Checkpoints hold its arrays."""
+
+    FIELDS = ("rows", "value", "t", "seen", "rng")  # (scale, now, bootstrap, player: set from the options and run)
+
+    def __init__(self, kept):
+        self.kept = kept
+
+    def add(self, sequences: np.ndarray, regrets: np.ndarray, t: int) -> None:
+        """Nothing: the walk wrote this iteration's examples already."""
+
+    def examples(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The examples held: (rows, sampled regrets, iterations)."""
+        n = min(int(self.kept.seen[0]), len(self.kept.value))
+        return self.kept.rows[:n], self.kept.value[:n], self.kept.t[:n]
+
+    def state_dict(self, prefix: str) -> dict[str, np.ndarray]:
+        return {f"{prefix}{name}": getattr(self.kept, name).copy() for name in self.FIELDS}
+
+    def load_state_dict(self, state: dict[str, np.ndarray], prefix: str) -> None:
+        for name in self.FIELDS:
+            value, target = np.asarray(state[f"{prefix}{name}"]), getattr(self.kept, name)
+            if value.shape != target.shape:
+                raise ValueError(f"checkpoint field {prefix}{name!r} has shape {value.shape}, expected {target.shape}")
+            target[...] = value
+
+
 class StoredSums:
     """Stored targets of one player's sequences for a fit of at most `capacity` examples.
 
