@@ -384,6 +384,23 @@ def test_ray_cfr_iterations_equal_one_process(local_ray):
     assert np.array_equal(got.average_policy().probs, one.average_policy().probs)
 
 
+@pytest.mark.slow
+def test_ray_rules_cfr_and_full_regret_equal_one_process(local_ray):
+    """Two Ray workers give the in-process iterates (CFR over the rules, Goofspiel(4)) and plan sums (the full
+    regret, Bluff(1,1)) of the same shard count bit for bit."""
+    here = _rules_cfr("goofspiel", {"cards": 4}, iterations=5, shards=2)
+    far = _rules_cfr("goofspiel", {"cards": 4}, iterations=5, workers=2)
+    assert np.array_equal(_regrets_by_code(far), _regrets_by_code(here))
+    assert np.array_equal(far.average_policy().probs, here.average_policy().probs)
+    g = game("liars_dice")
+    trackers = [RulesFullRegret(g.rules, shards=2), RulesFullRegret(g.rules, workers=2)]
+    for seed in range(2):
+        for t in trackers:
+            t.add(code_policy(g, seed))
+    states = [t.state_dict() for t in trackers]
+    assert all(np.array_equal(states[0][k], states[1][k]) for k in states[0])
+
+
 # ---- the kit: run.workers, run.ray_address -------------------------------------------------------------
 def _kit(game_name, params, iterations, **run):
     return {"game": {"name": game_name, "params": params}, "solver": {"name": "cfr", "options": {}},
