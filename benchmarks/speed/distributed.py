@@ -19,8 +19,10 @@ average before the run is printed.
 `--cfr` runs `--iterations` full-width CFR iterations over the rules (`rcfr.rules.cfr`, vanilla CFR, alternating
 updates: two walks per iteration) three ways: one process (unsharded), ``shards=workers`` here, and `workers` Ray
 workers with the same shards; it reports the numbering walk's time apart, the iterations' wall seconds, whether
-Ray gave the shards-here iterates bit for bit, and the largest gaps of the cumulative regrets and of the
-average policy to the one process. `--project H` adds the seconds per iteration a walk of H histories would take
+Ray gave the shards-here iterates bit for bit, the cumulative regrets' largest gap between shards here and one
+process after the first iteration, and the first iteration at which their current strategies differ by more
+than 1e-9 (shards sum each sequence's terminal values in another order; at a tie of regrets, regret matching
+turns that rounding into another strategy). `--project H` adds the seconds per iteration a walk of H histories would take
 at the one process's measured rate (histories per second of the update walks).
 
 `--cpu` (no Ray) times each step of the sharded rules walk in CPU seconds, one after another in this process,
@@ -83,36 +85,44 @@ def cfr_rows(spec: str, iterations: int, workers: int, here: bool, ray: bool, pr
     rules = rcfr.make_rules(name, **params)
     options = {"walk": "general"} if name == "liars_dice" else {}
 
-    def run(**sharding):
-        solver = rcfr.make_solver("cfr", rules, **options)
+    def solver(**sharding):
+        made = rcfr.make_solver("cfr", rules, **options)
         if sharding:
-            solver.distribute(**sharding)
-        _, layout_s = _timed(lambda: solver.layout)
-        _, run_s = _timed(lambda: solver.run(iterations))
-        return solver, layout_s, run_s
+            made.distribute(**sharding)
+        _, layout_s = _timed(lambda: made.layout)
+        return made, layout_s
 
-    def regrets(solver):
-        return solver._profile(solver.store.regrets)
+    def regrets(made):
+        return made._profile(made.store.regrets)
 
-    one, one_layout, one_s = run()
+    # one process and the same shards here in lockstep: where their strategies first part (regret matching
+    # turns a rounding difference at a tie of regrets into a different strategy)
+    one, one_layout = solver()
+    here = solver(shards=workers)[0] if here else None
+    one_s = here_s = 0.0
+    parted, first_gap = "-", "-"
+    for t in range(1, iterations + 1):
+        one_s += _timed(one.iterate)[1]
+        if here is not None:
+            here_s += _timed(here.iterate)[1]
+            if t == 1:
+                first_gap = f"{np.abs(regrets(here) - regrets(one)).max():.1e}"
+            if parted == "-" and np.abs(here.current_policy().probs - one.current_policy().probs).max() > 1e-9:
+                parted = str(t)
+    at_ray = None
+    if ray:
+        far = solver(workers=workers)[0]
+        at_ray = far, _timed(lambda: far.run(iterations))[1]
     per_walk = one.nodes_touched / (2 * iterations)
     rate = 2 * iterations * per_walk / one_s
-    at_here = run(shards=workers) if here else None
-    at_ray = run(workers=workers) if ray else None
     cells = [spec, f"{int(per_walk):,}", f"{one_layout:.1f}", f"{one_s:.1f} ({one_s / iterations:.2f}/it)"]
-    for got in (at_here, at_ray):
-        cells.append("-" if got is None else f"{got[2]:.1f} ({got[2] / iterations:.2f}/it)")
-    cells.append("-" if at_ray is None else f"{one_s / at_ray[2]:.2f}")
-    same = "-" if at_here is None or at_ray is None else str(
-        np.array_equal(regrets(at_here[0]), regrets(at_ray[0]))
-        and np.array_equal(at_here[0].average_policy().probs, at_ray[0].average_policy().probs))
-    cells.append(same)
-    other = at_ray or at_here
-    if other is None:
-        cells += ["-", "-"]
-    else:
-        cells.append(f"{np.abs(regrets(other[0]) - regrets(one)).max():.1e}")
-        cells.append(f"{np.abs(other[0].average_policy().probs - one.average_policy().probs).max():.1e}")
+    cells.append("-" if here is None else f"{here_s:.1f} ({here_s / iterations:.2f}/it)")
+    cells.append("-" if at_ray is None else f"{at_ray[1]:.1f} ({at_ray[1] / iterations:.2f}/it)")
+    cells.append("-" if at_ray is None else f"{one_s / at_ray[1]:.2f}")
+    cells.append("-" if here is None or at_ray is None else str(
+        np.array_equal(regrets(here), regrets(at_ray[0]))
+        and np.array_equal(here.average_policy().probs, at_ray[0].average_policy().probs)))
+    cells += [first_gap, parted]
     cells.append(f"{rate:.3g}")
     if project:
         cells.append(f"{2 * project / rate:.0f}")
@@ -150,8 +160,8 @@ def main() -> None:
             print(f"Ray start and first sharded iteration (workers load the kernels): {warm_s:.1f} s\n")
         w = args.workers
         print(f"| game | histories per walk | numbering walk s | one process s | {w} shards here s | Ray, {w} workers s "
-              f"| speed-up | Ray = shards here | regret gap to one process | average policy gap | histories/s (one "
-              f"process) |" + (f" projected s per iteration at {args.project:.3g} histories |" if args.project else ""))
+              f"| speed-up | Ray = shards here | regret gap to one process after iteration 1 | strategies part from one "
+              f"process at iteration | histories/s (one process) |" + (f" projected s per iteration at {args.project:.3g} histories |" if args.project else ""))
         print("|---" * (11 + bool(args.project)) + "|")
         for spec in args.cfr:
             cfr_rows(spec, args.iterations, w, not args.no_here, not args.no_ray, args.project)

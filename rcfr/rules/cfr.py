@@ -281,7 +281,8 @@ class RulesCFRSolver(IterativeSolver):
 
     def size(self) -> int:
         """The regret table's entries (every sequence but the empty ones)."""
-        return self.store.size() if self._layout is not None else sum(v.num_sequences - 1 for v in self.views)
+        self.layout  # noqa: B018  (binds the store)
+        return self.store.size()
 
     # ---- policies ------------------------------------------------------------------------------
     def _policy(self, strategies) -> CodePolicy:
