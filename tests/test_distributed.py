@@ -387,11 +387,16 @@ def test_ray_cfr_iterations_equal_one_process(local_ray):
 @pytest.mark.slow
 def test_ray_rules_cfr_and_full_regret_equal_one_process(local_ray):
     """Two Ray workers give the in-process iterates (CFR over the rules, Goofspiel(4)) and plan sums (the full
-    regret, Bluff(1,1)) of the same shard count bit for bit."""
+    regret, Bluff(1,1)) of the same shard count bit for bit; with fixed-point sums, the unsharded iterates."""
     here = _rules_cfr("goofspiel", {"cards": 4}, iterations=5, shards=2)
     far = _rules_cfr("goofspiel", {"cards": 4}, iterations=5, workers=2)
     assert np.array_equal(_regrets_by_code(far), _regrets_by_code(here))
     assert np.array_equal(far.average_policy().probs, here.average_policy().probs)
+    fixed = [rcfr.make_solver("cfr", walked("goofspiel", cards=5), sums="fixed") for _ in range(2)]
+    fixed[1].distribute(workers=2)
+    for solver in fixed:
+        solver.run(4)
+    assert np.array_equal(_regrets_by_code(fixed[1]), _regrets_by_code(fixed[0]))  # fixed sums: = one process
     g = game("liars_dice")
     trackers = [RulesFullRegret(g.rules, shards=2), RulesFullRegret(g.rules, workers=2)]
     for seed in range(2):

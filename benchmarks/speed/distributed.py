@@ -22,7 +22,8 @@ workers with the same shards; it reports the numbering walk's time apart, the it
 Ray gave the shards-here iterates bit for bit, the cumulative regrets' largest gap between shards here and one
 process after the first iteration, and the first iteration at which their current strategies differ by more
 than 1e-9 (shards sum each sequence's terminal values in another order; at a tie of regrets, regret matching
-turns that rounding into another strategy). `--project H` adds the seconds per iteration a walk of H histories would take
+turns that rounding into another strategy), and whether Ray gave the one process's iterates bit for bit; one
+row per `--sums` (float, fixed: `rcfr.rules.cfr.SUMS`). `--project H` adds the seconds per iteration a walk of H histories would take
 at the one process's measured rate (histories per second of the update walks).
 
 `--cpu` (no Ray) times each step of the sharded rules walk in CPU seconds, one after another in this process,
@@ -76,14 +77,15 @@ def cpu_breakdown(rules, policy, shards: int) -> None:
           f"{one_cpu / critical:.2f} | {abs(out[1] + out[2] - one['br0'] - one['br1']) / 2:.1e} |", flush=True)
 
 
-def cfr_rows(spec: str, iterations: int, workers: int, here: bool, ray: bool, project: float | None) -> None:
+def cfr_rows(spec: str, iterations: int, workers: int, here: bool, ray: bool, project: float | None,
+             sums: str = "float") -> None:
     """One row of the CFR table (see the module docstring)."""
     import numpy as np
 
     import rcfr
     name, params = parse(spec)
     rules = rcfr.make_rules(name, **params)
-    options = {"walk": "general"} if name == "liars_dice" else {}
+    options = {"walk": "general", "sums": sums} if name == "liars_dice" else {"sums": sums}
 
     def solver(**sharding):
         made = rcfr.make_solver("cfr", rules, **options)
@@ -115,14 +117,15 @@ def cfr_rows(spec: str, iterations: int, workers: int, here: bool, ray: bool, pr
         at_ray = far, _timed(lambda: far.run(iterations))[1]
     per_walk = one.nodes_touched / (2 * iterations)
     rate = 2 * iterations * per_walk / one_s
-    cells = [spec, f"{int(per_walk):,}", f"{one_layout:.1f}", f"{one_s:.1f} ({one_s / iterations:.2f}/it)"]
+    equal_one = "-" if at_ray is None else str(np.array_equal(regrets(one), regrets(at_ray[0])))
+    cells = [f"{spec}, {sums} sums", f"{int(per_walk):,}", f"{one_layout:.1f}", f"{one_s:.1f} ({one_s / iterations:.2f}/it)"]
     cells.append("-" if here is None else f"{here_s:.1f} ({here_s / iterations:.2f}/it)")
     cells.append("-" if at_ray is None else f"{at_ray[1]:.1f} ({at_ray[1] / iterations:.2f}/it)")
     cells.append("-" if at_ray is None else f"{one_s / at_ray[1]:.2f}")
     cells.append("-" if here is None or at_ray is None else str(
         np.array_equal(regrets(here), regrets(at_ray[0]))
         and np.array_equal(here.average_policy().probs, at_ray[0].average_policy().probs)))
-    cells += [first_gap, parted]
+    cells += [first_gap, parted, equal_one]
     cells.append(f"{rate:.3g}")
     if project:
         cells.append(f"{2 * project / rate:.0f}")
@@ -138,6 +141,7 @@ def main() -> None:
     parser.add_argument("--cfr", nargs="*", default=[], help="rules games to run CFR iterations on")
     parser.add_argument("--iterations", type=int, default=20)
     parser.add_argument("--no-ray", action="store_true", help="CFR: skip the Ray column")
+    parser.add_argument("--sums", nargs="*", default=["float", "fixed"], help="CFR: the solver's sums, each a row")
     parser.add_argument("--project", type=float, default=None, help="CFR: histories of a walk to project to")
     parser.add_argument("--cpu", action="store_true", help="no Ray: CPU seconds of each step of the sharded walk, "
                         "and the speed-up idle cores would give (rules games)")
@@ -161,10 +165,11 @@ def main() -> None:
         w = args.workers
         print(f"| game | histories per walk | numbering walk s | one process s | {w} shards here s | Ray, {w} workers s "
               f"| speed-up | Ray = shards here | regret gap to one process after iteration 1 | strategies part from one "
-              f"process at iteration | histories/s (one process) |" + (f" projected s per iteration at {args.project:.3g} histories |" if args.project else ""))
-        print("|---" * (11 + bool(args.project)) + "|")
+              f"process at iteration | Ray = one process | histories/s (one process) |" + (f" projected s per iteration at {args.project:.3g} histories |" if args.project else ""))
+        print("|---" * (12 + bool(args.project)) + "|")
         for spec in args.cfr:
-            cfr_rows(spec, args.iterations, w, not args.no_here, not args.no_ray, args.project)
+            for sums in args.sums:
+                cfr_rows(spec, args.iterations, w, not args.no_here, not args.no_ray, args.project, sums)
         print(f"\nload average after: {os.getloadavg()[0]:.2f}")
         return
 
