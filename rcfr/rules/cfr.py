@@ -167,9 +167,10 @@ def layout_of(rules: GameRules, shards: int = 1, cut: int | None = None, workers
 #: gives the same bits).
 SUMS = ("float", "fixed")
 
-#: With ``sums="fixed"`` terminal values are summed in fixed point, 2**-FRACTION_BITS per unit, in two 64-bit words per sequence
-#: (|value| < 2**(127 - FRACTION_BITS) = 1.4e14): integer sums do not depend on their order, so every shard count
-#: gives the same bits. Each term is cut to the grid (towards zero) before it is added, 8e-25 at most.
+#: With ``sums="fixed"`` terminal values are summed in fixed point, 2**-FRACTION_BITS per unit, in two 64-bit
+#: words per sequence (|value| < 2**(127 - FRACTION_BITS) = 1.4e14, not checked: far above any payoff sum here):
+#: integer sums do not depend on their order, so every shard count gives the same bits. Each term is cut to the
+#: grid (towards zero) before it is added, 8e-25 at most.
 FRACTION_BITS = 80
 _SCALE = 2.0 ** FRACTION_BITS
 _WORD = 2.0 ** 64
@@ -234,7 +235,7 @@ def _update(initial, player, num_children, child, utility, infoset_code, data, w
          np.zeros(3), np.zeros(6, np.int64), np.zeros(DEPTH, np.int64), np.zeros(DEPTH, np.int64),
          np.ones(DEPTH), np.ones(DEPTH), np.ones(DEPTH), np.full(DEPTH, -1, np.int64), np.full(DEPTH, -1, np.int64))
     _, v = _update_walk(initial, player, num_children, child, utility, infoset_code, abstract_code, data, width,
-                             True, c, v)
+                        True, c, v)
     return v[8][0]
 
 
