@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 import rcfr
 from rcfr import distributed
 from rcfr.regrets import FullRegret
+from rcfr.rules import cfr as rules_cfr
 from rcfr.rules import evaluation as rules_eval
 from rcfr.rules.policy import CodePolicy
 from rcfr.rules.regrets import RulesFullRegret
@@ -566,7 +567,7 @@ def test_sharded_rules_cfr_equals_one_process(name, params, monkeypatch):
     one walk per iteration) to rounding."""
     calls = []
     run = distributed.run_shards
-    monkeypatch.setattr(rcfr.rules.cfr, "run_shards", lambda *a, **k: calls.append(len(a[2])) or run(*a, **k))
+    monkeypatch.setattr(rules_cfr, "run_shards", lambda *a, **k: calls.append(len(a[2])) or run(*a, **k))
     one = _rules_cfr(name, params, iterations=8)
     assert calls == []
     three = _rules_cfr(name, params, iterations=8, shards=3)
@@ -592,8 +593,8 @@ def test_sharded_rules_cfr_negative_control(monkeypatch):
     """Dropping a shard's walk changes the iterates: the equalities above can fail."""
     one = _rules_cfr("goofspiel", {"cards": 4}, iterations=3, shards=3)
     run = distributed.run_shards
-    iteration_walk = rcfr.rules.cfr._iteration_shard
-    monkeypatch.setattr(rcfr.rules.cfr, "run_shards",
+    iteration_walk = rules_cfr._iteration_shard
+    monkeypatch.setattr(rules_cfr, "run_shards",
                         lambda f, *a, **k: run(f, *a, **k)[:-1] if f is iteration_walk else run(f, *a, **k))
     short = _rules_cfr("goofspiel", {"cards": 4}, iterations=3, shards=3)
     assert _gap(short.average_policy(), one.average_policy()) > 1e-3
