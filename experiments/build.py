@@ -25,6 +25,7 @@ from rcfr.features import make_features
 from rcfr.policy import Policy
 from rcfr.registry import keyword_names
 from rcfr.regressors import make_regressor
+from rcfr.rules.cfr import RulesCFRSolver
 from rcfr.rules.game import RulesGame
 from rcfr.solvers import CFRSolver
 from rcfr.solvers.base import by_rules
@@ -172,7 +173,7 @@ def _factory(spec: ExperimentConfig, game: Game, sequences: int | None, construc
     def new_solver() -> CFRSolver:
         extra = {} if regressor is None else {"regressor": make_component("regressor", *regressor, game)}
         solver = construct({**options, **extra})
-        if spec.run.workers > 1 and isinstance(solver, CFRSolver):  # full-width iterations: sharded products
+        if spec.run.workers > 1 and isinstance(solver, (CFRSolver, RulesCFRSolver)):  # full-width: sharded
             solver.distribute(spec.run.workers, None, spec.run.ray_address)
         return solver
 

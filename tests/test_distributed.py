@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 import rcfr
 from rcfr import distributed
 from rcfr.regrets import FullRegret
+from rcfr.rules import cfr as rules_cfr
 from rcfr.rules import evaluation as rules_eval
 from rcfr.rules.policy import CodePolicy
 from rcfr.rules.regrets import RulesFullRegret
@@ -384,6 +385,28 @@ def test_ray_cfr_iterations_equal_one_process(local_ray):
     assert np.array_equal(got.average_policy().probs, one.average_policy().probs)
 
 
+@pytest.mark.slow
+def test_ray_rules_cfr_and_full_regret_equal_one_process(local_ray):
+    """Two Ray workers give the in-process iterates (CFR over the rules, Goofspiel(4)) and plan sums (the full
+    regret, Bluff(1,1)) of the same shard count bit for bit; with fixed-point sums, the unsharded iterates."""
+    here = _rules_cfr("goofspiel", {"cards": 4}, iterations=5, shards=2)
+    far = _rules_cfr("goofspiel", {"cards": 4}, iterations=5, workers=2)
+    assert np.array_equal(_regrets_by_code(far), _regrets_by_code(here))
+    assert np.array_equal(far.average_policy().probs, here.average_policy().probs)
+    fixed = [rcfr.make_solver("cfr", walked("goofspiel", cards=5), sums="fixed") for _ in range(2)]
+    fixed[1].distribute(workers=2)
+    for solver in fixed:
+        solver.run(4)
+    assert np.array_equal(_regrets_by_code(fixed[1]), _regrets_by_code(fixed[0]))  # fixed sums: = one process
+    g = game("liars_dice")
+    trackers = [RulesFullRegret(g.rules, shards=2), RulesFullRegret(g.rules, workers=2)]
+    for seed in range(2):
+        for t in trackers:
+            t.add(code_policy(g, seed))
+    states = [t.state_dict() for t in trackers]
+    assert all(np.array_equal(states[0][k], states[1][k]) for k in states[0])
+
+
 # ---- the kit: run.workers, run.ray_address -------------------------------------------------------------
 def _kit(game_name, params, iterations, **run):
     return {"game": {"name": game_name, "params": params}, "solver": {"name": "cfr", "options": {}},
@@ -412,3 +435,239 @@ def test_kit_run_on_two_workers_equals_one_process(local_ray, tmp_path):
     for name, run in (("one", {}), ("two", {"workers": 2})):
         run_experiment(_kit("goofspiel", {"cards": 4}, 6, measure="full_regret", **run), tmp_path / name)
     assert _kit_rows(tmp_path / "two") == _kit_rows(tmp_path / "one")
+
+
+# ---- the full regret's walk per profile, sharded (rules path) ---------------------------------------------
+def _sums_by_code(tracker):
+    state = tracker.state_dict()
+    order = np.argsort(state["codes"])
+    sizes = np.diff(state["starts"])[order]
+    rows = np.concatenate([state["sums"][state["starts"][i]:state["starts"][i + 1]] for i in order])
+    return state["codes"][order], sizes, rows, float(state["value"])
+
+
+@pytest.mark.parametrize("name, params", RULES_GAMES[:2], ids=[g[0] for g in RULES_GAMES[:2]])
+def test_rules_full_regret_plans_shard(name, params, monkeypatch):
+    """Each set's plan sums equal one walk's bit for bit for any shard count (each set is added once, from the
+    first shard that met it); the value, a sum over terminals, to rounding."""
+    g = game(name, **params)
+    calls = []
+    run = distributed.run_shards
+    monkeypatch.setattr(rcfr.rules.regrets, "run_shards", lambda *a, **k: calls.append(len(a[2])) or run(*a, **k))
+    one = RulesFullRegret(g.rules)
+    sharded = [RulesFullRegret(g.rules, shards=s, cut=c) for s, c in ((2, None), (3, None), (5, 2), (1, 2))]
+    for seed in range(3):
+        policy = code_policy(g, seed, keep=1 + seed % 2)  # every other profile lacks half the sets
+        for t in [one, *sharded]:
+            t.add(policy)
+    assert calls == [2, 3, 5, 1] * 3
+    codes, sizes, rows, value = _sums_by_code(one)
+    for t in sharded:
+        got = _sums_by_code(t)
+        assert np.array_equal(got[0], codes) and np.array_equal(got[1], sizes) and np.array_equal(got[2], rows)
+        assert abs(got[3] - value) <= 1e-12
+        assert np.allclose(t.average_regrets(), one.average_regrets(), rtol=0, atol=1e-12)
+    again = RulesFullRegret(g.rules, shards=3)
+    for seed in range(3):
+        again.add(code_policy(g, seed, keep=1 + seed % 2))
+    assert all(np.array_equal(a, b) for a, b in zip(_sums_by_code(again), _sums_by_code(sharded[1])))
+
+
+def test_rules_full_regret_a_dropped_shard_changes_the_sums(monkeypatch):
+    """Negative control: reducing all shards but the last gives other sums (so the equality above can fail)."""
+    g = game("goofspiel", cards=4)
+    run = distributed.run_shards
+    monkeypatch.setattr(rcfr.rules.regrets, "run_shards", lambda *a, **k: run(*a, **k)[:-1])
+    one, short = RulesFullRegret(g.rules), RulesFullRegret(g.rules, shards=3)
+    one.add(code_policy(g, 4))
+    short.add(code_policy(g, 4))
+    assert len(_sums_by_code(short)[0]) < len(_sums_by_code(one)[0])
+
+
+def test_rules_full_regret_resumes_on_another_shard_count():
+    g = game("liars_dice")
+    straight, first = RulesFullRegret(g.rules), RulesFullRegret(g.rules, shards=3)
+    for seed in range(4):
+        straight.add(code_policy(g, seed))
+    for seed in range(2):
+        first.add(code_policy(g, seed))
+    resumed = RulesFullRegret(g.rules, shards=2)
+    resumed.load_state_dict(first.state_dict())
+    for seed in range(2, 4):
+        resumed.add(code_policy(g, seed))
+    got, want = _sums_by_code(resumed), _sums_by_code(straight)
+    assert all(np.array_equal(a, b) for a, b in zip(got[:3], want[:3])) and abs(got[3] - want[3]) <= 1e-12
+
+
+# ---- full-width CFR iterations over the rules ------------------------------------------------------------
+RULES_CFR_GAMES = [("kuhn", {}), ("leduc", {}), ("goofspiel", {"cards": 4}), ("liars_dice", {})]
+
+
+@functools.cache
+def walked(name, **params):
+    return rcfr.load_game(name, compiled=False, **params)
+
+
+def _rules_cfr(name, params, solver="cfr", iterations=0, **sharding):
+    options = {"walk": "general"} if name == "liars_dice" else {}  # not Bluff's public tree
+    s = rcfr.make_solver(solver, walked(name, **params), **options)
+    if sharding:
+        s.distribute(**sharding)
+    return s.run(iterations)
+
+
+def _gap(a, b):
+    assert np.array_equal(a.codes, b.codes) and np.array_equal(a.first, b.first)
+    return float(np.abs(a.probs - b.probs).max())
+
+
+def _regrets_by_code(solver):
+    """A solver's cumulative regrets in the `CodePolicy` layout (sets sorted by code), either path."""
+    regrets = solver.store.regrets
+    if hasattr(solver, "layout"):
+        return solver._profile(regrets)
+    from rcfr.rules.policy import infoset_codes
+    g = solver.game
+    order = np.argsort(infoset_codes(g), kind="stable")
+    sizes = g.infoset_num_actions[order].astype(np.int64)
+    first = np.concatenate(([0], np.cumsum(sizes)))
+    source = np.repeat(g.infoset_first_seq[order].astype(np.int64) - first[:-1], sizes) + np.arange(first[-1])
+    return np.concatenate([regrets[0][1:], regrets[1][1:]])[source]
+
+
+#: Regret matching divides regrets by their positive sum, which is tiny where the regrets nearly cancel: a
+#: rounding difference of 1e-17 in a regret of 1e-7 moves the strategy by 1e-10. Where the terminal values are
+#: summed in another order (other shards) the regrets agree to 1e-12 and the strategies to this.
+RATIO_TOLERANCE = 1e-9
+
+
+@pytest.mark.parametrize("name, params", RULES_CFR_GAMES, ids=[g[0] for g in RULES_CFR_GAMES])
+@pytest.mark.parametrize("solver", ["cfr", "cfr+"])
+def test_rules_cfr_equals_compiled_cfr_iteration_for_iteration(name, params, solver):
+    from rcfr.rules.cfr import RulesCFRSolver
+    compiled = rcfr.make_solver(solver, game(name, **params))
+    one, two = _rules_cfr(name, params, solver), _rules_cfr(name, params, solver, shards=2)
+    assert isinstance(one, RulesCFRSolver)
+    for _ in range(12):
+        for s in (compiled, one, two):
+            s.iterate()
+        regrets = _regrets_by_code(compiled)
+        for rules, policy_tolerance in ((one, 1e-12), (two, RATIO_TOLERANCE)):
+            assert np.abs(_regrets_by_code(rules) - regrets).max() <= 1e-12
+            for policy in ("current_policy", "average_policy"):
+                want = CodePolicy.from_policy(getattr(compiled, policy)())
+                assert _gap(want, getattr(rules, policy)()) <= policy_tolerance
+    assert abs(rcfr.exploitability(one.game, one.average_policy())
+               - rcfr.exploitability(compiled.game, compiled.average_policy())) <= 1e-12
+
+
+@pytest.mark.parametrize("name, params", RULES_CFR_GAMES[2:], ids=[g[0] for g in RULES_CFR_GAMES[2:]])
+def test_sharded_rules_cfr_equals_one_process(name, params, monkeypatch):
+    """A fixed shard count: the same iterates bit for bit on every run; other counts (and simultaneous updates,
+    one walk per iteration) to rounding."""
+    calls = []
+    run = distributed.run_shards
+    monkeypatch.setattr(rules_cfr, "run_shards", lambda *a, **k: calls.append(len(a[2])) or run(*a, **k))
+    one = _rules_cfr(name, params, iterations=8)
+    assert calls == []
+    three = _rules_cfr(name, params, iterations=8, shards=3)
+    assert calls == [3] * 17  # the numbering walk, then two walks per iteration
+    again = _rules_cfr(name, params, iterations=8, shards=3)
+    five = _rules_cfr(name, params, iterations=8, shards=5, cut=3)
+    for policy in ("current_policy", "average_policy"):
+        assert np.array_equal(getattr(again, policy)().probs, getattr(three, policy)().probs)
+        for other in (three, five):
+            assert _gap(getattr(other, policy)(), getattr(one, policy)()) <= RATIO_TOLERANCE
+    for other in (three, five):
+        assert np.abs(_regrets_by_code(other) - _regrets_by_code(one)).max() <= 1e-12
+    assert np.array_equal(_regrets_by_code(again), _regrets_by_code(three))
+    assert three.nodes_touched == one.nodes_touched
+    both = rcfr.make_solver("cfr", game(name, **params), updates="simultaneous").run(6)
+    simultaneous = rcfr.make_solver("cfr", walked(name, **params), updates="simultaneous",
+                                    **({"walk": "general"} if name == "liars_dice" else {})).distribute(shards=2).run(6)
+    assert np.abs(_regrets_by_code(both) - _regrets_by_code(simultaneous)).max() <= 1e-12
+    assert _gap(CodePolicy.from_policy(both.average_policy()), simultaneous.average_policy()) <= RATIO_TOLERANCE
+
+
+def test_sharded_rules_cfr_negative_control(monkeypatch):
+    """Dropping a shard's walk changes the iterates: the equalities above can fail."""
+    one = _rules_cfr("goofspiel", {"cards": 4}, iterations=3, shards=3)
+    run = distributed.run_shards
+    iteration_walk = rules_cfr._iteration_shard
+    monkeypatch.setattr(rules_cfr, "run_shards",
+                        lambda f, *a, **k: run(f, *a, **k)[:-1] if f is iteration_walk else run(f, *a, **k))
+    short = _rules_cfr("goofspiel", {"cards": 4}, iterations=3, shards=3)
+    assert _gap(short.average_policy(), one.average_policy()) > 1e-3
+
+
+def test_a_rules_cfr_checkpoint_resumes_on_another_shard_count():
+    half = _rules_cfr("liars_dice", {}, "cfr+", iterations=5, shards=3)
+    resumed = _rules_cfr("liars_dice", {}, "cfr+", shards=2)
+    resumed.load_state_dict(half.state_dict())
+    resumed.run(5)
+    straight = _rules_cfr("liars_dice", {}, "cfr+", iterations=10)
+    assert resumed.iteration == 10
+    assert np.abs(_regrets_by_code(resumed) - _regrets_by_code(straight)).max() <= 1e-12
+    assert _gap(resumed.average_policy(), straight.average_policy()) <= RATIO_TOLERANCE
+    same = _rules_cfr("liars_dice", {}, "cfr+", shards=3)
+    same.load_state_dict(half.state_dict())
+    assert np.array_equal(same.run(5).average_policy().probs,
+                          _rules_cfr("liars_dice", {}, "cfr+", iterations=10, shards=3).average_policy().probs)
+    with pytest.raises(ValueError, match="fingerprint|belongs to"):
+        _rules_cfr("goofspiel", {"cards": 4}, "cfr+").load_state_dict(half.state_dict())
+
+
+def test_rules_cfr_refuses_bad_input():
+    rules = rcfr.make_rules("goofspiel", cards=4)
+    solver = rcfr.make_solver("cfr", rules)  # the rules themselves are walked too
+    with pytest.raises(ValueError, match="workers must be an integer >= 1"):
+        solver.distribute(workers=0)
+    with pytest.raises(ValueError, match="cut must be an integer >= 1"):
+        solver.distribute(shards=2, cut=0)
+    with pytest.raises(ValueError, match=r"shards=100000 is more than the .* subtrees at cut depth 1"):
+        solver.distribute(shards=100000, cut=1).run(1)
+    with pytest.raises(ValueError, match="unknown option.*'store'"):
+        rcfr.make_solver("cfr", rules, store=None)
+    with pytest.raises(ValueError, match="updates"):
+        rcfr.make_solver("cfr", rules, updates="sometimes")
+
+
+def test_fixed_point_sums_give_every_shard_count_the_same_bits():
+    """``sums="fixed"``: on Goofspiel(5), where float sums with 1 and 3 shards part at a tie of regrets, every
+    shard count and cut gives the same iterates bit for bit, and a checkpoint resumes on another count exactly.
+    Against float sums (one shard) the first iteration's regrets agree to 1e-12."""
+    rules = rcfr.make_rules("goofspiel", cards=5)
+
+    def run(iterations, **sharding):
+        solver = rcfr.make_solver("cfr", rules, sums="fixed")
+        return (solver.distribute(**sharding) if sharding else solver).run(iterations)
+
+    one = run(6)
+    for sharding in ({"shards": 2}, {"shards": 3}, {"shards": 5, "cut": 3}):
+        other = run(6, **sharding)
+        assert np.array_equal(_regrets_by_code(other), _regrets_by_code(one))
+        assert np.array_equal(other.average_policy().probs, one.average_policy().probs)
+    floats = [rcfr.make_solver("cfr", rules).distribute(shards=s).run(2) for s in (1, 3)]
+    assert np.abs(_regrets_by_code(floats[0]) - _regrets_by_code(floats[1])).max() > 1e-3  # float sums part
+    first = rcfr.make_solver("cfr", rules).run(1)
+    assert np.abs(_regrets_by_code(run(1, shards=3)) - _regrets_by_code(first)).max() <= 1e-12
+    half, resumed = run(3, shards=3), rcfr.make_solver("cfr", rules, sums="fixed").distribute(shards=2)
+    resumed.load_state_dict(half.state_dict())
+    assert np.array_equal(_regrets_by_code(resumed.run(3)), _regrets_by_code(one))
+    with pytest.raises(ValueError, match="other options"):  # the sums change the numbers: part of the identity
+        rcfr.make_solver("cfr", rules).load_state_dict(half.state_dict())
+    with pytest.raises(ValueError, match="unknown sums 'exact'; allowed: float, fixed"):
+        rcfr.make_solver("cfr", rules, sums="exact")
+
+
+@pytest.mark.parametrize("value", [0.0, 1.0, -1.0, 1e-30, -3.75e-7, 123456.789, -2.0**40, 0.1])
+def test_fixed_point_round_trips(value):
+    """A value added in fixed point and read back: within the grid (2**-80) of it, signs and carries right;
+    x and -x cancel exactly."""
+    from rcfr.rules import cfr
+    high, low = np.zeros(1, np.uint64), np.zeros(1, np.uint64)
+    cfr._fixed_add(high, low, 0, value)  # the compiled kernel, as the walk inlines it
+    assert abs(cfr._fixed_to_float(high, low)[0] - value) <= 2.0**-80 + 1e-16 * abs(value)
+    for x in (value, -value, -value):
+        cfr._fixed_add(high, low, 0, x)
+    assert high[0] == 0 and low[0] == 0

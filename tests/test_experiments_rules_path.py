@@ -64,6 +64,18 @@ def test_what_needs_the_tree_is_refused_before_any_work(change, field, no_enumer
         validate(cfg)
 
 
+def test_full_width_cfr_on_the_rules_scores_what_the_compiled_run_scores(tmp_path):
+    """solver=cfr on a game walked by its rules is CFR over the rules (`rcfr.rules.cfr`): the compiled run's
+    exploitability at every point."""
+    for name, compiled in (("rules", False), ("tree", None)):
+        run_experiment(config("goofspiel", {"cards": 4}, compiled=compiled, solver="cfr", run__iterations=8),
+                       tmp_path / name)
+    ours, theirs = rows(tmp_path / "rules"), rows(tmp_path / "tree")
+    assert [r["iteration"] for r in ours] == [r["iteration"] for r in theirs]
+    for a, b in zip(ours, theirs):
+        assert float(a["exploitability"]) == pytest.approx(float(b["exploitability"]), abs=1e-12)
+
+
 def test_compiled_must_be_a_boolean_or_null():
     with pytest.raises(ConfigError, match="compiled"):
         validate(config(compiled="sometimes"))

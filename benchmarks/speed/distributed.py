@@ -1,7 +1,10 @@
-"""Sharded exact evaluation on a local Ray (issue 36): one process against `--workers` Ray workers.
+"""Sharded exact evaluation and CFR iterations on a local Ray (issue 36): one process against `--workers` Ray workers.
 
     python -m benchmarks.speed.distributed                                   # Bluff(2,1), Goofspiel(7) rules path
     python -m benchmarks.speed.distributed --rules "goofspiel(cards=6)" --compiled "goofspiel(cards=6)"
+    python -m benchmarks.speed.distributed --cfr "goofspiel(cards=6)" --iterations 20
+    python -m benchmarks.speed.distributed --cfr "phantom_ttt(opening=(4, 0))" --iterations 2 \
+        --project 2.3e8 --no-ray                                            # a rate, and what it gives PTTT (4,)
 
 Per game, exploitability of the uniform policy three ways: *one walk* (``workers=1``, the unsharded code),
 *shards here* (``shards=workers`` run one after another in this process: the cost of splitting and merging;
@@ -12,6 +15,16 @@ compiled games (`--compiled`) are compiled first (not timed) and evaluate `Polic
 started by the first sharded call, on Kuhn (reported apart), so that the workers have loaded the numba kernels
 before timing. Wall seconds; the speed-up is one walk / Ray. Say how busy the machine was: the load
 average before the run is printed.
+
+`--cfr` runs `--iterations` full-width CFR iterations over the rules (`rcfr.rules.cfr`, vanilla CFR, alternating
+updates: two walks per iteration) three ways: one process (unsharded), ``shards=workers`` here, and `workers` Ray
+workers with the same shards; it reports the numbering walk's time apart, the iterations' wall seconds, whether
+Ray gave the shards-here iterates bit for bit, the cumulative regrets' largest gap between shards here and one
+process after the first iteration, and the first iteration at which their current strategies differ by more
+than 1e-9 (shards sum each sequence's terminal values in another order; at a tie of regrets, regret matching
+turns that rounding into another strategy), and whether Ray gave the one process's iterates bit for bit; one
+row per `--sums` (float, fixed: `rcfr.rules.cfr.SUMS`). `--project H` adds the seconds per iteration a walk of H histories would take
+at the one process's measured rate (histories per second of the update walks).
 
 `--cpu` (no Ray) times each step of the sharded rules walk in CPU seconds, one after another in this process,
 and projects what idle cores would give: one walk / (prefix counts + slowest shard + merge + best responses),
@@ -64,12 +77,72 @@ def cpu_breakdown(rules, policy, shards: int) -> None:
           f"{one_cpu / critical:.2f} | {abs(out[1] + out[2] - one['br0'] - one['br1']) / 2:.1e} |", flush=True)
 
 
+def cfr_rows(spec: str, iterations: int, workers: int, here: bool, ray: bool, project: float | None,
+             sums: str = "float") -> None:
+    """One row of the CFR table (see the module docstring)."""
+    import numpy as np
+
+    import rcfr
+    name, params = parse(spec)
+    rules = rcfr.make_rules(name, **params)
+    options = {"walk": "general", "sums": sums} if name == "liars_dice" else {"sums": sums}
+
+    def solver(**sharding):
+        made = rcfr.make_solver("cfr", rules, **options)
+        if sharding:
+            made.distribute(**sharding)
+        _, layout_s = _timed(lambda: made.layout)
+        return made, layout_s
+
+    def regrets(made):
+        return made._profile(made.store.regrets)
+
+    # one process and the same shards here in lockstep: where their strategies first part (regret matching
+    # turns a rounding difference at a tie of regrets into a different strategy)
+    one, one_layout = solver()
+    here = solver(shards=workers)[0] if here else None
+    one_s = here_s = 0.0
+    parted, first_gap = "-", "-"
+    for t in range(1, iterations + 1):
+        one_s += _timed(one.iterate)[1]
+        if here is not None:
+            here_s += _timed(here.iterate)[1]
+            if t == 1:
+                first_gap = f"{np.abs(regrets(here) - regrets(one)).max():.1e}"
+            if parted == "-" and np.abs(here.current_policy().probs - one.current_policy().probs).max() > 1e-9:
+                parted = str(t)
+    at_ray = None
+    if ray:
+        far = solver(workers=workers)[0]
+        at_ray = far, _timed(lambda: far.run(iterations))[1]
+    per_walk = one.nodes_touched / (2 * iterations)
+    rate = 2 * iterations * per_walk / one_s
+    equal_one = "-" if at_ray is None else str(np.array_equal(regrets(one), regrets(at_ray[0])))
+    cells = [f"{spec}, {sums} sums", f"{int(per_walk):,}", f"{one_layout:.1f}", f"{one_s:.1f} ({one_s / iterations:.2f}/it)"]
+    cells.append("-" if here is None else f"{here_s:.1f} ({here_s / iterations:.2f}/it)")
+    cells.append("-" if at_ray is None else f"{at_ray[1]:.1f} ({at_ray[1] / iterations:.2f}/it)")
+    cells.append("-" if at_ray is None else f"{one_s / at_ray[1]:.2f}")
+    cells.append("-" if here is None or at_ray is None else str(
+        np.array_equal(regrets(here), regrets(at_ray[0]))
+        and np.array_equal(here.average_policy().probs, at_ray[0].average_policy().probs)))
+    cells += [first_gap, parted, equal_one]
+    cells.append(f"{rate:.3g}")
+    if project:
+        cells.append(f"{2 * project / rate:.0f}")
+    print("| " + " | ".join(cells) + " |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rules", nargs="*", default=["liars_dice(dice1=2, dice2=1)", "goofspiel(cards=7)"])
     parser.add_argument("--compiled", nargs="*", default=[])
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--no-here", action="store_true", help="skip the shards-here column (saves a walk)")
+    parser.add_argument("--cfr", nargs="*", default=[], help="rules games to run CFR iterations on")
+    parser.add_argument("--iterations", type=int, default=20)
+    parser.add_argument("--no-ray", action="store_true", help="CFR: skip the Ray column")
+    parser.add_argument("--sums", nargs="*", default=["float", "fixed"], help="CFR: the solver's sums, each a row")
+    parser.add_argument("--project", type=float, default=None, help="CFR: histories of a walk to project to")
     parser.add_argument("--cpu", action="store_true", help="no Ray: CPU seconds of each step of the sharded walk, "
                         "and the speed-up idle cores would give (rules games)")
     args = parser.parse_args()
@@ -84,6 +157,21 @@ def main() -> None:
 
     def empty(rules):
         return CodePolicy(rules, np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0))
+
+    if args.cfr:
+        if not args.no_ray:  # the local Ray started and the kernels loaded before timing
+            _, warm_s = _timed(lambda: rcfr.make_solver("cfr", kuhn).distribute(workers=args.workers).run(1))
+            print(f"Ray start and first sharded iteration (workers load the kernels): {warm_s:.1f} s\n")
+        w = args.workers
+        print(f"| game | histories per walk | numbering walk s | one process s | {w} shards here s | Ray, {w} workers s "
+              f"| speed-up | Ray = shards here | regret gap to one process after iteration 1 | strategies part from one "
+              f"process at iteration | Ray = one process | histories/s (one process) |" + (f" projected s per iteration at {args.project:.3g} histories |" if args.project else ""))
+        print("|---" * (12 + bool(args.project)) + "|")
+        for spec in args.cfr:
+            for sums in args.sums:
+                cfr_rows(spec, args.iterations, w, not args.no_here, not args.no_ray, args.project, sums)
+        print(f"\nload average after: {os.getloadavg()[0]:.2f}")
+        return
 
     if args.cpu:
         evaluation.walk(kuhn, empty(kuhn), "uniform", shards=2)  # kernels loaded before timing

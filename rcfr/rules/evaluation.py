@@ -332,11 +332,7 @@ def walk(rules: GameRules, policy: CodePolicy, default: str | None = None, *, wo
         arrays = _shard(common, (-1, 0, 1))
         out, error = arrays["out"], arrays["error"]
     else:
-        cut, subtrees = _cut(common, shards, cut)
-        if shards > subtrees:
-            raise ValueError(f"shards={shards} is more than the {subtrees:,} subtrees at cut depth {cut} of "
-                             f"{rules.description()}; pass fewer shards or a deeper cut")
-        tasks = [(cut, k * subtrees // shards, (k + 1) * subtrees // shards) for k in range(shards)]
+        tasks = subtree_tasks(rules, shards, cut, common)
         parts = run_shards(_shard, common, tasks, workers=workers, ray_address=ray_address)
         for part in parts:
             raise_walk_error(rules, part["error"], _ERRORS)
@@ -371,6 +367,20 @@ def _cut(common, shards: int, cut: int | None) -> tuple[int, int]:
         if subtrees >= SUBTREES_PER_SHARD * shards:
             return depth, subtrees
     return best
+
+
+def subtree_tasks(rules: GameRules, shards: int, cut: int | None, common=None) -> list[tuple[int, int, int]]:
+    """Each shard's (cut, lo, hi): contiguous runs of the subtrees at depth `cut` (the default as `_cut`) in walk
+    order. Refuses more shards than subtrees. `common` is the walk's (rules, policy, uniform); by default an
+    empty policy played uniformly (the subtrees are the game's, whatever the policy), so walks of other visitors
+    (the full regret's plans, CFR iterations) split where the evaluation does."""
+    if common is None:
+        common = (rules, CodePolicy(rules, np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0)), True)
+    cut, subtrees = _cut(common, shards, cut)
+    if shards > subtrees:
+        raise ValueError(f"shards={shards} is more than the {subtrees:,} subtrees at cut depth {cut} of "
+                         f"{rules.description()}; pass fewer shards or a deeper cut")
+    return [(cut, k * subtrees // shards, (k + 1) * subtrees // shards) for k in range(shards)]
 
 
 def _shard(common, task) -> dict:

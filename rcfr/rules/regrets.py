@@ -10,7 +10,11 @@ plan (the ratios telescope), a `CodePolicy` that `rcfr.rules.evaluation` best-re
 
 Each profile costs one depth-first walk of the whole game (`rcfr.rules.walk`, as the evaluation's): every
 history, so only games whose full walk is affordable; memory is the sums, 8 bytes per (set, action) of the full
-game, plus the code index. Played profiles may be abstract (`CodePolicy.abstraction`): their rows are found by
+game, plus the code index. With ``shards > 1`` the walk is split at a cut as the evaluation's is
+(docs/distributed.md): each shard numbers the sets it meets afresh and returns their codes and increments; the
+driver adds each set's increment once (from the first shard, in shard order, that met it: the owner's reach is
+the same product at every history of a set) and numbers new sets in that order, which is the one walk's order,
+so the sums equal one walk's bit for bit for any shard count; only the value's sum depends on the shard count. Played profiles may be abstract (`CodePolicy.abstraction`): their rows are found by
 abstract key while the sums are kept per full set, so the regret is the full game's, as Lanctot's Figure 5.4
 measures it.
 """
@@ -23,14 +27,15 @@ from numba import types as nb
 from numba.typed import Dict
 
 from ..compiler import _grow
-from ..distributed import check_sharding
+from ..distributed import check_sharding, run_shards
 from ..games.base import GameRules
 from ..games.fast import ABSTRACT_CODE, DATA, FUNCTION_TYPES
 from ..numba_lazy import njit_on_first_call
+from ..options import check_int
 from .abstraction import no_abstraction
-from .evaluation import FAILED, POLICY_ERRORS, decision_set, evaluate, raise_walk_error
+from .evaluation import FAILED, POLICY_ERRORS, decision_set, evaluate, raise_walk_error, subtree_tasks
 from .policy import CodePolicy, check_default, fast_game, normalized
-from .walk import DEPTH, ROOM, always, carry_reach, depth_first
+from .walk import DEPTH, ROOM, carry_reach, depth_first
 
 
 def _signature():
@@ -41,11 +46,15 @@ def _signature():
     returns = nb.Tuple((nb.float64, vector, vector, floats, vector))
     return returns(fn["initial"], fn["player"], fn["num_children"], fn["child"], fn["utility"], fn["infoset_code"], DATA,
                    nb.int64, frozen, frozen, floats, nb.boolean, nb.FunctionType(ABSTRACT_CODE), DATA, nb.boolean,
-                   nb.DictType(nb.int64, nb.int64), vector, vector, floats, vector, vector, nb.int64, vector)
+                   nb.DictType(nb.int64, nb.int64), vector, vector, floats, vector, vector, nb.int64, vector,
+                   nb.int64, nb.int64, nb.int64)
 
 
 @njit(inline="always")
 def _terminal(utility, data, c, v, d, s):
+    """Player 0's payoff, weighted by both reaches and chance; a terminal above the cut counts in shard 0 only."""
+    if d < c[9] and c[10] != 0:
+        return 0
     acc, reach0, reach1, chance = v[6], v[8], v[9], v[10]
     acc[0] += chance[d] * reach0[d] * reach1[d] * utility(data, s)
     return 0
@@ -57,7 +66,7 @@ def _enter(infoset_code, abstract_code, data, c, v, d, s, p, nxt, moves):
     walk (`stamp`)."""
     if p < 0:
         return 0
-    codes, first, probs, uniform, abstract_data, abstracted, error, key, walk_id = c
+    codes, first, probs, uniform, abstract_data, abstracted, error, key, walk_id = c[:9]
     index, set_codes, starts, sums, stamp, counts, acc, row, reach0, reach1, chance = v
     m = moves[d]
     if counts[0] + 2 > stamp.shape[0] or counts[1] + m > sums.shape[0]:
@@ -105,6 +114,17 @@ def _room(c, v, d, m):
 
 
 @njit(inline="always")
+def _descend(c, v, d, k):
+    """Of the subtrees rooted at the cut (counted in walk order, as the evaluation's shards count them), only
+    this shard's: numbers lo <= k < hi (``c[9:13]`` = cut, lo, hi, counter)."""
+    if d + 1 == c[9]:
+        seen = c[12]
+        seen[0] += 1
+        return c[10] < seen[0] <= c[11]
+    return True
+
+
+@njit(inline="always")
 def _push(c, v, d, k, q, p, m):
     carry_reach(c[2], v[7], v[8], v[9], v[10], d, k, q, p, m)
 
@@ -116,18 +136,21 @@ def _deeper(c, v, cap):
             _grow(reach1, cap), _grow(chance, cap))
 
 
-_plans_walk = depth_first(_terminal, _enter, _room, always, _push, _deeper)
+_plans_walk = depth_first(_terminal, _enter, _room, _descend, _push, _deeper)
 
 
 @njit_on_first_call([_signature()], cache=True)
 def _plans(initial, player, num_children, child, utility, infoset_code, data, width, codes, first, probs, uniform,
-           abstract_code, abstract_data, abstracted, index, set_codes, starts, sums, stamp, counts, walk_id, error):
+           abstract_code, abstract_data, abstracted, index, set_codes, starts, sums, stamp, counts, walk_id, error,
+           cut, lo, hi):
     """Add one profile's plans to the per-set sums S (sets numbered by `index` as first met, set j's actions at
     ``sums[starts[j]:starts[j + 1]]``, ``counts = [sets, slots]``; `stamp` marks the sets credited in this walk,
     since a set's histories share its owner's reach), one walk of `rcfr.rules.walk`. Returns (player 0's expected
     payoff, set_codes, starts, sums, stamp), the arrays grown where needed. On a problem stops with
-    ``error = (kind, code, a, b)`` (kinds: `evaluation.POLICY_ERRORS`)."""
-    c = (codes, first, probs, uniform, abstract_data, abstracted, error, np.zeros(2, np.int64), walk_id)
+    ``error = (kind, code, a, b)`` (kinds: `evaluation.POLICY_ERRORS`). A shard enters the subtrees at depth
+    `cut` numbered lo <= k < hi (``cut = -1``: the whole game)."""
+    c = (codes, first, probs, uniform, abstract_data, abstracted, error, np.zeros(2, np.int64), walk_id, cut, lo, hi,
+         np.zeros(1, np.int64))
     v = (index, set_codes, starts, sums, stamp, counts, np.zeros(1),
          np.zeros(DEPTH, np.int64),  # policy row start (-1: uniform) at a decision
          np.ones(DEPTH), np.ones(DEPTH), np.ones(DEPTH))
@@ -136,18 +159,60 @@ def _plans(initial, player, num_children, child, utility, infoset_code, data, wi
     return v[6][0], v[1], v[2], v[3], v[4]
 
 
+@njit(cache=True)
+def _index_add(index, codes, start):
+    """Number the new sets `codes` start, start + 1, ... in the code index (no Python loop per set)."""
+    for j in range(codes.shape[0]):
+        index[codes[j]] = start + j
+
+
+def _call_plans(fast, policy: CodePolicy, uniform: bool, state: tuple, walk_id: int, error: np.ndarray, task):
+    """`_plans` of `policy` on the sums in `state` = (index, set_codes, starts, sums, stamp, counts)."""
+    abstraction = policy.abstraction
+    return _plans(fast.initial, fast.player, fast.num_children, fast.child, fast.utility, fast.infoset_code, fast.data,
+                  fast.width, policy.codes, policy.first, policy.probs.astype(np.float64), uniform,
+                  no_abstraction if abstraction is None else abstraction.code,
+                  fast.data if abstraction is None else abstraction.data, abstraction is not None, *state, walk_id,
+                  error, *task)
+
+
+def _fresh_sums(sets: int = 1024) -> tuple:
+    """An empty code index and sums with room for `sets` sets (they double as needed)."""
+    return (Dict.empty(key_type=nb.int64, value_type=nb.int64), np.zeros(sets, np.int64),
+            np.zeros(sets + 1, np.int64), np.zeros(4 * sets), np.zeros(sets, np.int64), np.zeros(2, np.int64))
+
+
+def _plans_shard(common, task) -> dict:
+    """One shard of a profile's plan walk (`task` = (cut, lo, hi)): the sets it met in order (codes, action
+    offsets), their increments (the owner's reach times the row, once per set) and its share of the value.
+    Module-level, so that Ray workers import it."""
+    rules, policy, uniform = common
+    error = np.zeros(4, np.int64)
+    state = _fresh_sums()
+    value, set_codes, starts, sums, _ = _call_plans(fast_game(rules), policy, uniform, state, 1, error, task)
+    sets, slots = (int(c) for c in state[5])
+    return {"value": value, "codes": set_codes[:sets], "starts": starts[:sets + 1], "sums": sums[:slots],
+            "error": error}
+
+
+def check_cut(cut):
+    """None (the default cut) or a depth >= 1."""
+    return None if cut is None else check_int("cut", cut, 1)
+
+
 class RulesFullRegret:
     """Each player's average regret in the full game against the profiles it is shown (`CodePolicy`s of
     `rules`), as `rcfr.regrets.FullRegret` computes it on the compiled tree; see the module docstring.
     ``default="uniform"`` plays uniformly at sets a profile lacks (a solver's sets not met yet). ``workers``,
-    ``shards``, ``cut``, ``ray_address``: the best-response walk, split as `rcfr.rules.evaluation.walk` splits it;
-    the walk per profile stays one walk here."""
+    ``shards``, ``cut``, ``ray_address``: the walk per profile and the best-response walk, split as
+    `rcfr.rules.evaluation.walk` splits it (the sums equal one walk's bit for bit, the value to rounding)."""
 
     def __init__(self, rules: GameRules, default: str | None = "uniform", *, workers: int = 1,
                  shards: int | None = None, cut: int | None = None, ray_address: str | None = None):
         self.rules, self.fast = rules, fast_game(rules)
         self.default = check_default(default)
-        self.sharding = dict(check_sharding(workers, shards, ray_address), cut=cut)
+        self.sharding = dict(check_sharding(workers, shards, ray_address), cut=check_cut(cut))
+        self._tasks: list | None = None  # the plan walk's shards, found at the first sharded add
         self.t, self.value = 0, 0.0
         self.index = Dict.empty(key_type=nb.int64, value_type=nb.int64)
         self.set_codes, self.starts = np.zeros(1024, np.int64), np.zeros(1025, np.int64)
@@ -159,16 +224,73 @@ class RulesFullRegret:
         if not isinstance(policy, CodePolicy):
             raise TypeError(f"RulesFullRegret counts CodePolicy objects, got {type(policy).__name__}")
         policy.check_rules(self.rules)
-        f, abstraction, error = self.fast, policy.abstraction, np.zeros(4, np.int64)
-        value, self.set_codes, self.starts, self.sums, self.stamp = _plans(
-            f.initial, f.player, f.num_children, f.child, f.utility, f.infoset_code, f.data, f.width, policy.codes,
-            policy.first, policy.probs.astype(np.float64), self.default == "uniform",
-            no_abstraction if abstraction is None else abstraction.code,
-            f.data if abstraction is None else abstraction.data, abstraction is not None, self.index, self.set_codes,
-            self.starts, self.sums, self.stamp, self.counts, self.t + 1, error)
-        raise_walk_error(self.rules, error, POLICY_ERRORS)
+        uniform = self.default == "uniform"
+        shards, cut = self.sharding["shards"], self.sharding["cut"]
+        if shards == 1 and cut is None:
+            error = np.zeros(4, np.int64)
+            state = (self.index, self.set_codes, self.starts, self.sums, self.stamp, self.counts)
+            value, self.set_codes, self.starts, self.sums, self.stamp = _call_plans(
+                self.fast, policy, uniform, state, self.t + 1, error, (-1, 0, 1))
+            raise_walk_error(self.rules, error, POLICY_ERRORS)
+        else:
+            if self._tasks is None:
+                self._tasks = subtree_tasks(self.rules, shards, cut)
+            parts = run_shards(_plans_shard, (self.rules, policy, uniform), self._tasks,
+                               workers=self.sharding["workers"], ray_address=self.sharding["ray_address"])
+            for part in parts:
+                raise_walk_error(self.rules, part["error"], POLICY_ERRORS)
+            value = self._reduce(parts)
         self.value += value
         self.t += 1
+
+    def _reduce(self, parts: list[dict]) -> float:
+        """Add the shards' increments (in shard order) to the sums, as one walk would: each set once, from the
+        first shard that met it, new sets numbered in that order. Returns the value, summed in shard order."""
+        codes = np.concatenate([p["codes"] for p in parts])
+        sizes = np.concatenate([np.diff(p["starts"]) for p in parts])
+        rows = np.concatenate([p["sums"] for p in parts])
+        row_first = np.concatenate(([0], np.cumsum(sizes)))
+        _, where, inverse = np.unique(codes, return_index=True, return_inverse=True)
+        wrong = np.flatnonzero(sizes != sizes[where][inverse.ravel()])
+        if len(wrong):
+            j = wrong[0]
+            error = np.array([2, codes[j], sizes[where][inverse.ravel()[j]], sizes[j]])
+            raise_walk_error(self.rules, error, POLICY_ERRORS)
+        met = np.sort(where)  # each set's first meeting, in the one walk's order
+        met_codes, met_sizes = codes[met], sizes[met]
+        within = np.arange(int(met_sizes.sum())) - np.repeat(np.cumsum(met_sizes) - met_sizes, met_sizes)
+        increments = rows[np.repeat(row_first[met], met_sizes) + within]
+        sets, slots = (int(c) for c in self.counts)
+        known = self.set_codes[:sets]
+        by_code = np.argsort(known, kind="stable")
+        at = np.minimum(np.searchsorted(known[by_code], met_codes), max(sets - 1, 0))
+        old = (known[by_code][at] == met_codes) if sets else np.zeros(len(met_codes), bool)
+        j = by_code[at[old]]
+        clash = self.starts[j + 1] - self.starts[j] != met_sizes[old]
+        if clash.any():
+            i = int(np.argmax(clash))
+            error = np.array([2, met_codes[old][i], self.starts[j[i] + 1] - self.starts[j[i]], met_sizes[old][i]])
+            raise_walk_error(self.rules, error, POLICY_ERRORS)
+        slot_old = np.repeat(self.starts[j], met_sizes[old]) + within[np.repeat(old, met_sizes)]
+        self.sums[slot_old] += increments[np.repeat(old, met_sizes)]
+        new_codes, new_sizes = met_codes[~old], met_sizes[~old]
+        grown_sets, grown_slots = sets + len(new_codes), slots + int(new_sizes.sum())
+        if grown_sets + 1 > len(self.stamp):
+            cap = 2 * (grown_sets + 1)
+            self.set_codes, self.stamp = _grow(self.set_codes, cap), _grow(self.stamp, cap)
+            self.stamp[sets:] = 0
+            self.starts = _grow(self.starts, cap + 1)
+        if grown_slots > len(self.sums):
+            cap = 2 * grown_slots
+            tail = len(self.sums)
+            self.sums = _grow(self.sums, cap)
+            self.sums[tail:] = 0.0
+        self.set_codes[sets:grown_sets] = new_codes
+        self.starts[sets + 1:grown_sets + 1] = slots + np.cumsum(new_sizes)
+        self.sums[slots:grown_slots] += increments[np.repeat(~old, met_sizes)]
+        _index_add(self.index, new_codes, sets)
+        self.counts[:] = grown_sets, grown_slots
+        return float(sum(p["value"] for p in parts))
 
     def average_policy(self) -> CodePolicy:
         """The behaviour strategy of the average plan of the profiles so far (uniform where a set was never

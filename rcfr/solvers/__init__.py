@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from ..games.base import GameRules
 from ..registry import build
 from ..tree import Game
+from .base import by_rules
 from .cfr import (
     CFR,
     AsymmetricPCFRPlus,
@@ -78,8 +80,17 @@ SOLVERS = {
 def make_solver(name: str, game: Game, **options) -> CFRSolver | MCCFRSolver | SampledRCFRSolver:
     """Build solver `name` for `game`; unknown names or options fail with the allowed ones. ``walk`` ("auto",
     "public", "general") chooses, for "cfr" and "cscfr" on Liar's Dice, between the public-tree walk
-    (`BluffPublicCFR`: taken by "auto" on a Bluff walked by its rules) and the general solver."""
+    (`BluffPublicCFR`: taken by "auto" on a Bluff walked by its rules) and the general solver. On a game walked
+    by its rules (a `RulesGame`, or the `GameRules` of `rcfr.make_rules`), "cfr", "cfr+", "lcfr" and "dcfr" are
+    full-width CFR over the rules (`rcfr.rules.cfr`), which `.distribute(...)` shards."""
+    from ..rules.cfr import RULES_SOLVERS  # here: rcfr.rules.cfr builds on this package's base and cfr modules
+
+    if isinstance(game, GameRules) and name in RULES_SOLVERS:
+        from ..rules.game import RulesGame
+        game = RulesGame(game)
     solver = bluff_solver(name, game, options.pop("walk", "auto"), options)
+    if solver is None and by_rules(game) and name in RULES_SOLVERS:
+        return build("solver", RULES_SOLVERS, name, game, **options)
     return solver if solver is not None else build("solver", SOLVERS, name, game, **options)
 
 
