@@ -1,5 +1,5 @@
 """State that does not grow with the sets met (issue 34 items 2-4): the average strategy as a mixture of the kept
-models (``average="snapshots"``).
+models (``average="mixture"``).
 
 The mixture is checked against an independent statement of the exact average: the current policy after every
 iteration (predicted in batches by the regressor itself, not the compiled models), each player's own reach of
@@ -15,7 +15,7 @@ from rcfr.solvers import SampledRCFR, SampledRCFRPlus
 
 TREES = {"name": "best_first", "max_leaves": 8}
 LEAN = {"features_on_demand": True, "features": "poker", "traversals": 2, "seed": 5, "regressor": TREES,
-        "profile": "model", "average": "snapshots"}
+        "profile": "model", "average": "mixture"}
 
 
 def _own_reaches(game, sigma, player):
@@ -138,12 +138,12 @@ def test_refused_naming_the_field():
     kuhn = rcfr.load_game("kuhn")
     with pytest.raises(ValueError, match="snapshots must be an integer >= 1"):
         SampledRCFR(kuhn, **{**LEAN, "snapshots": 0})
-    with pytest.raises(ValueError, match="snapshots=2 bounds average='snapshots'"):
+    with pytest.raises(ValueError, match="snapshots=2 bounds average='mixture'"):
         SampledRCFR(kuhn, **{**LEAN, "average": "sums", "snapshots": 2})
-    with pytest.raises(ValueError, match="average='snapshots'.*profile='model'"):
+    with pytest.raises(ValueError, match="average='mixture'.*profile='model'"):
         SampledRCFR(kuhn, **{**LEAN, "profile": "visited"})
-    with pytest.raises(ValueError, match="average='snapshots'.*features_on_demand=True"):
-        SampledRCFR(kuhn, average="snapshots")
+    with pytest.raises(ValueError, match="average='mixture'.*features_on_demand=True"):
+        SampledRCFR(kuhn, average="mixture")
     with pytest.raises(ValueError, match="average must be one of|allowed"):
         SampledRCFR(kuhn, **{**LEAN, "average": "mean"})
 
@@ -204,7 +204,7 @@ def test_rows_train_on_what_the_sequence_reservoir_trains_on(name, by_rules):
 def test_rows_and_snapshots_resume_bit_for_bit_and_undo_an_overflow(monkeypatch):
     from rcfr.rules.game import RulesGame
     leduc = rcfr.load_game("leduc", compiled=False)
-    options = {**ROWS, "average": "snapshots", "snapshots": 3, "refit_every": 2, "capacity": 80}
+    options = {**ROWS, "average": "mixture", "snapshots": 3, "refit_every": 2, "capacity": 80}
     straight = SampledRCFR(leduc, **options).run(16)
     assert [int(k.kept.seen[0]) > 80 for k in straight.kept] == [True, True]  # the reservoirs replaced rows
     first = SampledRCFR(leduc, **options).run(9)
@@ -229,7 +229,7 @@ def test_bytes_stay_once_the_sets_are_met_and_the_bounds_full():
     """Kuhn walked by its rules: every set is met in the first iterations, the row reservoirs (capacity 40) and the
     snapshot bound (2) fill, and from then on the bytes held are the same (no set_states, no sums per slot)."""
     kuhn = rcfr.load_game("kuhn", compiled=False)
-    run = SampledRCFR(kuhn, **{**ROWS, "average": "snapshots", "snapshots": 2, "refit_every": 2, "capacity": 40})
+    run = SampledRCFR(kuhn, **{**ROWS, "average": "mixture", "snapshots": 2, "refit_every": 2, "capacity": 40})
     run.run(40)
     assert all(len(s.kept) == 2 for s in run.snapshots) and all(k.kept.seen[0] > 40 for k in run.kept)
     held, models = _held(run)
@@ -239,7 +239,7 @@ def test_bytes_stay_once_the_sets_are_met_and_the_bounds_full():
     node = sum(np.dtype(d).itemsize for d in ("i8", "f8", "i8", "i8", "f8", "i1", "?"))
     sizes = list(_held(run)[1].values())  # (a snapshot of the uniform start holds no arrays)
     assert all(size <= 15 * node + 16 for size in sizes) and sum(sizes) > 0  # 8 leaves: 15 nodes, one tree
-    every = SampledRCFR(kuhn, **{**ROWS, "average": "snapshots", "refit_every": 2, "capacity": 40}).run(80)
+    every = SampledRCFR(kuhn, **{**ROWS, "average": "mixture", "refit_every": 2, "capacity": 40}).run(80)
     assert len(_held(every)[1]) == 2 + 2 * 40 and every.state_bytes() > run.state_bytes()  # a control: unbounded
 
 
@@ -274,7 +274,7 @@ def test_rows_and_snapshots_on_bluff_are_the_exact_average():
     """Both options on Bluff(1,1) walked by its rules: the mixture is the exact average (1e-12), with no set_states."""
     compiled = rcfr.load_game("liars_dice", dice1=1, dice2=1)
     game = rcfr.load_game("liars_dice", dice1=1, dice2=1, compiled=False)
-    run = SampledRCFR(game, **{**ROWS, "features": "liars_dice", "average": "snapshots", "refit_every": 3,
+    run = SampledRCFR(game, **{**ROWS, "features": "liars_dice", "average": "mixture", "refit_every": 3,
                                "capacity": 2000})
     sigmas, weights = _recorded(run, compiled, 9)
     got = _probs(run, compiled)
@@ -286,7 +286,7 @@ def test_rows_and_snapshots_on_bluff_are_the_exact_average():
 @pytest.mark.slow
 def test_rows_and_snapshots_on_the_compiled_tree_resume_bit_for_bit():
     leduc = rcfr.load_game("leduc")
-    options = {**ROWS, "average": "snapshots", "snapshots": 2, "refit_every": 2, "capacity": 80}
+    options = {**ROWS, "average": "mixture", "snapshots": 2, "refit_every": 2, "capacity": 80}
     straight = SampledRCFR(leduc, **options).run(12)
     first = SampledRCFR(leduc, **options).run(7)
     resumed = SampledRCFR(leduc, **options)
@@ -318,7 +318,7 @@ def test_bootstrapped_rows_are_the_estimate_plus_the_sample(by_rules):
             assert np.array_equal(np.column_stack([x, t]), np.column_stack([bx, bt]))  # the same walk
             want = (np.maximum(r, 0.0) if clip else r) / t
             assert np.array_equal(br, want) and (np.any(r < 0) and np.all(br >= 0) if clip else np.any(br < 0))
-    options = {**ROWS, "targets": "bootstrap", "average": "snapshots", "refit_every": 2, "capacity": 200}
+    options = {**ROWS, "targets": "bootstrap", "average": "mixture", "refit_every": 2, "capacity": 200}
     straight = SampledRCFRPlus(game, **options).run(12)
     first = SampledRCFRPlus(game, **options).run(7)
     resumed = SampledRCFRPlus(game, **options)

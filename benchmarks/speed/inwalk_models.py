@@ -15,7 +15,7 @@ stale sets), histories touched per iteration, sets met and `state_bytes()` after
 
 ``--bounded K`` adds lean sampled RCFR (regret matching: the row reservoir has no RCFR+ form) with
 ``profile="model"``, ``targets="rows"`` (`capacity` feature rows a player, written by the walk) and
-``average="snapshots"`` with ``snapshots=K``, beside the same RCFR with ``targets="reservoir"`` and the average
+``average="mixture"`` with ``snapshots=K``, beside the same RCFR with ``targets="reservoir"`` and the average
 sums, and lean sampled RCFR+ with ``targets="bootstrap"`` (the walk's rows, bootstrapped and clipped) and snapshots.
 """
 
@@ -62,7 +62,7 @@ def main() -> None:
     parser.add_argument("--refit-every", type=int, default=50)
     parser.add_argument("--leaves", type=int, default=1024)
     parser.add_argument("--bounded", type=int, default=0, metavar="K",
-                        help="add the bounded state (targets='rows', average='snapshots', snapshots=K)")
+                        help="add the bounded state (targets='rows', average='mixture', snapshots=K)")
     parser.add_argument("--only-bounded", action="store_true", help="skip the RCFR+ and ES rows")
     args = parser.parse_args()
     if args.game == "leduc":
@@ -79,9 +79,9 @@ def main() -> None:
         rcfr_ = {**lean, "profile": "model"}
         solvers["sampled-rcfr profile=model targets=reservoir"] = SampledRCFR(game, **{**rcfr_, "targets": "reservoir"})
         solvers[f"sampled-rcfr profile=model targets=rows snapshots={args.bounded}"] = SampledRCFR(
-            game, **{**rcfr_, "targets": "rows", "average": "snapshots", "snapshots": args.bounded})
+            game, **{**rcfr_, "targets": "rows", "average": "mixture", "snapshots": args.bounded})
         solvers[f"sampled-rcfr+ profile=model targets=bootstrap snapshots={args.bounded}"] = SampledRCFRPlus(
-            game, **{**rcfr_, "targets": "bootstrap", "average": "snapshots", "snapshots": args.bounded})
+            game, **{**rcfr_, "targets": "bootstrap", "average": "mixture", "snapshots": args.bounded})
     if not args.only_bounded:
         solvers["es-mccfr"] = make_solver("es-mccfr", game, seed=0)
     print(f"{title}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "

@@ -28,7 +28,7 @@ PUBLIC_CHANCE = ("sample", "enumerate")
 BASELINES = ("da", "eda", "none")  # MCCFRb's information-set baselines
 PROFILES = ("cache", "visited", "model")  # where the lean path's current strategies come from
 MODEL_SAMPLERS = ("external", "outcome")  # the samplers whose walks evaluate the models themselves (profile="model")
-AVERAGES = ("sums", "snapshots")  # the lean path's average strategy: per-sequence sums, or a mixture of kept models
+AVERAGES = ("sums", "mixture")  # the lean path's average strategy: per-sequence sums, or a mixture of kept models
 
 #: the largest averaging power (and discount power): t ** power stays finite for t up to 10 ** 15
 MAX_POWER = 20.0

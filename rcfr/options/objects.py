@@ -325,18 +325,18 @@ class SampledRCFROptions(ReservoirWeights, Options):
                                  f"profile 'visited' or 'cache' with it)")
 
     def _check_average(self) -> None:
-        """``average="snapshots"`` keeps the models the walks played (``profile="model"``), at most ``snapshots``."""
+        """``average="mixture"`` keeps the models the walks played (``profile="model"``), at most ``snapshots``."""
         if self.average is not None:
             check_choice("average", self.average, AVERAGES)
             if self.average == "sums":
                 object.__setattr__(self, "average", None)
         if self.snapshots is not None:
             object.__setattr__(self, "snapshots", check_int("snapshots", self.snapshots, 1))
-            if self.average != "snapshots":
-                raise ValueError(f"snapshots={self.snapshots} bounds average='snapshots'; got average="
+            if self.average != "mixture":
+                raise ValueError(f"snapshots={self.snapshots} bounds average='mixture'; got average="
                                  f"{self.average or 'sums'!r}")
-        if self.average == "snapshots" and (not self.features_on_demand or self.profile != "model"):
-            raise ValueError(f"average='snapshots' mixes the compiled models the walks played: it needs "
+        if self.average == "mixture" and (not self.features_on_demand or self.profile != "model"):
+            raise ValueError(f"average='mixture' mixes the compiled models the walks played: it needs "
                              f"features_on_demand=True and profile='model', got features_on_demand="
                              f"{self.features_on_demand} and profile={self.profile!r}")
 

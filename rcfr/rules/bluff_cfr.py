@@ -32,7 +32,8 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from .bluff_evaluation import _call
+from .bid_tree import actions, at_node, bid_path, descend, next_action
+from .bluff_evaluation import _call, finish
 
 UPDATE, EVALUATE = 0, 1
 
@@ -106,33 +107,6 @@ def _step_ahead(nb, span, counts, rolls, regrets, avg, abstracted, c_last, c_bel
 
 
 @njit(cache=True, inline="always")
-def _actions(nb, last, d):
-    """Actions at a decision node at depth `d` (bids made) whose last bid is `last`: the higher bids, and the
-    call after the first bid."""
-    return nb - 1 - last + (1 if d > 0 else 0)
-
-
-@njit(cache=True, inline="always")
-def _keep(kept, bid, d, r):
-    """The kept mask after `bid`, the d-th bid (0-based): the new bid is the highest, so once r are kept the
-    lowest is dropped."""
-    kept |= np.int64(1) << bid
-    if d + 1 > r:
-        kept &= kept - 1
-    return kept
-
-
-@njit(cache=True, inline="always")
-def _descend(last, mask, kept, nxt, d, bid, r):
-    """Enter the child of the node at depth `d` reached by `bid`; returns its depth."""
-    last[d + 1] = bid
-    mask[d + 1] = mask[d] | (np.int64(1) << bid)
-    kept[d + 1] = _keep(kept[d], bid, d, r)
-    nxt[d + 1] = 0
-    return d + 1
-
-
-@njit(cache=True, inline="always")
 def _row_strategy(table, row, na, positive, out, start):
     """``out[start:start+na]``: the row's entries normalized, or with `positive` regret matching (the positive
     part normalized); uniform where that sums to zero."""
@@ -158,19 +132,14 @@ def fill_offsets(nb, r, rolls0, rolls1, full, abstract):
     abstract[:] = -1
     rolls = (rolls0, rolls1)
     sizes = np.zeros(2, np.int64)
-    depth = nb + 1
-    last = np.empty(depth, np.int64)
-    mask = np.zeros(depth, np.int64)
-    kept = np.zeros(depth, np.int64)
-    nxt = np.zeros(depth, np.int64)
+    last, mask, kept, nxt = bid_path(nb)
     d = 0
-    last[0] = -1
     fresh = True
     while True:
         if fresh:
             fresh = False
             p = d & 1
-            n = _actions(nb, last[d], d)
+            n = actions(nb, last[d], d)
             full[mask[d]] = sizes[0]
             sizes[0] += rolls[p] * n
             if abstract.shape[0]:
@@ -181,7 +150,7 @@ def fill_offsets(nb, r, rolls0, rolls1, full, abstract):
         b = last[d] + 1 + nxt[d]
         if b < nb - 1:  # a child decision node (the top bid leaves only the forced call)
             nxt[d] += 1
-            d = _descend(last, mask, kept, nxt, d, b, r)
+            d = descend(last, mask, kept, nxt, d, b, r)
             fresh = True
             continue
         if d == 0:
@@ -205,10 +174,7 @@ def walk(nb, faces, act0, act1, q0, q1, c0, c1, r, abstracted, regrets, avg, del
     n = (act0.shape[0], act1.shape[0])
     width = max(n[0], n[1])
     depth = nb + 1
-    last = np.empty(depth, np.int64)
-    mask = np.zeros(depth, np.int64)
-    kept = np.zeros(depth, np.int64)
-    nxt = np.zeros(depth, np.int64)
+    last, mask, kept, nxt = bid_path(nb)
     base_r = np.zeros(depth, np.int64)
     reach = np.ones((2, depth, width))
     val = np.zeros((2, depth, width))
@@ -219,14 +185,10 @@ def walk(nb, faces, act0, act1, q0, q1, c0, c1, r, abstracted, regrets, avg, del
     buckets = np.zeros(max(c0.max(), c1.max()) + 2)
     nodes = 0
     d = 0
-    last[0] = -1
     fresh = True
     while True:
-        p = d & 1
-        o = 1 - p
+        p, o, L, na = at_node(nb, last, d)
         act = acts[p]
-        L = last[d]
-        na = _actions(nb, L, d)
         if fresh:  # enter the node: the acting player's strategy per roll; credit its average
             fresh = False
             nodes += 1
@@ -247,9 +209,8 @@ def walk(nb, faces, act0, act1, q0, q1, c0, c1, r, abstracted, regrets, avg, del
             for i in range(n[o]):
                 val[o, d, i] = 0.0
             ev[d] = 0.0
-        a = nxt[d]
-        if a < na:
-            nxt[d] = a + 1
+        a = next_action(nxt, d, na)
+        if a >= 0:
             live = False
             for i in range(n[p]):
                 x = reach[p, d, i] * sig[d, i, a]
@@ -268,7 +229,7 @@ def walk(nb, faces, act0, act1, q0, q1, c0, c1, r, abstracted, regrets, avg, del
             else:
                 b = L + 1 + a
                 if b < nb - 1:  # a decision node: go down
-                    d = _descend(last, mask, kept, nxt, d, b, r)
+                    d = descend(last, mask, kept, nxt, d, b, r)
                     fresh = True
                     continue
                 # the top bid: the next player's call is forced (collapsed, as in the compiled tree)
@@ -305,9 +266,7 @@ def walk(nb, faces, act0, act1, q0, q1, c0, c1, r, abstracted, regrets, avg, del
         for i in range(n[p]):
             val[p, d, i] += val[p, d + 1, i]
         ev[d] += ev[d + 1]
-    out[0] = ev[0]
-    out[1] = val[0, 0, :n[0]].sum()
-    out[2] = val[1, 0, :n[1]].sum()
+    finish(out, ev, val, n[0], n[1])
     out[3] = nodes
 
 
@@ -322,11 +281,11 @@ def spans(nb, rolls0, rolls1):
     out = np.zeros((max(nb - 1, 1), 2), np.int64)
     for b in range(nb - 2, -1, -1):
         for p in range(2):
-            size = rolls[p] * _actions(nb, b, 1)
+            size = rolls[p] * actions(nb, b, 1)
             for c in range(b + 1, nb - 1):
                 size += out[c, 1 - p]
             out[b, p] = size
-    total = rolls0 * _actions(nb, -1, 0)
+    total = rolls0 * actions(nb, -1, 0)
     for c in range(nb - 1):
         total += out[c, 1]
     return out, total
@@ -344,10 +303,7 @@ def sampled_walk(nb, faces, r0, r1, c0, c1, r, abstracted, regrets, avg, delta, 
     operands, so the tables, `out` and the nodes entered are `walk`'s (bit for bit:
     tests/test_bluff_public_cfr.py)."""
     depth = nb + 1
-    last = np.empty(depth, np.int64)
-    mask = np.zeros(depth, np.int64)
-    kept = np.zeros(depth, np.int64)
-    nxt = np.zeros(depth, np.int64)
+    last, mask, kept, nxt = bid_path(nb)
     row_r = np.zeros(depth, np.int64)
     block = np.zeros(depth, np.int64)  # the node's block in the full table
     below = np.zeros(depth, np.int64)  # where the block of the node's next child decision node is
@@ -369,13 +325,9 @@ def sampled_walk(nb, faces, r0, r1, c0, c1, r, abstracted, regrets, avg, delta, 
     counts = (c0.shape[0], c1.shape[0])
     nodes = 0
     d = 0
-    last[0] = -1
     fresh = True
     while True:
-        p = d & 1
-        o = 1 - p
-        L = last[d]
-        na = _actions(nb, L, d)
+        p, o, L, na = at_node(nb, last, d)
         if fresh:  # enter the node: the acting player's strategy; credit its average
             fresh = False
             nodes += 1
@@ -401,9 +353,8 @@ def sampled_walk(nb, faces, r0, r1, c0, c1, r, abstracted, regrets, avg, delta, 
                     avg[row_a + a] += weight * own * sig[d, a]
             val[d] = 0.0
             ev[d] = 0.0
-        a = nxt[d]
-        if a < na:
-            nxt[d] = a + 1
+        a = next_action(nxt, d, na)
+        if a >= 0:
             b = L + 1 + a
             call = a == na - 1 and d > 0  # the acting player calls the last bid
             child = not call and b < nb - 1  # a decision node (its block is passed over if not entered)
@@ -418,7 +369,7 @@ def sampled_walk(nb, faces, r0, r1, c0, c1, r, abstracted, regrets, avg, delta, 
             if child:  # go down
                 reach[d + 1, p] = x
                 reach[d + 1, o] = y
-                d = _descend(last, mask, kept, nxt, d, b, r)
+                d = descend(last, mask, kept, nxt, d, b, r)
                 fresh = True
                 continue
             mine, theirs, gain = _called(holds, p if call else o, L if call else b, p, x, y)

@@ -32,6 +32,7 @@ from ..games.fast import ABSTRACT_CODE, DATA
 from ..numba_lazy import njit_on_first_call
 from ..scores import Evaluation
 from .abstraction import no_abstraction
+from .bid_tree import at_node, bid_path, next_action
 from .evaluation import POLICY_ERRORS, evaluation_of, raise_walk_error
 from .policy import CodePolicy, rules_identity
 
@@ -133,6 +134,14 @@ def _call(caller, bid, faces, qa, qb, ca, cb, pa, pb, ta, tb, buckets):
     return ev
 
 
+@njit(cache=True, inline="always")
+def finish(out, ev, val, n0, n1):
+    """A bid-tree walk's first `OUT_FIELDS`: player 0's value and each player's value summed over its rolls."""
+    out[0] = ev[0]
+    out[1] = val[0, 0, :n0].sum()
+    out[2] = val[1, 0, :n1].sum()
+
+
 def _walk_signature(probs_dtype):
     frozen = [nb.Array(t, 1, "C", readonly=True) for t in (nb.int64, nb.int64, probs_dtype)]
     return nb.void(nb.int64, nb.int64, nb.float64[::1], nb.float64[::1], nb.int64[:, ::1], nb.int64[:, ::1],
@@ -150,9 +159,7 @@ def _walk(nb, faces, q0, q1, c0, c1, codes, first, probs, uniform, abstract_code
     rmin = min(nrolls[0], nrolls[1])
     half = np.int64(1) << (nb - 2)
     depth = nb + 1
-    last = np.empty(depth, np.int64)
-    mask = np.zeros(depth, np.int64)
-    nxt = np.zeros(depth, np.int64)
+    last, mask, _, nxt = bid_path(nb)
     reach = np.ones((2, depth, rmax))
     val = np.zeros((2, depth, rmax))
     ev = np.zeros(depth)
@@ -166,14 +173,10 @@ def _walk(nb, faces, q0, q1, c0, c1, codes, first, probs, uniform, abstract_code
     sets = 0
     defaulted = 0
     d = 0
-    last[0] = -1
     fresh = True
     while True:
-        p = d & 1
-        o = 1 - p
-        L = last[d]
+        p, o, L, nact = at_node(nb, last, d)
         k = nb - 1 - L  # bids left
-        nact = k + (1 if d > 0 else 0)
         if fresh:  # enter the node: the acting player's rows, empty accumulators
             fresh = False
             nodes += 1
@@ -208,9 +211,8 @@ def _walk(nb, faces, q0, q1, c0, c1, codes, first, probs, uniform, abstract_code
             for r in range(nrolls[o]):
                 val[o, d, r] = 0.0
             ev[d] = 0.0
-        a = nxt[d]
-        if a < nact:
-            nxt[d] = a + 1
+        a = next_action(nxt, d, nact)
+        if a >= 0:
             for r in range(nrolls[p]):  # the reaches after action a, in the child's row
                 reach[p, d + 1, r] = reach[p, d, r] * sig[d, r, a]
             for r in range(nrolls[o]):
@@ -246,9 +248,7 @@ def _walk(nb, faces, q0, q1, c0, c1, codes, first, probs, uniform, abstract_code
         for r in range(nrolls[o]):
             val[o, d, r] += val[o, d + 1, r]
         ev[d] += ev[d + 1]
-    out[0] = ev[0]
-    out[1] = val[0, 0, :nrolls[0]].sum()
-    out[2] = val[1, 0, :nrolls[1]].sum()
+    finish(out, ev, val, nrolls[0], nrolls[1])
     out[3], out[4], out[5] = nodes, sets, defaulted
 
 

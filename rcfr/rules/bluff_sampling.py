@@ -19,7 +19,8 @@ from numba import njit
 
 from ..sampling.bundles import BOTH
 from ..sampling.decisions import pick, trajectory_action
-from .bluff_cfr import _actions, _row_strategy
+from .bid_tree import actions, at_node, bid_path
+from .bluff_cfr import _row_strategy
 
 
 @njit(cache=True, inline="always")
@@ -38,21 +39,16 @@ def external_walk(nb, faces, rolls, c0, c1, traverser, regrets, avg, offsets, we
     opponent's strategy at each of its sets met is added to `avg` times `weight` and one action is drawn
     from it. Returns the histories entered after the rolls (decisions and terminals)."""
     depth = nb + 1
-    last = np.empty(depth, np.int64)
-    mask = np.zeros(depth, np.int64)
-    nxt = np.zeros(depth, np.int64)  # the traverser's next action to walk (downwards), or the opponent's draw
+    last, mask, _, nxt = bid_path(nb)  # nxt: the traverser's next action to walk (downwards), or the opponent's draw
     row = np.zeros(depth, np.int64)
     sig = np.empty((depth, nb + 1))
     cv = np.zeros((depth, nb + 1))
     sign = 1.0 if traverser == 0 else -1.0
     nodes = 0
     d = 0
-    last[0] = -1
     fresh = True
     while True:
-        p = d & 1
-        L = last[d]
-        na = _actions(nb, L, d)
+        p, _, L, na = at_node(nb, last, d)
         if fresh:  # enter the node: the mover's strategy; the opponent credits its average and draws
             fresh = False
             nodes += 1
@@ -128,7 +124,7 @@ def outcome_walk(nb, faces, q0, q1, c0, c1, traverser, eps, regrets, avg, offset
     last, mask, d = -1, np.int64(0), 0
     while True:  # forward: one decision per depth until a call
         p = d & 1
-        na = _actions(nb, last, d)
+        na = actions(nb, last, d)
         row[d] = offsets[mask] + rolls[p] * na
         _row_strategy(regrets, row[d], na, True, sig[d], 0)
         reach[d, 0], reach[d, 1], chance[d], num[d] = r0, r1, rc, na

@@ -86,8 +86,7 @@ def chance_walk(tree, state, scratch, traverser, t, weight, average_mode, from_r
         scale[0, 0] = 1.0
     nodes = 0
     while top >= 0:
-        code, d, i, top = pop(stack, top)  # history h at slot (depth d, child index i)
-        e = d + 1  # the children's depth
+        code, d, i, e, top = pop(stack, top)  # history h at slot (depth d, child index i), its children at depth e
         if code >= 0:
             h = code
             nodes += 1

@@ -28,5 +28,6 @@ def push(stack, top, code, d, i):
 
 @njit(cache=True, inline="always")
 def pop(stack, top):
-    """(code, depth, index, new top) of the top row."""
-    return stack[top, 0], stack[top, 1], stack[top, 2], top - 1
+    """(code, depth d, index, d + 1: its children's depth, new top) of the top row."""
+    d = stack[top, 1]
+    return stack[top, 0], d, stack[top, 2], d + 1, top - 1

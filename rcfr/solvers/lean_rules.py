@@ -14,7 +14,7 @@
   (`rcfr.solvers.model_strategies.WalkModel`): no profile, no discovery walk, no regret table kept;
 * policies are `rcfr.rules.policy.CodePolicy` objects keyed by information-set code;
 * with ``targets="rows"`` no state is kept per set (the walk writes the fits' rows), and with
-  ``average="snapshots"`` no average sum is written: their policies are made at every set of the game, found by
+  ``average="mixture"`` no average sum is written: their policies are made at every set of the game, found by
   one walk of the rules (`rcfr.solvers.snapshots.rules_sets`).
 
 Refused here: ``profile="cache"`` (it refreshes every set of the game) and probing (the discovery walk does not
@@ -206,9 +206,9 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
 
     def average_policy(self) -> CodePolicy:
         """The normalized average-strategy sums of the sets met (uniform where none yet), as a `CodePolicy`; with
-        average="snapshots", the snapshots' mixture at every set of the game, found by one walk of the rules
+        average="mixture", the snapshots' mixture at every set of the game, found by one walk of the rules
         (`rcfr.solvers.snapshots.rules_sets`), so that no set met need be kept for it."""
-        if self.options.average != "snapshots":
+        if self.options.average != "mixture":
             return self.buffers.average_policy()
         return self._code_policy(self._mixture(self._rules_sets()))
 

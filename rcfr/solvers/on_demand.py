@@ -22,7 +22,7 @@ sampler kernels, same random stream, same reservoir or sums, same targets) but n
   "visited" is the default (faster in 13 of 14 large-game configurations measured, docs/large_rcfr.md),
   except under probing, whose sampling the discovery walk does not mirror: there the cache;
 * the average-strategy sums stay exact per sequence (exact exploitability needs them), unless
-  ``average="snapshots"`` (``profile="model"``): then the models played are kept with their weights and the
+  ``average="mixture"`` (``profile="model"``): then the models played are kept with their weights and the
   average is their exact mixture (`rcfr.solvers.snapshots`);
 * with ``targets="rows"`` (``profile="model"``, external sampling) the walk writes the traverser's feature rows
   into a bounded reservoir where it meets the set (`model_strategies.RowReservoir`) and the fits read them.
@@ -116,7 +116,7 @@ class LeanSampledRCFR(SampledRCFRSolver):
         self.encoder = make_encoder(game, name, **params)
         self.regressors = [seeded(make_regressor(o.regressor), 2 * seed + p) for p in (0, 1)]
         self.settings = make_settings(self.sampler, epsilon=o.epsilon, tau=float(tau), beta=float(beta))
-        if self.options.average == "snapshots":  # the walks credit no average sums: the models played are kept instead
+        if self.options.average == "mixture":  # the walks credit no average sums: the models played are kept instead
             from ..sampling.bundles import AVG_NONE
             from .snapshots import Snapshots
             self.settings = self.settings._replace(average_mode=AVG_NONE)
@@ -216,7 +216,7 @@ class LeanSampledRCFR(SampledRCFRSolver):
             t = self.iteration = self.iteration + 1
             weight = float(t) ** self.power / self.traversals
             for p in (0, 1):
-                if self.options.average == "snapshots":  # p's traversals credit the opponent's average
+                if self.options.average == "mixture":  # p's traversals credit the opponent's average
                     self._credit[1 - p] += float(t) ** self.power
                 if self.visited is None:
                     self._traverse(p, weight)
@@ -312,11 +312,11 @@ class LeanSampledRCFR(SampledRCFRSolver):
     def _snapshot(self, player: int, force: bool = False):
         """The model `player`'s walks played since its last refit, as a `Snapshot` (None without snapshots unless
         `force`)."""
-        if self.options.average != "snapshots" and not force:
+        if self.options.average != "mixture" and not force:
             return None
         from .snapshots import Snapshot
         model = self._walk_model.model0 if player == 0 else self._walk_model.model1
-        weight = float(self._credit[player]) if self.options.average == "snapshots" else 1.0
+        weight = float(self._credit[player]) if self.options.average == "mixture" else 1.0
         return Snapshot(model, float(self._walk_model.t[player]), weight)
 
     def _keep(self, player: int, played) -> None:
@@ -410,7 +410,7 @@ class LeanSampledRCFR(SampledRCFRSolver):
         return Policy(self.game, self.buffers.sigma.copy(), copy=False)
 
     def _mixture(self, sets) -> np.ndarray:
-        """average="snapshots": the mixture of each player's kept snapshots and its current model (weighted by
+        """average="mixture": the mixture of each player's kept snapshots and its current model (weighted by
         what it has credited so far) at `sets` (`snapshots.mixture`)."""
         from .snapshots import mixture
         kept = [[*self.snapshots[p].kept, self._snapshot(p)] for p in (0, 1)]
@@ -418,9 +418,9 @@ class LeanSampledRCFR(SampledRCFRSolver):
 
     def average_policy(self) -> Policy:
         """The normalized average-strategy sums (uniform where an information set has none yet); with
-        average="snapshots", the snapshots' mixture at every set (`rcfr.solvers.snapshots`)."""
+        average="mixture", the snapshots' mixture at every set (`rcfr.solvers.snapshots`)."""
         from .. import kernels as full
-        if self.options.average == "snapshots":
+        if self.options.average == "mixture":
             from .snapshots import game_sets
             self._sets = self._sets or game_sets(self.game)
             return Policy(self.game, self._mixture(self._sets)[1:].copy(), copy=False)  # slot s + 1: sequence s
@@ -453,7 +453,7 @@ class LeanSampledRCFR(SampledRCFRSolver):
             from .snapshots import model_state
             for p in (0, 1):
                 state.update(model_state(self._snapshot(p, force=True).model, f"model{p}."))
-        if self.options.average == "snapshots":
+        if self.options.average == "mixture":
             for p in (0, 1):
                 state.update(self.snapshots[p].state_dict(f"player{p}.snapshots."))
             state["credit"] = self._credit.copy()
@@ -485,7 +485,7 @@ class LeanSampledRCFR(SampledRCFRSolver):
                 self._train(p)
             else:
                 self._refresh(p)
-        if self.options.average == "snapshots":
+        if self.options.average == "mixture":
             for p in (0, 1):
                 self.snapshots[p].load_state_dict(state, f"player{p}.snapshots.")
             self._credit[:] = state["credit"]

@@ -1,4 +1,4 @@
-"""The average strategy as a mixture of kept models (``average="snapshots"``, SD-CFR's rule), not per-set sums.
+"""The average strategy as a mixture of kept models (``average="mixture"``, SD-CFR's rule), not per-set sums.
 
 Lean sampled RCFR(+) with ``profile="model"`` plays, between two refits of a player, the strategy of one compiled
 model: a *snapshot* (the model, the t its predictions are regret-matched with, and its weight: the summed

@@ -4,7 +4,7 @@
 attributes (objects' ``__dict__``, tuples, lists, dicts, namedtuple bundles), each buffer once however many
 views share it (an array's ``.base`` chain down to its owner), plus each regressor as its compiled model
 (`rcfr.regressors.compile_model`: the arrays a prediction needs) or, when it cannot be compiled, its
-pickled size, and each kept snapshot (`rcfr.solvers.snapshots.Snapshot`, average="snapshots") as its compiled
+pickled size, and each kept snapshot (`rcfr.solvers.snapshots.Snapshot`, average="mixture") as its compiled
 model's arrays. Not counted: the game (its arrays, memory-mapped or not, are the game's and are shared by
 every solver of it: anything reachable from ``solver.game``), and fit-time work a regressor may cache
 (sort orders, casts). An array that was allocated at capacity counts whole (the rules path's arrays
