@@ -20,6 +20,7 @@ from omegaconf import DictConfig, OmegaConf
 from rcfr import SOLVERS, make_rules
 from rcfr.options import check_float, check_int, did_you_mean
 from rcfr.registry import check_choice, keyword_names
+from rcfr.solvers.public_tree import PUBLIC_OPTIONS, PUBLIC_SOLVERS
 
 from . import components, tracking
 from .measures import MEASURES
@@ -286,6 +287,8 @@ def validate(cfg) -> ExperimentConfig:
     check = _choice("solver.name", solvers)
     check(spec.solver.name)
     accepted = keyword_names(solvers[spec.solver.name])[1:]
+    if spec.solver.name in PUBLIC_SOLVERS:  # `make_solver` may take Bluff's public-tree walk for these
+        accepted += ["walk", *PUBLIC_OPTIONS]
     injected = [k for k in components.INJECTED_OPTIONS if k in accepted]
     kit_options = [k for k in components.KIT_OPTIONS if k not in accepted]
     _check_params("solver.options", "solver", spec.solver.name, spec.solver.options,

@@ -44,6 +44,8 @@ DTYPES = ("auto", "float64", "float32")
 PUBLIC_SOLVERS = {"cfr": "alternating", "cscfr": "simultaneous", "es-mccfr": "alternating", "os-mccfr": "alternating"}
 #: the sampled solvers of the public tree, walked with scalars once the rolls are drawn (`rules.bluff_sampling`)
 SAMPLED = ("es-mccfr", "os-mccfr")
+#: the options only the public-tree walk takes (the experiment kit accepts them, and `walk`, for these solvers)
+PUBLIC_OPTIONS = ("dtype", "sampled_walk")
 #: chance sampling on the public tree: one roll per player, or every roll (vanilla CFR)
 PUBLIC_CHANCE_SAMPLING = ("single", "all")
 #: the walk of a chance-sampled iteration (one roll per player): with scalars, or the vectors of every-roll CFR
