@@ -25,10 +25,10 @@ from rcfr.features import make_features
 from rcfr.policy import Policy
 from rcfr.registry import keyword_names
 from rcfr.regressors import make_regressor
-from rcfr.rules.cfr import RulesCFRSolver
 from rcfr.rules.game import RulesGame
 from rcfr.solvers import CFRSolver
 from rcfr.solvers.base import by_rules
+from rcfr.solvers.rules_cfr import RulesCFRSolver
 from rcfr.tree import Game
 
 from .schema import ConfigError, ExperimentConfig, check_rules_path, resolve_shares

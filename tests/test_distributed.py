@@ -26,10 +26,10 @@ from hypothesis import strategies as st
 import rcfr
 from rcfr import distributed
 from rcfr.regrets import FullRegret
-from rcfr.rules import cfr as rules_cfr
 from rcfr.rules import evaluation as rules_eval
 from rcfr.rules.policy import CodePolicy
 from rcfr.rules.regrets import RulesFullRegret
+from rcfr.solvers import rules_cfr
 
 RULES_GAMES = [("goofspiel", {"cards": 4}), ("liars_dice", {}), ("pam", {"horizon": 2})]
 FIELDS = ("value", "br0", "br1")
@@ -544,7 +544,7 @@ RATIO_TOLERANCE = 1e-9
 @pytest.mark.parametrize("name, params", RULES_CFR_GAMES, ids=[g[0] for g in RULES_CFR_GAMES])
 @pytest.mark.parametrize("solver", ["cfr", "cfr+"])
 def test_rules_cfr_equals_compiled_cfr_iteration_for_iteration(name, params, solver):
-    from rcfr.rules.cfr import RulesCFRSolver
+    from rcfr.solvers.rules_cfr import RulesCFRSolver
     compiled = rcfr.make_solver(solver, game(name, **params))
     one, two = _rules_cfr(name, params, solver), _rules_cfr(name, params, solver, shards=2)
     assert isinstance(one, RulesCFRSolver)
@@ -664,7 +664,7 @@ def test_fixed_point_sums_give_every_shard_count_the_same_bits():
 def test_fixed_point_round_trips(value):
     """A value added in fixed point and read back: within the grid (2**-80) of it, signs and carries right;
     x and -x cancel exactly."""
-    from rcfr.rules import cfr
+    from rcfr.solvers import rules_cfr as cfr
     high, low = np.zeros(1, np.uint64), np.zeros(1, np.uint64)
     cfr._fixed_add(high, low, 0, value)  # the compiled kernel, as the walk inlines it
     assert abs(cfr._fixed_to_float(high, low)[0] - value) <= 2.0**-80 + 1e-16 * abs(value)

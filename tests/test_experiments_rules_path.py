@@ -65,7 +65,7 @@ def test_what_needs_the_tree_is_refused_before_any_work(change, field, no_enumer
 
 
 def test_full_width_cfr_on_the_rules_scores_what_the_compiled_run_scores(tmp_path):
-    """solver=cfr on a game walked by its rules is CFR over the rules (`rcfr.rules.cfr`): the compiled run's
+    """solver=cfr on a game walked by its rules is CFR over the rules (`rcfr.solvers.rules_cfr`): the compiled run's
     exploitability at every point."""
     for name, compiled in (("rules", False), ("tree", None)):
         run_experiment(config("goofspiel", {"cards": 4}, compiled=compiled, solver="cfr", run__iterations=8),

@@ -16,14 +16,14 @@ started by the first sharded call, on Kuhn (reported apart), so that the workers
 before timing. Wall seconds; the speed-up is one walk / Ray. Say how busy the machine was: the load
 average before the run is printed.
 
-`--cfr` runs `--iterations` full-width CFR iterations over the rules (`rcfr.rules.cfr`, vanilla CFR, alternating
+`--cfr` runs `--iterations` full-width CFR iterations over the rules (`rcfr.solvers.rules_cfr`, vanilla CFR, alternating
 updates: two walks per iteration) three ways: one process (unsharded), ``shards=workers`` here, and `workers` Ray
 workers with the same shards; it reports the numbering walk's time apart, the iterations' wall seconds, whether
 Ray gave the shards-here iterates bit for bit, the cumulative regrets' largest gap between shards here and one
 process after the first iteration, and the first iteration at which their current strategies differ by more
 than 1e-9 (shards sum each sequence's terminal values in another order; at a tie of regrets, regret matching
 turns that rounding into another strategy), and whether Ray gave the one process's iterates bit for bit; one
-row per `--sums` (float, fixed: `rcfr.rules.cfr.SUMS`). `--project H` adds the seconds per iteration a walk of H histories would take
+row per `--sums` (float, fixed: `rcfr.solvers.rules_cfr.SUMS`). `--project H` adds the seconds per iteration a walk of H histories would take
 at the one process's measured rate (histories per second of the update walks).
 
 `--cpu` (no Ray) times each step of the sharded rules walk in CPU seconds, one after another in this process,

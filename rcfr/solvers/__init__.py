@@ -82,8 +82,8 @@ def make_solver(name: str, game: Game, **options) -> CFRSolver | MCCFRSolver | S
     "public", "general") chooses, for "cfr" and "cscfr" on Liar's Dice, between the public-tree walk
     (`BluffPublicCFR`: taken by "auto" on a Bluff walked by its rules) and the general solver. On a game walked
     by its rules (a `RulesGame`, or the `GameRules` of `rcfr.make_rules`), "cfr", "cfr+", "lcfr" and "dcfr" are
-    full-width CFR over the rules (`rcfr.rules.cfr`), which `.distribute(...)` shards."""
-    from ..rules.cfr import RULES_SOLVERS  # here: rcfr.rules.cfr builds on this package's base and cfr modules
+    full-width CFR over the rules (`rcfr.solvers.rules_cfr`), which `.distribute(...)` shards."""
+    from .rules_cfr import RULES_SOLVERS  # here: it builds on this package's base and cfr modules
 
     if isinstance(game, GameRules) and name in RULES_SOLVERS:
         from ..rules.game import RulesGame

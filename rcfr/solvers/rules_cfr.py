@@ -49,11 +49,8 @@ from ..games.fast import ABSTRACT_CODE, DATA
 from ..games.fast import FUNCTION_TYPES as _FN
 from ..numba_lazy import njit_on_first_call
 from ..options import CFROptions, check_choice, dumps
-from ..solvers.base import IterativeSolver
-from ..solvers.cfr import CFRSolver
-from ..solvers.stores import RegretTable
-from .abstraction import no_abstraction
-from .evaluation import (
+from ..rules.abstraction import no_abstraction
+from ..rules.evaluation import (
     _ERRORS,
     OUT_FIELDS,
     _count,
@@ -67,11 +64,14 @@ from .evaluation import (
     raise_walk_error,
     subtree_tasks,
 )
-from .game import RulesGame
-from .policy import CodePolicy, fast_game
-from .regrets import check_cut
-from .shards import merge
-from .walk import DEPTH, depth_first
+from ..rules.game import RulesGame
+from ..rules.policy import CodePolicy, fast_game
+from ..rules.regrets import check_cut
+from ..rules.shards import merge
+from ..rules.walk import DEPTH, depth_first
+from .base import IterativeSolver, by_rules
+from .cfr import CFRSolver
+from .stores import RegretTable
 
 
 @dataclass(frozen=True)
@@ -289,7 +289,7 @@ class RulesCFRSolver(IterativeSolver):
     def __init__(self, game, options: CFROptions, sums: str = "float"):
         if isinstance(game, GameRules):
             game = RulesGame(game)
-        if not isinstance(game, RulesGame):
+        if not by_rules(game):
             raise TypeError(f"{type(self).__name__} walks a game by its rules (a RulesGame), got {type(game).__name__}")
         check_walk(game.rules, "full-width CFR")
         self.game, self.options = game, options
