@@ -59,7 +59,8 @@ def sets_met(solver) -> int:
     if getattr(solver, "numbered", True) is False:
         return "none numbered"
     if buffers is None or not hasattr(buffers, "num_sets"):
-        return f"{getattr(solver.game, 'num_infosets', 0):,}"
+        sets = getattr(solver.game, "num_infosets", None)  # compiled; the public tree's walk has no count here
+        return "—" if sets is None else f"{sets:,}"
     return f"{buffers.num_sets:,}"
 
 
