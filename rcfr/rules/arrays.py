@@ -131,7 +131,8 @@ class RulesBuffers:
         reindex(keys, ids, index["codes"], sets)
         self.meta[:] = (sets, seqs, set_capacity, seq_capacity, 0, NO_MISMATCH)
         self.index = index
-        self.tree = (Rules if self.numbered else SetFreeRules)(**self.functions, data=self.game.fast.data, abstract_data=self.abstract_data,
+        bundle = Rules if self.numbered else SetFreeRules  # (a numba type each: `infoset` looks up, or not)
+        self.tree = bundle(**self.functions, data=self.game.fast.data, abstract_data=self.abstract_data,
                           abstract_out=self.abstract_out, states=self.rows, row_player=self.row_player,
                           row_moves=self.row_moves, row_set=self.row_set, spare=self.spare,
                           probs=self.probs, keys=keys, ids=ids, **index, meta=self.meta, set_states=set_states,
