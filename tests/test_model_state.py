@@ -337,3 +337,97 @@ def test_bootstrap_refused_naming_the_field():
         SampledRCFR(kuhn, **{**ROWS, "targets": "bootstrap", "profile": "visited"})
     with pytest.raises(ValueError, match="targets='bootstrap' keeps the feature rows.*sampler='outcome'"):
         SampledRCFR(kuhn, **{**ROWS, "targets": "bootstrap", "sampler": "outcome"})
+
+
+# ---- no set numbered (rules path, rows or bootstrapped targets with the mixture: `SetFreeRules`) -------------
+FREE = {**ROWS, "average": "mixture", "snapshots": 2, "refit_every": 2}
+
+
+def test_no_set_index_refused_naming_the_field():
+    """set_index=False serves only runs that keep nothing per set; the compiled tree has no such mode."""
+    kuhn = rcfr.load_game("kuhn", compiled=False)
+    for bad, field in (({"average": "sums", "snapshots": None}, "average='sums'"),
+                       ({"targets": "reservoir"}, "targets='reservoir'"),
+                       ({"profile": "visited", "targets": "stored", "average": None, "snapshots": None},
+                        "profile='visited'")):
+        with pytest.raises(ValueError, match=f"set_index=False .*{field}"):
+            SampledRCFR(kuhn, **{**FREE, **bad, "set_index": False})
+    with pytest.raises(ValueError, match="set_index must be True or False"):
+        SampledRCFR(kuhn, **{**FREE, "set_index": 1})
+    with pytest.raises(ValueError, match="set_index=False applies to games walked by their rules"):
+        SampledRCFR(rcfr.load_game("kuhn"), **{**FREE, "set_index": False})
+
+
+def _same_run(a, b):
+    for p in (0, 1):
+        for x, y in zip(a.kept[p].examples(), b.kept[p].examples()):
+            assert np.array_equal(x, y)
+        assert [s.weight for s in a.snapshots[p].kept] == [s.weight for s in b.snapshots[p].kept]
+    assert a.nodes_touched == b.nodes_touched
+    for x, y in ((a.average_policy(), b.average_policy()), (a.current_policy(), b.current_policy())):
+        assert np.array_equal(x.codes, y.codes) and np.array_equal(x.probs, y.probs)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, params, solver, targets", [
+    ("kuhn", {}, SampledRCFR, "rows"), ("liars_dice", {"dice1": 1, "dice2": 1}, SampledRCFR, "rows"),
+    ("liars_dice", {"dice1": 1, "dice2": 1}, SampledRCFRPlus, "bootstrap")])
+def test_no_set_index_equals_the_numbered_run(name, params, solver, targets):
+    """Kuhn and Bluff: every action is public, so an external-sampling traversal meets no opponent set twice and
+    drawing the opponent's action at each visit draws what the per-set cache drew: the same rows, models, nodes and
+    policies as with set_index=True, while the buffers number no set and hold the sink alone."""
+    game = rcfr.load_game(name, compiled=False, **params)
+    features = "poker" if name == "kuhn" else "liars_dice"
+    options = {**FREE, "features": features, "targets": targets, "capacity": 60 if name == "kuhn" else 600}
+    free, numbered = (solver(game, **options, set_index=index).run(14) for index in (None, True))
+    assert not free.numbered and numbered.numbered and numbered.buffers.num_sets > 0
+    assert free.buffers.num_sets == 0 and free.buffers.num_set_ids == 1  # the sink alone
+    assert free.buffers.nbytes() < numbered.buffers.nbytes()
+    _same_run(free, numbered)
+    assert np.ptp(free.average_policy().probs) > 0
+
+
+@pytest.mark.slow
+def test_no_set_index_differs_where_an_opponent_set_repeats():
+    """Goofspiel(4): a bid is hidden, so the opponent's set repeats across the traverser's bids; drawn at each
+    visit, its action differs from the cached one (a control that the mode changes the draws where it may)."""
+    game = rcfr.load_game("goofspiel", cards=4, points_order="random", seed=3, compiled=False)
+    options = {**FREE, "features": "goofspiel", "capacity": 400}
+    free, numbered = (SampledRCFR(game, **options, set_index=index).run(6) for index in (None, True))
+    assert any(not np.array_equal(x, y) for x, y in zip(free.kept[0].examples(), numbered.kept[0].examples()))
+
+
+@pytest.mark.slow
+def test_no_set_index_resumes_bit_for_bit():
+    leduc = rcfr.load_game("leduc", compiled=False)
+    options = {**FREE, "snapshots": 3, "capacity": 80}
+    straight = SampledRCFR(leduc, **options).run(12)
+    first = SampledRCFR(leduc, **options).run(5)
+    resumed = SampledRCFR(leduc, **options)
+    resumed.load_state_dict(first.state_dict())
+    resumed.run(7)
+    assert not resumed.numbered
+    _same_run(straight, resumed)
+
+
+@pytest.mark.slow
+def test_bluff21_bytes_after_2n_equal_those_after_n(monkeypatch):
+    """Issue 34, item 4, on Bluff(2,1) walked by its rules: once the row reservoirs and the snapshot bound are full
+    the bytes held are the same after 2N iterations as after N, while sets are still being met; the controls (the
+    average sums, or the sets numbered, from arrays with room for 16 sets) grow as they meet sets."""
+    from rcfr.rules.game import RulesGame
+    game = rcfr.load_game("liars_dice", dice1=2, dice2=1, compiled=False)
+    options = {**FREE, "features": "liars_dice", "capacity": 1000, "refit_every": 5}
+    run = SampledRCFR(game, **options).run(20)
+    assert all(len(s.kept) == 2 for s in run.snapshots) and all(k.kept.seen[0] > 1000 for k in run.kept)
+    n = run.state_bytes()
+    held = _held(run)[0]
+    run.run(20)
+    assert _held(run)[0] == held and run.state_bytes() == n and not run.numbered
+    monkeypatch.setattr(RulesGame, "initial_sets", 16)
+    numbered = SampledRCFR(game, **options, set_index=True).run(20)
+    sums = SampledRCFR(game, **{**options, "average": "sums", "snapshots": None}).run(20)
+    grown = [(c.state_bytes(), c.buffers.num_sets) for c in (numbered, sums)]
+    for control, (before, sets) in zip((numbered, sums), grown):
+        control.run(20)
+        assert control.buffers.num_sets > sets and control.state_bytes() > before

@@ -5,6 +5,7 @@ profile and plain external sampling, on Bluff walked by its rules; and what each
     python -m benchmarks.speed.inwalk_models --dice 2 2 --warmup 300 --iterations 300
     python -m benchmarks.speed.inwalk_models --game leduc --leaves 256 --warmup 100 --iterations 400  # compiled
     python -m benchmarks.speed.inwalk_models --bounded 4              # + the bounded state (RCFR: rows, snapshots)
+    python -m benchmarks.speed.inwalk_models --set-free 4 --dice 2 2  # no set numbered, against both ES walks
 
 Lean sampled RCFR+ (best-first trees of `--leaves` leaves, stored targets, external sampling, a refit every
 `--refit-every` iterations) runs `--warmup` iterations, then `--iterations` more are timed (process CPU seconds),
@@ -17,6 +18,11 @@ stale sets), histories touched per iteration, sets met and `state_bytes()` after
 ``profile="model"``, ``targets="rows"`` (`capacity` feature rows a player, written by the walk) and
 ``average="mixture"`` with ``snapshots=K``, beside the same RCFR with ``targets="reservoir"`` and the average
 sums, and lean sampled RCFR+ with ``targets="bootstrap"`` (the walk's rows, bootstrapped and clipped) and snapshots.
+
+``--set-free K`` runs the bounded solvers alone, which on the rules number no information set (`SetFreeRules`:
+``set_index`` None), the RCFR one also with ``set_index=True`` (its arrays per set met), against ES-MCCFR on the
+public tree (the rules' default walk) and its general walk (``walk="general"``); `uptime`'s load averages are
+printed before and after, the machine being shared.
 """
 
 from __future__ import annotations
@@ -49,8 +55,13 @@ def timed(solver, warmup: int, iterations: int) -> tuple[float, float, float]:
 
 def sets_met(solver) -> int:
     """The information sets met (on the rules), or the game's (compiled)."""
-    buffers = solver.buffers
-    return buffers.num_sets if hasattr(buffers, "num_sets") else solver.game.num_infosets
+    buffers = getattr(solver, "buffers", None)
+    if getattr(solver, "numbered", True) is False:
+        return "none numbered"
+    if buffers is None or not hasattr(buffers, "num_sets"):
+        sets = getattr(solver.game, "num_infosets", None)  # compiled; the public tree's walk has no count here
+        return "—" if sets is None else f"{sets:,}"
+    return f"{buffers.num_sets:,}"
 
 
 def main() -> None:
@@ -64,6 +75,9 @@ def main() -> None:
     parser.add_argument("--bounded", type=int, default=0, metavar="K",
                         help="add the bounded state (targets='rows', average='mixture', snapshots=K)")
     parser.add_argument("--only-bounded", action="store_true", help="skip the RCFR+ and ES rows")
+    parser.add_argument("--set-free", type=int, default=0, metavar="K",
+                        help="the bounded solvers with no set numbered (snapshots=K) against both ES walks")
+    parser.add_argument("--capacity", type=int, default=100_000)
     args = parser.parse_args()
     if args.game == "leduc":
         game, features, profiles, title = rcfr.load_game("leduc"), "poker", ("model", "visited", "cache"), "Leduc"
@@ -71,9 +85,10 @@ def main() -> None:
         game = rcfr.load_game("liars_dice", dice1=args.dice[0], dice2=args.dice[1], compiled=False)
         features, profiles, title = "liars_dice", ("model", "visited"), f"Bluff{tuple(args.dice)} walked by its rules"
     lean = dict(features_on_demand=True, features=features, sampler="external", targets="stored",
-                regressor={"name": "best_first", "max_leaves": args.leaves}, capacity=100_000,
+                regressor={"name": "best_first", "max_leaves": args.leaves}, capacity=args.capacity,
                 refit_every=args.refit_every, seed=0)
-    solvers = {} if args.only_bounded else {f"sampled-rcfr+ profile={p}": SampledRCFRPlus(game, profile=p, **lean)
+    quiet = args.only_bounded or args.set_free
+    solvers = {} if quiet else {f"sampled-rcfr+ profile={p}": SampledRCFRPlus(game, profile=p, **lean)
                                             for p in profiles}
     if args.bounded:
         rcfr_ = {**lean, "profile": "model"}
@@ -82,10 +97,20 @@ def main() -> None:
             game, **{**rcfr_, "targets": "rows", "average": "mixture", "snapshots": args.bounded})
         solvers[f"sampled-rcfr+ profile=model targets=bootstrap snapshots={args.bounded}"] = SampledRCFRPlus(
             game, **{**rcfr_, "targets": "bootstrap", "average": "mixture", "snapshots": args.bounded})
-    if not args.only_bounded:
+    if args.set_free:
+        free = {**lean, "profile": "model", "targets": "rows", "average": "mixture", "snapshots": args.set_free}
+        solvers[f"sampled-rcfr targets=rows snapshots={args.set_free}, no set index"] = SampledRCFR(game, **free)
+        solvers[f"sampled-rcfr+ targets=bootstrap snapshots={args.set_free}, no set index"] = SampledRCFRPlus(
+            game, **{**free, "targets": "bootstrap"})
+        solvers[f"sampled-rcfr targets=rows snapshots={args.set_free}, set_index=True"] = SampledRCFR(
+            game, **free, set_index=True)
+        solvers["es-mccfr (public tree)"] = make_solver("es-mccfr", game, seed=0)
+        if args.game == "bluff":
+            solvers["es-mccfr walk=general"] = make_solver("es-mccfr", game, seed=0, walk="general")
+    elif not args.only_bounded:
         solvers["es-mccfr"] = make_solver("es-mccfr", game, seed=0)
     print(f"{title}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
-          f"load average {os.getloadavg()[0]:.2f} at the start")
+          f"load averages {' '.join(f'{x:.2f}' for x in os.getloadavg())} at the start")
     print("| solver | ms / iteration | of which refits | without refits | histories / iteration | sets met | "
           "state bytes after the warmup | at the end |")
     print("|---|---|---|---|---|---|---|---|")
@@ -94,9 +119,9 @@ def main() -> None:
         run = solver.run
         solver.run = lambda n, run=run, before=before: (run(n), before.append(solver.state_bytes()))[0]
         ms, fits, nodes = timed(solver, args.warmup, args.iterations)
-        print(f"| {name} | {ms:.2f} | {fits:.2f} | {ms - fits:.2f} | {nodes:,.0f} | {sets_met(solver):,} | "
+        print(f"| {name} | {ms:.2f} | {fits:.2f} | {ms - fits:.2f} | {nodes:,.0f} | {sets_met(solver)} | "
               f"{before[0]:,} | {solver.state_bytes():,} |", flush=True)
-    print(f"load average {os.getloadavg()[0]:.2f} at the end")
+    print(f"load averages {' '.join(f'{x:.2f}' for x in os.getloadavg())} at the end")
 
 
 if __name__ == "__main__":

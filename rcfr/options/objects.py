@@ -261,12 +261,16 @@ class SampledRCFROptions(ReservoirWeights, Options):
     profile: str | None = None
     average: str | None = None  # None: "sums" (an option added later is None when off: old checkpoints resume)
     snapshots: int | None = None
+    # None: the rules path numbers no information set where nothing is kept per set (profile='model',
+    # targets 'rows' or 'bootstrap', average='mixture'), every set otherwise; True: number them anyway
+    set_index: bool | None = None
     regret_matching: str = "rm"
     seed: int = 0
 
     def __post_init__(self):
         set_ = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
         set_("features_on_demand", check_bool("features_on_demand", self.features_on_demand))
+        self._check_set_index()
         lean = self.features_on_demand
         check_choice("sampler", self.sampler, SAMPLERS)
         check_choice("regret_matching", self.regret_matching, REGRET_MATCHING)
@@ -323,6 +327,21 @@ class SampledRCFROptions(ReservoirWeights, Options):
                 raise ValueError(f"profile='model' evaluates the models inside the walks of sampler "
                                  f"{' or '.join(map(repr, MODEL_SAMPLERS))}; got sampler={self.sampler!r} (use "
                                  f"profile 'visited' or 'cache' with it)")
+
+    def _check_set_index(self) -> None:
+        """``set_index=False`` (no set numbered, no action kept per set) serves only runs that keep nothing per set."""
+        if self.set_index is None:
+            return
+        object.__setattr__(self, "set_index", check_bool("set_index", self.set_index))
+        if self.set_index:
+            return
+        needs = {"features_on_demand": (self.features_on_demand, True), "profile": (self.profile, "model"),
+                 "targets": (self.targets, ("rows", "bootstrap")), "average": (self.average, "mixture")}
+        wrong = [f"{k}={v!r} (needs {' or '.join(map(repr, w)) if isinstance(w, tuple) else repr(w)})"
+                 for k, (v, w) in needs.items() if not (v in w if isinstance(w, tuple) else v == w)]
+        if wrong:
+            raise ValueError(f"set_index=False numbers no information set, so it serves only runs that keep nothing "
+                             f"per set; got {', '.join(wrong)}")
 
     def _check_average(self) -> None:
         """``average="mixture"`` keeps the models the walks played (``profile="model"``), at most ``snapshots``."""

@@ -23,7 +23,7 @@ from ..sampling.strategies import regret_weight
 from .abstraction import CodeAbstraction, no_abstraction
 from .game import RulesGame
 from .policy import CodePolicy, normalized
-from .source import EMPTY, MISMATCH, NO_MISMATCH, OVERFLOW, SEQS, SETS, FastFunction, Rules, reindex
+from .source import EMPTY, MISMATCH, NO_MISMATCH, OVERFLOW, SEQS, SETS, FastFunction, Rules, SetFreeRules, reindex
 
 ROLES = {"fn_player": "player", "fn_moves": "num_children", "fn_child": "child", "fn_utility": "utility",
          "fn_code": "infoset_code"}
@@ -52,7 +52,7 @@ class RulesBuffers:
 
     def __init__(self, game: RulesGame, sampler: str, seed: int = 0, capacity: int = 1 << 12,
                  chance_sampling: str = "single", abstraction: CodeAbstraction | None = None,
-                 keep_states: bool = False, keep_table: bool = True):
+                 keep_states: bool = False, keep_table: bool = True, numbered: bool = True):
         if sampler in UNSUPPORTED or sampler not in SAMPLERS:
             allowed = [s for s in SAMPLERS if s not in UNSUPPORTED]
             raise ValueError(f"sampler {sampler!r} cannot walk a game by its rules (it needs the compiled tree's "
@@ -60,6 +60,12 @@ class RulesBuffers:
         if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)) or not 1 <= capacity <= 2**40:
             raise ValueError(f"capacity must be an integer in [1, 2**40], got {capacity!r}")
         self.game, self.sampler, self.abstraction = game, sampler, abstraction
+        # sets numbered as met; without (`SetFreeRules`: the walks read and write nothing per set), every per-set
+        # array holds the sink alone and every per-slot array its `widest` slots, whatever the walks meet
+        self.numbered = bool(numbered)
+        if not self.numbered and (keep_states or keep_table or abstraction is not None or sampler != "external"):
+            raise ValueError("RulesBuffers(numbered=False) keeps nothing per set: it needs sampler='external', "
+                             "keep_states=False, keep_table=False and no abstraction")
         self.keep_states = bool(keep_states)  # a state and player per set met (on-demand features)
         # a regret table and a current strategy per slot; without (sampled RCFR with its models evaluated in the
         # walk, `State.model`), ``regrets`` and ``sigma`` are empty: the walks read neither
@@ -94,7 +100,8 @@ class RulesBuffers:
             value=np.zeros((levels, widest)), reach=np.zeros((2, levels, widest)), chosen=np.zeros(levels, np.int64),
             scale=np.zeros((levels, widest) if weights else (0, 0)),
             common_u=np.zeros(0), common_stamp=np.zeros(0, np.int64), public=public_work(empty_public_tree()))
-        self._allocate(int(capacity), int(capacity) * SLOTS_PER_SET, {}, 0, 0)
+        sets = int(capacity) if self.numbered else 0
+        self._allocate(sets, sets * SLOTS_PER_SET, {}, 0, 0)
 
     # ---- the arrays, and growing them ------------------------------------------------------------
     def _allocate(self, set_capacity: int, seq_capacity: int, old: dict, sets: int, seqs: int) -> None:
@@ -124,7 +131,8 @@ class RulesBuffers:
         reindex(keys, ids, index["codes"], sets)
         self.meta[:] = (sets, seqs, set_capacity, seq_capacity, 0, NO_MISMATCH)
         self.index = index
-        self.tree = Rules(**self.functions, data=self.game.fast.data, abstract_data=self.abstract_data,
+        bundle = Rules if self.numbered else SetFreeRules  # (a numba type each: `infoset` looks up, or not)
+        self.tree = bundle(**self.functions, data=self.game.fast.data, abstract_data=self.abstract_data,
                           abstract_out=self.abstract_out, states=self.rows, row_player=self.row_player,
                           row_moves=self.row_moves, row_set=self.row_set, spare=self.spare,
                           probs=self.probs, keys=keys, ids=ids, **index, meta=self.meta, set_states=set_states,

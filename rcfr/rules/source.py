@@ -75,10 +75,30 @@ def is_rules(source) -> bool:
     return getattr(source, "instance_class", None) is Rules
 
 
+class SetFreeRules(Rules):
+    """`Rules` for walks that number no information set (lean sampled RCFR with its models in the walk, feature-row
+    targets and the mixture average: nothing is read or written per set). Its own numba type, so that `infoset`
+    answers the sink, id ``meta[SET_CAPACITY]`` (0: the arrays hold no set, only the sink's ``widest`` slots),
+    without a lookup; the other accessors are the rules'. What the walks still write under the sink (the traverser's
+    ``delta``, one touched entry) is of fixed size and read by no one."""
+
+    __slots__ = ()
+
+
+def is_set_free(source) -> bool:
+    """True for the numba type of a `SetFreeRules` bundle."""
+    return getattr(source, "instance_class", None) is SetFreeRules
+
+
 def rules_accessor(accessor):
     """Register the decorated function as `accessor`'s implementation for a `Rules` source (`states.implements`:
-    numba's choice at typing time), never inlined: the walks call it."""
-    return states.implements(accessor, is_rules, "never")
+    numba's choice at typing time), never inlined: the walks call it; and for a `SetFreeRules` one, except
+    `infoset` (`_no_infoset` below)."""
+    def register(implementation):
+        if accessor is not states.infoset:
+            states.implements(accessor, is_set_free, "never")(implementation)
+        return states.implements(accessor, is_rules, "never")(implementation)
+    return register
 
 
 @njit(cache=True, inline="always")
@@ -182,6 +202,11 @@ def _infoset(source, h):
         I = _lookup(source, h)
         source.row_set[h] = I
     return I
+
+
+@states.implements(states.infoset, is_set_free, "never")
+def _no_infoset(source, h):
+    return source.meta[SET_CAPACITY]
 
 
 @njit(cache=True, inline="always")

@@ -15,7 +15,9 @@
 * policies are `rcfr.rules.policy.CodePolicy` objects keyed by information-set code;
 * with ``targets="rows"`` no state is kept per set (the walk writes the fits' rows), and with
   ``average="mixture"`` no average sum is written: their policies are made at every set of the game, found by
-  one walk of the rules (`rcfr.solvers.snapshots.rules_sets`).
+  one walk of the rules (`rcfr.solvers.snapshots.rules_sets`);
+* with both, no set is numbered at all (`rcfr.rules.source.SetFreeRules`, unless ``set_index=True``): the
+  opponent's action is drawn at each visit instead of kept per set, and the buffers hold the sink set alone.
 
 Refused here: ``profile="cache"`` (it refreshes every set of the game) and probing (the discovery walk does not
 mirror it), and information-set abstractions (the encoders describe full sets).
@@ -28,6 +30,7 @@ import numpy as np
 from ..rules.arrays import RulesBuffers
 from ..rules.game import RulesGame
 from ..rules.policy import CodePolicy
+from ..sampling import driver
 from ..sampling.bundles import make_tally
 from ..sampling.reservoir import Reservoir
 from .base import require
@@ -61,8 +64,11 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
             self._check_compilable()
         self._encode = bound_encode_rows(self.encoder)
         rows = self._walk_rows  # the fits read the rows the walk wrote: no state kept per set
+        # nothing kept per set (the walk's rows, the models' mixture): no set numbered unless set_index=True asks
+        kept_per_set = not rows or o.average != "mixture"
+        self.numbered = kept_per_set or o.set_index is True
         self.buffers = RulesBuffers(self.game, self.sampler, o.seed, RulesGame.initial_sets, keep_states=not rows,
-                                    keep_table=self.profile != "model")
+                                    keep_table=self.profile != "model", numbered=self.numbered)
         if self.profile == "model":
             from .model_strategies import walk_model
             self._walk_model = walk_model(self.encoder, self.game.depth + 3, self.game.widest)
@@ -88,8 +94,17 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
         overflow. A call that overflowed where it could not be undone raises."""
         if self.profile != "model":
             return super()._traverse(player, weight)
+        if not self.numbered:  # no set numbered: the arrays never grow, one call walks every traversal
+            walk = self._walk_for(player)
+            tree, state, scratch, settings, _ = self._walk(player)
+            args = (tree, state._replace(model=walk), scratch, settings, 0, self.traversals, player, weight,
+                    self._tally)
+            self._drive = self._drive or driver.bound(driver.drive, *args)
+            self._drive(*args)
+            self._check_walk(player)
+            self._check_rows(player)
+            return
         from ..rules.source import OVERFLOW
-        from ..sampling import driver
         b, widest, most = self.buffers, self.game.widest, self._most_new
         free = lambda: (int(b.meta[2]) - b.num_sets, int(b.meta[3]) - b.num_slots)  # noqa: E731
         while True:

@@ -25,7 +25,8 @@ from numba.extending import overload
 
 from ..games.base import TERMINAL
 from ..regressors.compiled import CompiledModel, predict_row
-from ..sampling.decisions import set_action, set_strategy_action
+from ..rules.source import is_set_free
+from ..sampling.decisions import pick, set_action, set_strategy_action
 from ..sampling.strategies import current_strategy, regrets_met, strategy_at
 from .predictions import match_set
 
@@ -263,6 +264,11 @@ def _walk_regrets_met(model, tree, h, value, v, n, e):
 
 @overload(set_strategy_action, inline="always")
 def _walk_set_strategy_action(model, tree, regrets, sigma, h, f, n, d, p, from_regrets, cached, I, stamp, rng):
+    if is_walk_model(model) and is_set_free(tree):  # no set id to keep the draw under: one draw per visit
+        def drawn(model, tree, regrets, sigma, h, f, n, d, p, from_regrets, cached, I, stamp, rng):
+            work, g = current_strategy(model, tree, regrets, sigma, h, f, n, d, p, from_regrets)
+            return pick(work, g, n, rng), work, g
+        return drawn
     if is_walk_model(model) or is_tree_walk_model(model):
         def action(model, tree, regrets, sigma, h, f, n, d, p, from_regrets, cached, I, stamp, rng):
             work, g = current_strategy(model, tree, regrets, sigma, h, f, n, d, p, from_regrets)

@@ -142,6 +142,9 @@ class LeanSampledRCFR(SampledRCFRSolver):
         of its sets, its training data (seeded as the dense path's: `ReservoirTargets`; `StoredSums` draws from
         2s+1+p) and one iteration's tally."""
         game, o, seed = self.game, self.options, self.options.seed
+        if o.set_index is False:
+            raise ValueError(f"{self.solver_name} on compiled {game.name}: set_index=False applies to games walked "
+                             f"by their rules (the compiled tree's sets are the game's); leave it None")
         if o.profile == "model":  # the walks replay each decision's state from the root (`TreeWalkModel`)
             from .model_strategies import tree_walk_model, walk_model
             self._check_compilable()
