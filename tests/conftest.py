@@ -107,3 +107,15 @@ def no_enumeration(monkeypatch):
 
     monkeypatch.setattr(compiler, "count_fast", no_work)
     monkeypatch.setattr(tree.enumeration, "_enumerate", no_work)
+
+
+@pytest.fixture(scope="session")
+def local_ray():
+    """A local Ray of 2 CPUs for the distributed tests, started once per worker (skipped without Ray)."""
+    ray = pytest.importorskip("ray", reason="Ray is an optional extra: pip install 'rcfr[ray]'")
+    started = not ray.is_initialized()
+    if started:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    if started:
+        ray.shutdown()

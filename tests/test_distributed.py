@@ -247,17 +247,6 @@ def test_one_process_never_imports_ray(monkeypatch):
 
 
 # ---- on a local Ray (slow) -------------------------------------------------------------------------------
-@pytest.fixture(scope="session")
-def local_ray():
-    ray = pytest.importorskip("ray", reason="Ray is an optional extra: pip install 'rcfr[ray]'")
-    started = not ray.is_initialized()
-    if started:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield ray
-    if started:
-        ray.shutdown()
-
-
 @pytest.mark.slow
 def test_ray_workers_equal_one_process(local_ray):
     for name, params in (("goofspiel", {"cards": 4}), ("liars_dice", {})):

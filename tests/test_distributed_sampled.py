@@ -157,17 +157,6 @@ def test_shards_in_one_process_never_import_ray(kuhn, goofspiel, monkeypatch):
 
 
 # ---- on a local Ray (slow) -------------------------------------------------------------------------------
-@pytest.fixture(scope="session")
-def local_ray():
-    ray = pytest.importorskip("ray", reason="Ray is an optional extra: pip install 'rcfr[ray]'")
-    started = not ray.is_initialized()
-    if started:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield ray
-    if started:
-        ray.shutdown()
-
-
 @pytest.mark.slow
 def test_ray_workers_equal_in_process_shards(local_ray, kuhn, goofspiel):
     """Two Ray workers and two shards run here give the same run bit for bit (the numbers depend on the shard
