@@ -1,17 +1,19 @@
-"""Where a node of external sampling on the rules costs its time, against the compiled tree's whole node.
+"""Where a node of sampling on the rules costs its time, against the compiled tree's whole node.
 
     python -m benchmarks.speed.rules_node_cost
     python -m benchmarks.speed.rules_node_cost --games "goofspiel(cards=6)" --seconds 5
 
-Per game: external sampling on the compiled tree and on the rules, each for ``--seconds`` CPU seconds (ns
-per node touched: the walks meet the same nodes), then the rules walk's parts timed alone, in ns per call,
-on states the run's own bundle (its function pointers, its code table as the run left it) produces:
+Per game and sampler (external sampling, chance sampling): the sampler on the compiled tree and on the rules,
+each for ``--seconds`` CPU seconds (ns per node touched: the walks meet the same nodes), then the rules walk's
+parts timed alone, in ns per call, on states the run's own bundle (its function pointers, its code table as the
+run left it) produces:
 
 * *child*: the game's ``child`` through its function pointer, a state copied into a row first (what the walk's
   `child` accessor does before settling forced moves);
 * *facts*: the mover and the number of moves through their pointers (what `settle` asks of every child);
 * *code*: the information-set code through its pointer;
-* *probe*: the code's entry in the run's open-addressing table (a cache miss once the table is large).
+* *probe*: the code's entry in the run's open-addressing table, each probe waiting for the one before (a cache
+  miss once the table is large).
 
 *child + facts* is the floor of a rules node: every node entered needs its state, mover and moves from the game
 (a decision node adds *code* and *probe*), however little the walk does besides; the compiled tree reads all
@@ -20,7 +22,8 @@ four from arrays.
 The states are those of random play-outs from the root (every move at its node uniformly), so the mix of
 nodes is not exactly the sampler's; the rows say how many of the play-outs' nodes were decisions (a decision
 node asks *code* and *probe* once). Target of issue 35, item 5: the rules path at >= 1/3 of the compiled
-path's nodes per second, i.e. a rules node within 3x the compiled node.
+path's nodes per second for external sampling (a rules node within 3x the compiled node), >= 1/4 for chance
+sampling (within 4x).
 """
 
 from __future__ import annotations
@@ -37,12 +40,11 @@ from numba import njit  # noqa: E402
 
 import rcfr  # noqa: E402
 from benchmarks.speed.large_games import parse  # noqa: E402  (same spelling of game specs)
-from benchmarks.speed.rules_sampling import timed_run  # noqa: E402
+from benchmarks.speed.rules_sampling import SAMPLERS, timed_run  # noqa: E402
 from rcfr.games.base import CHANCE, TERMINAL  # noqa: E402
 from rcfr.rules.source import probe, settle  # noqa: E402
-from rcfr.solvers import mccfr  # noqa: E402
 
-GAMES = ["goofspiel(cards=6)", "leduc_poker()", "liars_dice(dice1=2, dice2=1)"]
+GAMES = ["goofspiel(cards=6)", "leduc()", "liars_dice(dice1=2, dice2=1)"]
 
 
 @njit(cache=True)
@@ -109,12 +111,14 @@ def _codes(source, states, decision):
 
 
 @njit(cache=True)
-def _time_probe(keys, codes):
-    total = 0
+def _time_probe(keys, codes, zero):
+    """Probes one after the other: each code waits for the previous entry (``zero`` is 0 at run time), as in a
+    walk, where the next node's lookup waits for this one; without the chain, misses would overlap."""
+    last = 0
     for i in range(codes.shape[0]):
         if codes[i] >= 0:
-            total += probe(keys, codes[i])
-    return total
+            last = probe(keys, codes[i] + (last & zero))
+    return last
 
 
 def per_call_ns(function, args, calls: int, repeats: int = 3) -> float:
@@ -128,15 +132,16 @@ def per_call_ns(function, args, calls: int, repeats: int = 3) -> float:
     return best / max(calls, 1) * 1e9
 
 
-def measure(text: str, seconds: float, count: int) -> str:
+def measure(text: str, sampler: str, seconds: float, count: int) -> str:
     name, params = parse(text)
     game = rcfr.load_game(name, cache=False, **params)
     rules = rcfr.load_game(name, compiled=False, **params)
-    mccfr.ExternalSamplingMCCFR(game, seed=0).run(1)  # numba code loaded outside the timing
-    mccfr.ExternalSamplingMCCFR(rules, seed=0).run(1)
-    compiled = mccfr.ExternalSamplingMCCFR(game, seed=0)
+    cls = SAMPLERS[sampler]
+    cls(game, seed=0).run(1)  # numba code loaded outside the timing
+    cls(rules, seed=0).run(1)
+    compiled = cls(game, seed=0)
     compiled_ns = timed_run(compiled, seconds) / compiled.nodes_touched * 1e9
-    walked = mccfr.ExternalSamplingMCCFR(rules, seed=0)
+    walked = cls(rules, seed=0)
     rules_ns = timed_run(walked, seconds) / walked.nodes_touched * 1e9
     source = walked.buffers.tree
     states, move, decision = _playouts(source, count, 0)
@@ -145,10 +150,10 @@ def measure(text: str, seconds: float, count: int) -> str:
     facts = per_call_ns(_time_facts, (source, states), count)
     code = per_call_ns(_time_code, (source, states, decision), decisions)
     codes = _codes(source, states, decision)
-    lookup = per_call_ns(_time_probe, (source.keys, codes), decisions)
+    lookup = per_call_ns(_time_probe, (source.keys, codes, 0), decisions)
     share = decisions / count
     floor = child + facts + share * (code + lookup)
-    return (f"| {text} | {compiled_ns:.0f} | {rules_ns:.0f} | {rules_ns / compiled_ns:.1f} | {child:.0f} | {facts:.0f} | "
+    return (f"| {text} | {sampler} | {compiled_ns:.0f} | {rules_ns:.0f} | {rules_ns / compiled_ns:.1f} | {child:.0f} | {facts:.0f} | "
             f"{code:.0f} | {lookup:.0f} ({source.keys.shape[0]:,} entries) | {share:.2f} | {floor:.0f} | "
             f"{floor / compiled_ns:.1f} |")
 
@@ -156,14 +161,16 @@ def measure(text: str, seconds: float, count: int) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", nargs="*", default=GAMES)
-    parser.add_argument("--seconds", type=float, default=5.0, help="CPU seconds of external sampling per path")
+    parser.add_argument("--samplers", nargs="*", default=["es", "cs"], choices=SAMPLERS)
+    parser.add_argument("--seconds", type=float, default=5.0, help="CPU seconds of sampling per path")
     parser.add_argument("--count", type=int, default=1_000_000, help="play-out nodes whose parts are timed")
     args = parser.parse_args()
-    print("| game | compiled ns/node | rules ns/node | ratio | child ns | facts ns | code ns | probe ns | decision share "
+    print("| game | sampler | compiled ns/node | rules ns/node | ratio | child ns | facts ns | code ns | probe ns | decision share "
           "| floor: child + facts + share x (code + probe) ns | floor / compiled node |\n"
-          "|---|---|---|---|---|---|---|---|---|---|---|")
+          "|---|---|---|---|---|---|---|---|---|---|---|---|")
     for text in args.games:
-        print(measure(text, args.seconds, args.count), flush=True)
+        for sampler in args.samplers:
+            print(measure(text, sampler, args.seconds, args.count), flush=True)
 
 
 if __name__ == "__main__":
