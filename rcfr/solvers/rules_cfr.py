@@ -5,7 +5,7 @@ walk splits at a cut into shards that run on Ray workers (docs/distributed.md). 
 solver's (`rcfr.solvers.cfr.CFRSolver`) on the same sequence form, with the sparse product replaced by a walk:
 
 * once, a walk with an empty policy played uniformly finds every information set with its owner, its action
-  count and the owner's sequence above it (`rcfr.rules.evaluation._walk`, sharded and merged as the
+  count and the owner's sequence above it (`rcfr.evaluation.rules._walk`, sharded and merged as the
   evaluation's). The sets sorted by code are the `CodePolicy` layout the walks read; each player's sets sorted
   by (own sets above, code), so a set after the set above it, are its local sequence form (`RulesView`): the
   layout of the regret table, the plans and the checkpoint, the same for any shard count;
@@ -44,13 +44,7 @@ from numba.typed import Dict
 from .. import kernels
 from ..budget import check_walk
 from ..distributed import check_sharding, run_shards
-from ..games.base import GameRules
-from ..games.fast import ABSTRACT_CODE, DATA
-from ..games.fast import FUNCTION_TYPES as _FN
-from ..numba_lazy import njit_on_first_call
-from ..options import CFROptions, check_choice, dumps
-from ..rules.abstraction import no_abstraction
-from ..rules.evaluation import (
+from ..evaluation.rules import (
     _ERRORS,
     OUT_FIELDS,
     _count,
@@ -64,11 +58,17 @@ from ..rules.evaluation import (
     raise_walk_error,
     subtree_tasks,
 )
-from ..rules.game import RulesGame
-from ..rules.policy import CodePolicy, fast_game
-from ..rules.regrets import check_cut
-from ..rules.shards import merge
-from ..rules.walk import DEPTH, depth_first
+from ..evaluation.shards import merge
+from ..games.base import GameRules
+from ..games.fast import ABSTRACT_CODE, DATA
+from ..games.fast import FUNCTION_TYPES as _FN
+from ..numba_lazy import njit_on_first_call
+from ..options import CFROptions, check_choice, dumps
+from ..policy.rules import CodePolicy, fast_game
+from ..regrets.rules import check_cut
+from ..sources.abstraction import no_abstraction
+from ..sources.rules import RulesGame
+from ..sources.walk import DEPTH, depth_first
 from .base import IterativeSolver, by_rules
 from .cfr import CFRSolver
 from .stores import RegretTable
@@ -304,7 +304,7 @@ class RulesCFRSolver(IterativeSolver):
 
     def distribute(self, workers: int = 1, shards: int | None = None, ray_address: str | None = None,
                    cut: int | None = None) -> RulesCFRSolver:
-        """Split each walk into `shards` runs of subtrees at depth `cut` (`rcfr.rules.evaluation.walk`'s default
+        """Split each walk into `shards` runs of subtrees at depth `cut` (`rcfr.evaluation.rules.walk`'s default
         cut when None), run on `workers` Ray workers. For a fixed shard count the iterates are the same bit for
         bit wherever they run; across shard counts they agree to rounding. A setting of the run, not an option:
         a checkpoint resumes on any shard count. Returns self."""

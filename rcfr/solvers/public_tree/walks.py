@@ -32,8 +32,8 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from .bid_tree import actions, at_node, bid_path, descend, next_action
-from .bluff_evaluation import _call, finish
+from ...evaluation.bluff import _call, finish
+from ...games.dice_bid_tree import actions, at_node, bid_path, descend, next_action
 
 UPDATE, EVALUATE = 0, 1
 
