@@ -1,5 +1,5 @@
 """CFR, chance-sampled CFR and external sampling of Bluff on its public bid tree (`rcfr.solvers.public_tree`, kernels in
-`rcfr.solvers.public_tree.walks`): equal to the compiled solvers iteration for iteration (1e-12), the sampled
+`rcfr.solvers.public_tree.cfr_walks`): equal to the compiled solvers iteration for iteration (1e-12), the sampled
 increments unbiased (exact expectation over the rolls, with a negative control), the exact evaluation
 from the table equal to the policy's, checkpoints bit for bit, and bad input refused before any work."""
 
@@ -14,7 +14,7 @@ from rcfr.abstraction.store import abstract_solver
 from rcfr.evaluation import bluff as bluff_eval
 from rcfr.policy.rules import CodePolicy, infoset_codes
 from rcfr.solvers import BluffPublicCFR, ChanceSamplingCFR, make_solver
-from rcfr.solvers.public_tree import walks as bluff_cfr
+from rcfr.solvers.public_tree import cfr_walks as bluff_cfr
 from rcfr.sources.rules import RulesGame
 
 TOL = 1e-12

@@ -655,7 +655,7 @@ def test_fixed_point_sums_give_every_shard_count_the_same_bits():
 def test_fixed_point_round_trips(value):
     """A value added in fixed point and read back: within the grid (2**-80) of it, signs and carries right;
     x and -x cancel exactly."""
-    from rcfr.solvers import rules_cfr as cfr
+    from rcfr.solvers import rules_cfr_walk as cfr
     high, low = np.zeros(1, np.uint64), np.zeros(1, np.uint64)
     cfr._fixed_add(high, low, 0, value)  # the compiled kernel, as the walk inlines it
     assert abs(cfr._fixed_to_float(high, low)[0] - value) <= 2.0**-80 + 1e-16 * abs(value)
