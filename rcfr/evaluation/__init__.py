@@ -1,7 +1,8 @@
 """Exact evaluation in the full game: expected value, best responses, NashConv, exploitability, of a policy of
 either kind of game `rcfr.load_game` returns. The kind is asked here once: a game walked by its rules goes to
-its rules walks (`rcfr.evaluation.rules`, or the game's own structure where it has one: Bluff's public bid
-tree, Phantom Tic-Tac-Toe's prebuilt sets), a compiled game to the sequence form below.
+its rules walks (`rules`, or the game's own structure where it has one: Bluff's public bid tree, `bluff`,
+Phantom Tic-Tac-Toe's prebuilt sets, `phantom`), a compiled game to the sequence form below. The sampled
+evaluation past exact best response, on either kind, is `approx` (`rcfr.approx_exploitability`).
 
 On a compiled game everything runs on the sequence form: a best response for player i is one bottom-up pass over i's
 own sequences that takes the best action's counterfactual value at each information set. This is

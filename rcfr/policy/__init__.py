@@ -15,6 +15,9 @@ Two file forms, chosen by the suffix (`Policy.save` / `Policy.load`):
 
 Probabilities must be non-negative and sum to one per information set (within 1e-6). Loading never
 renormalizes: a wrong row is an error.
+
+This package holds one policy per path: this module the compiled game's, `rules` the code-keyed policy of a game
+walked by its rules (`CodePolicy`), `state` the state path's (`StatePolicy`).
 """
 
 from __future__ import annotations

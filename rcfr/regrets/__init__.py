@@ -2,7 +2,8 @@
 
 Arrays are in global sequence order (player 0's sequences, then player 1's), the order of feature
 rows (`features.make_features(game, name).matrix`), so a regressor fits them row for row. See
-docs/own_loop.md for a complete RCFR loop in a few lines.
+docs/own_loop.md for a complete RCFR loop in a few lines. The full-game regret on a game walked by its rules is
+`rules.RulesFullRegret`.
 """
 
 from __future__ import annotations

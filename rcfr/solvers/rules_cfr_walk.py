@@ -62,7 +62,7 @@ def _fixed_add(high, low, i, x):
 
 @njit(inline="always")
 def _fixed_terminal(utility, data, c, v, d, s):
-    """The evaluation walk's terminal (`evaluation._terminal`), its payoffs added in fixed point to ``c[13]``,
+    """The evaluation walk's terminal (`rcfr.evaluation.rules._terminal`), its payoffs added in fixed point to ``c[13]``,
     ``c[14]`` (the policy's sequences, then the two empty ones)."""
     reach0, reach1, chance, seq0, seq1 = v[11], v[12], v[13], v[14], v[15]
     if not _count(c, v, d):
@@ -89,7 +89,7 @@ def _update_signature():
 @njit_on_first_call([_update_signature()], cache=True)
 def _update(initial, player, num_children, child, utility, infoset_code, data, width, codes, first, probs,
             abstract_code, error, cut, lo, hi, high, low):
-    """One shard of an update walk with a full policy: the evaluation walk (`evaluation._walk`, same hooks)
+    """One shard of an update walk with a full policy: the evaluation walk (`rcfr.evaluation.rules._walk`, same hooks)
     whose terminals add in fixed point (`_fixed_terminal`). Returns the histories it counted."""
     n = codes.shape[0]
     nseq = probs.shape[0]

@@ -42,7 +42,7 @@ WALKS = ("auto", "public", "general")
 DTYPES = ("auto", "float64", "float32")
 #: the solvers with a public-tree walk, and their default update schedule (external sampling: alternating only)
 PUBLIC_SOLVERS = {"cfr": "alternating", "cscfr": "simultaneous", "es-mccfr": "alternating", "os-mccfr": "alternating"}
-#: the sampled solvers of the public tree, walked with scalars once the rolls are drawn (`rules.bluff_sampling`)
+#: the sampled solvers of the public tree, walked with scalars once the rolls are drawn (`sampling_walks`)
 SAMPLED = ("es-mccfr", "os-mccfr")
 #: the options only the public-tree walk takes (the experiment kit accepts them, and `walk`, for these solvers)
 PUBLIC_OPTIONS = ("dtype", "sampled_walk")
