@@ -25,10 +25,10 @@ from rcfr.features import make_features
 from rcfr.policy import Policy
 from rcfr.registry import keyword_names
 from rcfr.regressors import make_regressor
-from rcfr.rules.game import RulesGame
 from rcfr.solvers import CFRSolver
 from rcfr.solvers.base import by_rules
 from rcfr.solvers.rules_cfr import RulesCFRSolver
+from rcfr.sources.rules import RulesGame
 from rcfr.tree import Game
 
 from .schema import ConfigError, ExperimentConfig, check_rules_path, resolve_shares
@@ -56,7 +56,7 @@ def _check_exact_points(spec: ExperimentConfig, rules) -> None:
     """Refuse evaluation points whose exact walk of every history is estimated to take over an hour each,
     unless ``run.long_evaluations`` asks for them (Bluff is scored on its much smaller public tree)."""
     from rcfr.budget import MAX_WALK_SECONDS, duration, walk_estimate
-    from rcfr.rules import bluff_evaluation
+    from rcfr.evaluation import bluff as bluff_evaluation
     estimate = None if bluff_evaluation.walks(rules) else walk_estimate(rules)
     if estimate is None or estimate[1] <= LONG_EVALUATION:
         return
@@ -74,7 +74,7 @@ def load_policy(spec: ExperimentConfig, game: Game | RulesGame, path):
     """A run's policy file (`runner.policy_file_name`) on `make_game(spec)`: a `Policy` of a compiled game, or a
     `CodePolicy` of a game walked by its rules, under the run's abstraction (its sets keyed by abstract code)."""
     from rcfr.abstraction import make_abstraction
-    from rcfr.rules.policy import CodePolicy
+    from rcfr.policy.rules import CodePolicy
 
     if not by_rules(game):  # a compiled run writes the full game's policy, whatever its abstraction
         return Policy.load(game, path)

@@ -3,7 +3,7 @@
 * ``exploitability`` (default): the exploitability of the average policy; nothing per iteration.
 * ``full_regret``: (R_1^{T,+} + R_2^{T,+}) / T in the full game over the profiles σ^1..σ^T the solver
   *played* (Lanctot 2013, Fig 5.4; the library's tracker for the game's kind, `rcfr.regrets.full_regret`:
-  `FullRegret`, or `rcfr.rules.regrets.RulesFullRegret` on a game walked by its rules, one walk of the whole game
+  `FullRegret`, or `rcfr.regrets.rules.RulesFullRegret` on a game walked by its rules, one walk of the whole game
   per profile). It needs every iteration's current
   policy, so the runner steps one iteration at a time and shows the measure σ^t before iteration t.
 * ``approx_exploitability``: `rcfr.approx_exploitability` of the average policy, a sampled lower bound on

@@ -231,7 +231,7 @@ def to_spec(cfg: DictConfig | ExperimentConfig | dict) -> ExperimentConfig:
 
 def _check_approx(run: RunConfig) -> None:
     """``run.approx``: options of ``approx_exploitability`` only, and only for that measure."""
-    from rcfr.approx_evaluation import APPROX_OPTIONS, check_approx_options
+    from rcfr.evaluation.approx import APPROX_OPTIONS, check_approx_options
 
     if run.approx and run.measure != "approx_exploitability":
         raise ConfigError(f"run.approx sets options of run.measure=approx_exploitability, but run.measure is "

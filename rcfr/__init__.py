@@ -19,11 +19,11 @@ numba_cache.install()  # before any cached function loads: keys the cache by eve
 
 # public name -> the submodule that defines it
 _HOMES = {
-    "approx_evaluation": ("ApproxExploitability", "HeadToHead", "approx_exploitability", "match_policies"),
+    "evaluation.approx": ("ApproxExploitability", "HeadToHead", "approx_exploitability", "match_policies"),
     "evaluation": ("Evaluation", "best_response", "evaluate", "expected_value", "exploitability", "nash_conv"),
     "games": ("GAMES", "GameRules", "make_rules", "register_game"),
-    "interop.state_sampling": ("StateMCCFR", "solve_openspiel"),
-    "interop.state_policy": ("StatePolicy",),
+    "solvers.state_sampling": ("StateMCCFR", "solve_openspiel"),
+    "policy.state": ("StatePolicy",),
     "policy": ("Policy", "PolicyError"),
     "regrets": ("counterfactual_regrets", "realization_plan"),
     "solvers": ("CFR", "RCFR", "RRM", "SOLVERS", "CFRPlus", "CFRSolver", "ChanceSamplingCFR", "DiscountedCFR",
@@ -46,7 +46,7 @@ def _registered() -> None:
 
 def load_game(name: str, /, *, cache: bool = True, compiled: bool | None = None, **params):
     """Game `name` with rule parameters `params`: compiled (or loaded from the on-disk cache), or walked by
-    its rules (`rcfr.rules.RulesGame`: no history arrays, memory follows the information sets met).
+    its rules (`rcfr.sources.rules.RulesGame`: no history arrays, memory follows the information sets met).
 
     ``compiled=None`` compiles a game within the compile limit and walks a larger one by its rules, saying
     so (`rcfr.errors.RulesPathWarning`); ``True`` compiles or refuses; ``False`` walks the rules.
@@ -69,12 +69,12 @@ def load_game(name: str, /, *, cache: bool = True, compiled: bool | None = None,
             raise  # walking needs declared bounds: counting them would stop at the same limit
         game = _rules_game(rules)
         warnings.warn(f"{why}. Walking it by its rules instead (load_game(..., compiled=False)): sampling "
-                      "solvers and rcfr.rules.evaluation run on it", RulesPathWarning, stacklevel=2)
+                      "solvers and rcfr.evaluation.rules run on it", RulesPathWarning, stacklevel=2)
         return game
 
 
 def _rules_game(rules):
-    from .rules.game import RulesGame
+    from .sources.rules import RulesGame
     return RulesGame(rules)
 
 

@@ -18,7 +18,7 @@ COMPILE_BYTES = {"fast": 120, "python": 600}
 RESIDENT_BYTES = 60
 #: The largest history limit: the compiled kernels count histories in int64.
 LARGEST = 2**63 - 1
-#: Histories per second of an exact walk over the rules (`rcfr.rules.evaluation`), an order of magnitude for
+#: Histories per second of an exact walk over the rules (`rcfr.evaluation.rules`), an order of magnitude for
 #: estimates: 5e5 to 7e5 measured on Goofspiel(6) and (7) on a loaded machine (docs/large_games.md).
 WALK_RATE = 1e6
 #: An exact walk estimated to take longer (seconds) says so first (`LongWalkWarning`) ...

@@ -10,7 +10,7 @@ in a watched package (`rcfr` itself), that its code can come from:
   names, or in its closure), and of the plain functions and classes it names;
 * the module each global it names is imported from (a constant is frozen into the compiled code);
 * the files that register a numba ``@overload`` of a function it names (`REGISTRARS`; the implementation of
-  ``states.mover`` for a rules source lives in `rcfr.rules.source`, which the driver never imports).
+  ``states.mover`` for a rules source lives in `rcfr.sampling.rules_source`, which the driver never imports).
 
 The names are read from the bytecode, and the overloads from the sources, so the key does not depend on
 which modules happen to be imported. It is computed at the first load or save of each cached function in
@@ -91,7 +91,7 @@ def _imported_from(path: str) -> dict[str, str]:
 
 
 #: decorators that register a numba ``@overload`` of the function they name: numba's own, and the state
-#: sources' (`rcfr.sampling.states.implements`, `rcfr.rules.source.rules_accessor`)
+#: sources' (`rcfr.sampling.states.implements`, `rcfr.sampling.rules_source.rules_accessor`)
 REGISTRARS = ("overload", "implements", "rules_accessor")
 
 

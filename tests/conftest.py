@@ -26,12 +26,12 @@ def _warm_rules_and_trees():
     (while the other worker still compiles the driver) the approximate evaluation's walk and Bluff's evaluation."""
     import numpy as np
 
-    import rcfr.approx_walks
-    import rcfr.rules.bluff_evaluation
+    import rcfr.evaluation.approx_walks
+    import rcfr.evaluation.bluff
+    from rcfr.evaluation.rules import exploitability
+    from rcfr.policy.rules import CodePolicy
     from rcfr.regressors import make_regressor
-    from rcfr.rules.evaluation import exploitability
-    from rcfr.rules.policy import CodePolicy
-    from rcfr.rules.sizes import count_sizes
+    from rcfr.sources.sizes import count_sizes
 
     rules = rcfr.make_rules("kuhn")
     exploitability(rules, CodePolicy(rules, np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0)),
@@ -39,8 +39,8 @@ def _warm_rules_and_trees():
     count_sizes(rules)
     x = np.linspace(0.0, 1.0, 40).reshape(20, 2)
     make_regressor({"name": "best_first", "max_leaves": 4}).fit(x, x[:, 0])
-    rcfr.approx_walks.walk_samples.dispatcher  # compiled on first use (rcfr.numba_lazy): now
-    rcfr.rules.bluff_evaluation._walk.dispatcher
+    rcfr.evaluation.approx_walks.walk_samples.dispatcher  # compiled on first use (rcfr.numba_lazy): now
+    rcfr.evaluation.bluff._walk.dispatcher
 
 
 #: Kernels that take up to a minute of CPU each to compile from a cold numba cache (the game compiler and

@@ -1,4 +1,4 @@
-"""Evaluation past exact best response (`rcfr.approx_evaluation`): the sampled responders' value is a lower
+"""Evaluation past exact best response (`rcfr.evaluation.approx`): the sampled responders' value is a lower
 bound on the exact exploitability (exactly when scored by a walk, within its CI when scored by play-outs),
 it closes the gap as the budget grows, and head-to-head matches are unbiased estimates of the exact value
 of a against b (a biased estimator, one seating only, is caught by the same check)."""
@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 import rcfr
 from rcfr import Policy
-from rcfr.rules import evaluation as rules_eval
-from rcfr.rules.policy import CodePolicy
+from rcfr.evaluation import rules as rules_eval
+from rcfr.policy.rules import CodePolicy
 
 _games: dict = {}
 
@@ -264,7 +264,7 @@ def test_a_near_equilibrium_policy_gets_a_useful_bound_at_the_default_budget():
 
 
 def test_a_bound_that_says_nothing_warns_and_says_so():
-    from rcfr.approx_evaluation import UninformativeBound
+    from rcfr.evaluation.approx import UninformativeBound
     g = game("kuhn")
     solver = rcfr.make_solver("cfr+", g)
     solver.run(2000)  # within 1e-3 of an equilibrium: no responder beats it by much

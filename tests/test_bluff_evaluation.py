@@ -1,6 +1,6 @@
 """Bluff beyond the compiled tree: the size rule instead of a dice cap, the walk bounds it declares, and
-exact evaluation on its public bid tree (`rcfr.rules.bluff_evaluation`), equal to the compiled path and to
-the rules walk (`rcfr.rules.evaluation`) to 1e-12."""
+exact evaluation on its public bid tree (`rcfr.evaluation.bluff`), equal to the compiled path and to
+the rules walk (`rcfr.evaluation.rules`) to 1e-12."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 
 import rcfr
 from rcfr.errors import RulesPathWarning, TooLarge
-from rcfr.rules import bluff_evaluation as bluff_eval
-from rcfr.rules import evaluation as rules_eval
-from rcfr.rules.game import RulesGame
-from rcfr.rules.policy import CodePolicy, infoset_codes
+from rcfr.evaluation import bluff as bluff_eval
+from rcfr.evaluation import rules as rules_eval
+from rcfr.policy.rules import CodePolicy, infoset_codes
+from rcfr.sources.rules import RulesGame
 
 _games: dict = {}
 

@@ -1,5 +1,5 @@
 """CFR, chance-sampled CFR and external sampling of Bluff on its public bid tree (`rcfr.solvers.public_tree`, kernels in
-`rcfr.rules.bluff_cfr`): equal to the compiled solvers iteration for iteration (1e-12), the sampled
+`rcfr.solvers.public_tree.cfr_walks`): equal to the compiled solvers iteration for iteration (1e-12), the sampled
 increments unbiased (exact expectation over the rolls, with a negative control), the exact evaluation
 from the table equal to the policy's, checkpoints bit for bit, and bad input refused before any work."""
 
@@ -11,11 +11,11 @@ import pytest
 import rcfr
 from rcfr.abstraction import make_abstraction
 from rcfr.abstraction.store import abstract_solver
-from rcfr.rules import bluff_cfr
-from rcfr.rules import bluff_evaluation as bluff_eval
-from rcfr.rules.game import RulesGame
-from rcfr.rules.policy import CodePolicy, infoset_codes
+from rcfr.evaluation import bluff as bluff_eval
+from rcfr.policy.rules import CodePolicy, infoset_codes
 from rcfr.solvers import BluffPublicCFR, ChanceSamplingCFR, make_solver
+from rcfr.solvers.public_tree import cfr_walks as bluff_cfr
+from rcfr.sources.rules import RulesGame
 
 TOL = 1e-12
 _games: dict = {}

@@ -1,4 +1,4 @@
-"""Sharded exact evaluation (`workers`, `shards`, `cut`, `ray_address`; `rcfr.distributed`, `rcfr.rules.shards`).
+"""Sharded exact evaluation (`workers`, `shards`, `cut`, `ray_address`; `rcfr.distributed`, `rcfr.evaluation.shards`).
 
 In one process (default set): a shard count's result is the one-walk result to 1e-12 on the rules path and bit
 for bit on the compiled path, one shard at a cut is the walk bit for bit, errors found in a shard or across
@@ -25,10 +25,10 @@ from hypothesis import strategies as st
 
 import rcfr
 from rcfr import distributed
+from rcfr.evaluation import rules as rules_eval
+from rcfr.policy.rules import CodePolicy
 from rcfr.regrets import FullRegret
-from rcfr.rules import evaluation as rules_eval
-from rcfr.rules.policy import CodePolicy
-from rcfr.rules.regrets import RulesFullRegret
+from rcfr.regrets.rules import RulesFullRegret
 from rcfr.solvers import rules_cfr
 
 RULES_GAMES = [("goofspiel", {"cards": 4}), ("liars_dice", {}), ("pam", {"horizon": 2})]
@@ -122,7 +122,7 @@ def test_a_shard_error_is_raised():
 
 def test_a_negative_control_a_dropped_shard_changes_the_result():
     """The equality tests can fail: reducing all shards but one gives other best responses."""
-    from rcfr.rules.shards import merge
+    from rcfr.evaluation.shards import merge
     g = game("goofspiel", cards=4)
     policy = code_policy(g, 1)
     common = (g.rules, policy, False)
@@ -442,7 +442,7 @@ def test_rules_full_regret_plans_shard(name, params, monkeypatch):
     g = game(name, **params)
     calls = []
     run = distributed.run_shards
-    monkeypatch.setattr(rcfr.rules.regrets, "run_shards", lambda *a, **k: calls.append(len(a[2])) or run(*a, **k))
+    monkeypatch.setattr(rcfr.regrets.rules, "run_shards", lambda *a, **k: calls.append(len(a[2])) or run(*a, **k))
     one = RulesFullRegret(g.rules)
     sharded = [RulesFullRegret(g.rules, shards=s, cut=c) for s, c in ((2, None), (3, None), (5, 2), (1, 2))]
     for seed in range(3):
@@ -466,7 +466,7 @@ def test_rules_full_regret_a_dropped_shard_changes_the_sums(monkeypatch):
     """Negative control: reducing all shards but the last gives other sums (so the equality above can fail)."""
     g = game("goofspiel", cards=4)
     run = distributed.run_shards
-    monkeypatch.setattr(rcfr.rules.regrets, "run_shards", lambda *a, **k: run(*a, **k)[:-1])
+    monkeypatch.setattr(rcfr.regrets.rules, "run_shards", lambda *a, **k: run(*a, **k)[:-1])
     one, short = RulesFullRegret(g.rules), RulesFullRegret(g.rules, shards=3)
     one.add(code_policy(g, 4))
     short.add(code_policy(g, 4))
@@ -517,7 +517,7 @@ def _regrets_by_code(solver):
     regrets = solver.store.regrets
     if hasattr(solver, "layout"):
         return solver._profile(regrets)
-    from rcfr.rules.policy import infoset_codes
+    from rcfr.policy.rules import infoset_codes
     g = solver.game
     order = np.argsort(infoset_codes(g), kind="stable")
     sizes = g.infoset_num_actions[order].astype(np.int64)
@@ -655,7 +655,7 @@ def test_fixed_point_sums_give_every_shard_count_the_same_bits():
 def test_fixed_point_round_trips(value):
     """A value added in fixed point and read back: within the grid (2**-80) of it, signs and carries right;
     x and -x cancel exactly."""
-    from rcfr.solvers import rules_cfr as cfr
+    from rcfr.solvers import rules_cfr_walk as cfr
     high, low = np.zeros(1, np.uint64), np.zeros(1, np.uint64)
     cfr._fixed_add(high, low, 0, value)  # the compiled kernel, as the walk inlines it
     assert abs(cfr._fixed_to_float(high, low)[0] - value) <= 2.0**-80 + 1e-16 * abs(value)

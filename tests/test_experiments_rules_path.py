@@ -9,12 +9,12 @@ import json
 import pytest
 
 import rcfr
+from rcfr.evaluation import bluff as bluff_evaluation
 from rcfr.experiments.build import make_game
 from rcfr.experiments.runner import identity, run_experiment
 from rcfr.experiments.schema import ConfigError, validate
-from rcfr.rules import bluff_evaluation
-from rcfr.rules.game import RulesGame
-from rcfr.rules.policy import CodePolicy
+from rcfr.policy.rules import CodePolicy
+from rcfr.sources.rules import RulesGame
 
 
 def config(game="kuhn", params=None, compiled=False, solver="es-mccfr", **changes):

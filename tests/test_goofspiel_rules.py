@@ -12,8 +12,8 @@ import rcfr
 from rcfr.errors import RulesPathWarning, TooLarge
 from rcfr.games.goofspiel import MAX_CARDS
 from rcfr.games.goofspiel_fast import goofspiel_code_space
-from rcfr.rules.game import RulesGame
 from rcfr.solvers import mccfr
+from rcfr.sources.rules import RulesGame
 
 
 def test_thirteen_cards_have_int64_codes_and_fifteen_do_not():

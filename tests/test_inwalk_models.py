@@ -154,8 +154,8 @@ def test_bytes_stop_growing_and_hold_no_profile(leduc, monkeypatch):
     """From arrays with room for 16 sets, the model run's arrays grow while sets are met, then stay: the same bytes
     after 2N iterations as after N. It holds no profile, regret table or discovery walk: at the visited run's
     capacities, at least their profile's and regret table's bytes fewer."""
-    from rcfr.rules.game import RulesGame
     from rcfr.solvers.state_bytes import state_breakdown
+    from rcfr.sources.rules import RulesGame
     monkeypatch.setattr(RulesGame, "initial_sets", 16)
     options = {**LEAN, "sampler": "outcome", "targets": "stored", "refit_every": 5, "capacity": 10**4}
     model = SampledRCFRPlus(leduc, profile="model", **options).run(200)
@@ -176,7 +176,7 @@ def test_bytes_stop_growing_and_hold_no_profile(leduc, monkeypatch):
 def test_growing_arrays_change_nothing(leduc, monkeypatch, sampler):
     """Arrays with room for 4 sets overflow in the first traversals: the call is undone and walked again on
     larger arrays, so the run is the one on arrays that never grow."""
-    from rcfr.rules.game import RulesGame
+    from rcfr.sources.rules import RulesGame
     options = {**LEAN, "sampler": sampler, "targets": "stored", "refit_every": 3, "capacity": 10**4}
     roomy = SampledRCFRPlus(leduc, profile="model", **options).run(12)
     monkeypatch.setattr(RulesGame, "initial_sets", 4)

@@ -1,4 +1,5 @@
-"""The import graph of the library has no circles (docs/architecture.md, "Import layering").
+"""The import graph of the library has no circles, and every import goes to its own layer or one below
+(docs/architecture.md, "Import layering").
 
 Every import counts, also one inside a function: a lazy import is still a dependency. Importing
 `a.b.c` from outside package `a.b` runs `a/b/__init__.py` too, so it counts as an import of the
@@ -114,10 +115,58 @@ def test_the_library_has_no_import_circles():
                                        ("rcfr.solvers.mccfr", "rcfr.abstraction"),
                                        ("rcfr.solvers.stores", "rcfr.solvers.targets"),
                                        ("rcfr.games.openspiel", "rcfr.tree"),
-                                       ("rcfr.budget", "rcfr.games")])
+                                       ("rcfr.budget", "rcfr.games"),
+                                       ("rcfr.sources.rules", "rcfr.policy"),  # issue 32: rules_identity in the tree
+                                       ("rcfr.interop.openspiel", "rcfr.solvers")])
 def test_named_layer_breaks_stay_fixed(low, high):
     """The layer breaks and circles issue 19 named: a lower module that imported a higher one."""
     assert high not in _graph()[low]
+
+
+#: the layers of docs/architecture.md, ground up: module-name prefixes (the longest prefix decides)
+LAYERS = {
+    0: ("rcfr.registry", "rcfr.files", "rcfr.errors", "rcfr.kernels", "rcfr.budget", "rcfr.distributed", "rcfr.stats",
+        "rcfr.scores", "rcfr.numba_inlining", "rcfr.numba_cache", "rcfr.numba_lazy", "rcfr.options", "rcfr.regressors"),
+    1: ("rcfr.games",),  # the rules, and next to each game its fast functions (and Bluff's bid tree)
+    2: ("rcfr.compiler",),
+    3: ("rcfr.tree", "rcfr.sources", "rcfr.features"),  # the two sources: the compiled tree and the rules walked
+    4: ("rcfr.interop",),  # adapters only
+    5: ("rcfr.policy",),
+    6: ("rcfr.evaluation", "rcfr.regrets", "rcfr.sampling"),
+    7: ("rcfr.solvers",),
+    8: ("rcfr.abstraction",),
+    9: ("rcfr.__main__",),  # and the root package itself, the library's face (`_layer`)
+    10: ("rcfr.search",),  # a separate system on the ground layer, which the kit drives
+    11: ("rcfr.experiments",),
+}
+#: imports that go up a layer, and why they may
+UPWARD = {("rcfr.games.hand_strength", "rcfr.tree"): "a type annotation only (TYPE_CHECKING)"}
+
+
+def _layer(module: str) -> int | None:
+    if module == "rcfr":
+        return 9
+    found = [(len(prefix), layer) for layer, prefixes in LAYERS.items() for prefix in prefixes
+             if module == prefix or module.startswith(prefix + ".")]
+    return max(found)[1] if found else None
+
+
+def test_every_module_has_a_layer():
+    assert not [m for m in _graph() if _layer(m) is None]
+
+
+def test_every_import_goes_to_its_own_layer_or_below():
+    graph = _graph()
+    upward = {(m, d) for m in graph for d in graph[m] if _layer(d) > _layer(m)}
+    assert upward <= set(UPWARD), "imports of a higher layer: " + "; ".join(
+        f"{m} ({_layer(m)}) -> {d} ({_layer(d)})" for m, d in sorted(upward - set(UPWARD)))
+    assert set(UPWARD) <= upward, f"no longer upward, drop from UPWARD: {sorted(set(UPWARD) - upward)}"
+
+
+def test_the_rules_path_has_no_package_of_its_own():
+    """Each layer holds its rules-path module beside the compiled one (issue 32, item 4)."""
+    assert not [m for m in _graph() if m == "rcfr.rules" or m.startswith("rcfr.rules.")]
+    assert {m for m in _graph() if m.startswith("rcfr.interop.")} == {"rcfr.interop.alignment", "rcfr.interop.openspiel"}
 
 
 def test_the_circle_finder_finds_a_circle():

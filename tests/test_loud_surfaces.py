@@ -95,7 +95,7 @@ def test_a_policy_taken_over_without_a_copy_cannot_be_changed_behind_its_back(ku
 
 def _shifted(policy, shift):
     """The same rows under codes that are not the game's (all but the first row moved by `shift`)."""
-    from rcfr.rules.policy import CodePolicy
+    from rcfr.policy.rules import CodePolicy
     codes = policy.codes.copy()
     codes[1:] += shift
     order = np.argsort(codes)
@@ -107,8 +107,8 @@ def _shifted(policy, shift):
 
 def test_code_policy_rows_that_match_no_information_set_are_refused(kuhn):
     from rcfr import Policy, PolicyError
-    from rcfr.rules import evaluation
-    from rcfr.rules.policy import CodePolicy
+    from rcfr.evaluation import rules as evaluation
+    from rcfr.policy.rules import CodePolicy
     exact = CodePolicy.from_policy(Policy.random(kuhn, seed=1))
     assert evaluation.exploitability(kuhn.rules, exact) == pytest.approx(rcfr_exploitability(kuhn, exact))
     stray = _shifted(exact, 1 << 40)
@@ -185,8 +185,8 @@ def walked_average():
 
 def test_a_code_policy_with_a_default_plays_it_where_it_lacks_a_set(kuhn, tmp_path):
     from rcfr import Policy
-    from rcfr.rules import evaluation
-    from rcfr.rules.policy import CodePolicy
+    from rcfr.evaluation import rules as evaluation
+    from rcfr.policy.rules import CodePolicy
     full = CodePolicy.from_policy(Policy.random(kuhn, seed=2))
     rows = slice(0, 6)  # the first six sets only
     first = full.first[:7]
@@ -202,8 +202,8 @@ def test_a_code_policy_with_a_default_plays_it_where_it_lacks_a_set(kuhn, tmp_pa
 @pytest.mark.slow  # the sampling driver on the rules' state source (minutes from a cold cache)
 def test_a_sampled_solvers_policy_plays_uniformly_where_it_never_met_a_set(walked_average, kuhn, tmp_path):
     from rcfr import PolicyError
-    from rcfr.rules import evaluation
-    from rcfr.rules.policy import CodePolicy
+    from rcfr.evaluation import rules as evaluation
+    from rcfr.policy.rules import CodePolicy
     game, policy = walked_average
     assert policy.num_infosets < kuhn.num_infosets and policy.default == "uniform"
     uniform = evaluation.evaluate(game.rules, policy, default="uniform")
@@ -255,7 +255,7 @@ def test_the_kit_says_a_game_too_large_to_compile_is_a_config_error(no_enumerati
 
 # ---- walks too long to finish, or long enough to say so ----------------------------------------------------
 def _uniform_code_policy(rules):
-    from rcfr.rules.policy import CodePolicy
+    from rcfr.policy.rules import CodePolicy
     return CodePolicy(rules, np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0), default="uniform")
 
 
@@ -266,7 +266,7 @@ GOOFSPIEL13 = (r"an exact evaluation of goofspiel\(cards=13[^)]*\) walks every h
 def test_an_exact_evaluation_that_would_not_finish_is_refused_with_its_estimate():
     import rcfr
     from rcfr import TooLarge
-    from rcfr.rules import evaluation
+    from rcfr.evaluation import rules as evaluation
     rules = rcfr.make_rules("goofspiel", cards=13)
     with pytest.raises(TooLarge, match=GOOFSPIEL13):
         evaluation.evaluate(rules, _uniform_code_policy(rules))
@@ -286,7 +286,7 @@ def test_an_exact_evaluation_of_hours_says_so_before_it_starts():
 
     import rcfr
     from rcfr.errors import LongWalkWarning
-    from rcfr.rules import evaluation
+    from rcfr.evaluation import rules as evaluation
     rules = rcfr.make_rules("phantom_ttt")
     with warnings.catch_warnings():
         warnings.simplefilter("error", LongWalkWarning)  # the warning stops the ~3 hour walk here

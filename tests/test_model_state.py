@@ -202,7 +202,7 @@ def test_rows_train_on_what_the_sequence_reservoir_trains_on(name, by_rules):
 
 @pytest.mark.slow
 def test_rows_and_snapshots_resume_bit_for_bit_and_undo_an_overflow(monkeypatch):
-    from rcfr.rules.game import RulesGame
+    from rcfr.sources.rules import RulesGame
     leduc = rcfr.load_game("leduc", compiled=False)
     options = {**ROWS, "average": "mixture", "snapshots": 3, "refit_every": 2, "capacity": 80}
     straight = SampledRCFR(leduc, **options).run(16)
@@ -415,7 +415,7 @@ def test_bluff21_bytes_after_2n_equal_those_after_n(monkeypatch):
     """Issue 34, item 4, on Bluff(2,1) walked by its rules: once the row reservoirs and the snapshot bound are full
     the bytes held are the same after 2N iterations as after N, while sets are still being met; the controls (the
     average sums, or the sets numbered, from arrays with room for 16 sets) grow as they meet sets."""
-    from rcfr.rules.game import RulesGame
+    from rcfr.sources.rules import RulesGame
     game = rcfr.load_game("liars_dice", dice1=2, dice2=1, compiled=False)
     options = {**FREE, "features": "liars_dice", "capacity": 1000, "refit_every": 5}
     run = SampledRCFR(game, **options).run(20)

@@ -95,19 +95,22 @@ def test_the_driver_depends_on_every_walk_and_the_rules_source():
     found = {Path(p).relative_to(ROOT).as_posix() for p in sources(driver.drive.py_func)}
     assert {"rcfr/sampling/driver.py", "rcfr/sampling/tree_walks.py", "rcfr/sampling/outcome_walks.py",
             "rcfr/sampling/chance_walks.py", "rcfr/sampling/decisions.py",
-            "rcfr/rules/source.py"} <= found  # the last through its @overload of the states protocol
+            "rcfr/sampling/rules_source.py"} <= found  # the last through its @overload of the states protocol
     assert not any(p.startswith("tests/") or "site-packages" in p for p in found)
 
 
 def test_the_rules_walks_depend_on_the_one_walk_and_their_visitors():
     """The visitors' hooks reach the entry points through the closure of `depth_first`'s walk."""
+    from rcfr.evaluation import rules as evaluation
     from rcfr.numba_cache import sources
-    from rcfr.rules import evaluation, policy, regrets, sizes
-    for entry, visitor in ((evaluation._walk, "evaluation"), (regrets._plans, "regrets"), (sizes._walk, "sizes"),
-                           (policy._tree_codes, "policy")):
+    from rcfr.policy import rules as policy
+    from rcfr.regrets import rules as regrets
+    from rcfr.sources import sizes
+    for entry, visitor in ((evaluation._walk, "evaluation/rules"), (regrets._plans, "regrets/rules"),
+                           (sizes._walk, "sources/sizes"), (policy._tree_codes, "policy/rules")):
         found = {Path(p).relative_to(ROOT).as_posix() for p in sources(entry.py_func)}
-        assert {"rcfr/rules/walk.py", f"rcfr/rules/{visitor}.py", "rcfr/compiler.py"} <= found, (visitor, found)
-    assert "rcfr/rules/evaluation.py" in {Path(p).relative_to(ROOT).as_posix()
+        assert {"rcfr/sources/walk.py", f"rcfr/{visitor}.py", "rcfr/compiler.py"} <= found, (visitor, found)
+    assert "rcfr/evaluation/rules.py" in {Path(p).relative_to(ROOT).as_posix()
                                           for p in sources(regrets._plans.py_func)}  # policy_set
 
 

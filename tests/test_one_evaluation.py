@@ -8,7 +8,7 @@ import pytest
 
 import rcfr
 from rcfr import Policy
-from rcfr.rules.policy import CodePolicy
+from rcfr.policy.rules import CodePolicy
 
 GAMES = [("kuhn", {}), ("leduc", {}), ("goofspiel", {"cards": 4}), ("liars_dice", {"dice1": 1, "dice2": 1})]
 

@@ -10,13 +10,13 @@ from hypothesis import strategies as st
 
 import rcfr
 from rcfr.abstraction import make_abstraction
+from rcfr.evaluation import phantom as pe
+from rcfr.evaluation import rules as rules_eval
 from rcfr.experiments.metrics import evaluate_policy
 from rcfr.games.phantom import PhantomTicTacToe, phantom_counts
 from rcfr.games.phantom_fast import FORGET, forget_code
 from rcfr.games.phantom_sizes import phantom_infosets
-from rcfr.rules import evaluation as rules_eval
-from rcfr.rules import phantom_evaluation as pe
-from rcfr.rules.policy import CodePolicy
+from rcfr.policy.rules import CodePolicy
 
 OPENINGS = [(4, 0, 8, 1), (0, 4, 8, 2), (4, 0, 8)]  # 3,355 to 138,517 histories
 EMPTY = (np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0))

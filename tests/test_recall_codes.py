@@ -1,4 +1,4 @@
-"""Recall abstractions built from the fast state (`rcfr.rules.abstraction.abstract_codes`): each equals an
+"""Recall abstractions built from the fast state (`rcfr.sources.abstraction.abstract_codes`): each equals an
 abstraction built from readable keys by an independent rule, depends only on what the player knows,
 and is solved by a sampled solver."""
 

@@ -1,4 +1,4 @@
-"""Information-set abstractions on a game walked by its rules (`rcfr.rules.abstraction.CodeAbstraction`).
+"""Information-set abstractions on a game walked by its rules (`rcfr.sources.abstraction.CodeAbstraction`).
 
 The same code function that maps a compiled game's sets (`Abstraction.from_codes`) keys the rules path's
 regret table and finds an abstract policy's rows in the evaluations, so: evaluations of an abstract
@@ -15,10 +15,10 @@ from numba import njit
 import rcfr
 from rcfr.abstraction import CodeAbstraction, make_abstraction
 from rcfr.errors import PolicyError
+from rcfr.evaluation import bluff as bluff_evaluation
+from rcfr.evaluation import rules as rules_evaluation
 from rcfr.games.fast import ABSTRACT_CODE
-from rcfr.rules import bluff_evaluation
-from rcfr.rules import evaluation as rules_evaluation
-from rcfr.rules.policy import CodePolicy
+from rcfr.policy.rules import CodePolicy
 from rcfr.solvers import mccfr
 
 CASES = [("liars_dice", {}, "bluff_last_bids", {"r": 2}),

@@ -1,4 +1,4 @@
-"""Exact evaluation over the rules (`rcfr.rules.evaluation`) and code-keyed policies (`rcfr.rules.policy`):
+"""Exact evaluation over the rules (`rcfr.evaluation.rules`) and code-keyed policies (`rcfr.policy.rules`):
 the same numbers as the compiled path (`rcfr.evaluation`) to 1e-12, on games with public and hidden actions."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from numba import njit
 import rcfr
 from rcfr.compiler import replay
 from rcfr.errors import PolicyError
-from rcfr.rules import evaluation as rules_eval
-from rcfr.rules.policy import CodePolicy, fast_game, infoset_codes
+from rcfr.evaluation import rules as rules_eval
+from rcfr.policy.rules import CodePolicy, fast_game, infoset_codes
 
 GAMES = [
     ("kuhn", {}),

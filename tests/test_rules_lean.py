@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 import rcfr
-from rcfr.rules import evaluation as rules_evaluation
-from rcfr.rules.game import RulesGame
+from rcfr.evaluation import rules as rules_evaluation
 from rcfr.solvers import SampledRCFR, SampledRCFRPlus
+from rcfr.sources.rules import RulesGame
 
 LEAN = {"features_on_demand": True, "features": "liars_dice", "traversals": 3, "seed": 7}
 TREES = {"name": "best_first", "max_leaves": 16}
@@ -100,7 +100,7 @@ def test_current_policy_is_the_models(games):
     solver.run(4)
     policy = solver.current_policy()
     assert len(policy.codes) == solver.buffers.num_sets
-    assert not np.allclose(policy.probs, rcfr.rules.policy.normalized(np.zeros_like(policy.probs), policy.first,
+    assert not np.allclose(policy.probs, rcfr.policy.rules.normalized(np.zeros_like(policy.probs), policy.first,
                                                                       positive=False))
 
 

@@ -1,4 +1,4 @@
-"""The full-game regret of played profiles over the rules (`rcfr.rules.regrets.RulesFullRegret`) equals the compiled
+"""The full-game regret of played profiles over the rules (`rcfr.regrets.rules.RulesFullRegret`) equals the compiled
 tree's (`rcfr.regrets.FullRegret`) to 1e-12: random profiles, abstract profiles, checkpoints."""
 
 import numpy as np
@@ -6,9 +6,9 @@ import pytest
 
 import rcfr
 from rcfr.abstraction import make_abstraction
+from rcfr.policy.rules import CodePolicy
 from rcfr.regrets import FullRegret
-from rcfr.rules.policy import CodePolicy
-from rcfr.rules.regrets import RulesFullRegret
+from rcfr.regrets.rules import RulesFullRegret
 
 GAMES = [("liars_dice", {"dice1": 1, "dice2": 1}), ("goofspiel", {"cards": 4}), ("kuhn", {}),
          ("latent_ttt", {"opening": (4, 0, 1, 2)})]

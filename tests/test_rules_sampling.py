@@ -1,4 +1,4 @@
-"""Sampling solvers on a game walked by its rules (`rcfr.rules`) against the same solvers on the compiled tree.
+"""Sampling solvers on a game walked by its rules (`rcfr.sources.rules.RulesGame`) against the same solvers on the compiled tree.
 
 Both sources give the walks the same nodes in the same order and the walks draw the same random numbers,
 so a seeded run must leave bit-identical regrets and average sums at every information set (matched by
@@ -15,10 +15,10 @@ import pytest
 
 import rcfr
 from rcfr.errors import RulesPathWarning, TooLarge
-from rcfr.rules import evaluation as rules_evaluation
-from rcfr.rules.game import RulesGame
-from rcfr.rules.policy import CodePolicy, infoset_codes
+from rcfr.evaluation import rules as rules_evaluation
+from rcfr.policy.rules import CodePolicy, infoset_codes
 from rcfr.solvers import mccfr
+from rcfr.sources.rules import RulesGame
 
 GAMES = [("kuhn", {}), ("leduc", {}), ("goofspiel", {"cards": 4}), ("liars_dice", {}), ("dieroll", {"faces": 3}),
          ("latent_ttt", {"opening": (4, 0, 8)}), ("phantom_ttt", {"opening": (4, 0, 8, 2)}), ("pam", {"horizon": 2})]

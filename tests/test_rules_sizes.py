@@ -1,4 +1,4 @@
-"""`rcfr.rules.sizes.count_sizes`, the depth-first size count, against the compiled games."""
+"""`rcfr.sources.sizes.count_sizes`, the depth-first size count, against the compiled games."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 import rcfr
 from rcfr.games import GameRules
 from rcfr.games.phantom import phantom_counts
-from rcfr.rules.sizes import Sizes, count_sizes
+from rcfr.sources.sizes import Sizes, count_sizes
 from tests.test_phantom import brute_force
 
 

@@ -13,20 +13,20 @@ import pytest
 import rcfr
 from rcfr.abstraction import make_abstraction
 from rcfr.regrets import FullRegret, full_regret
-from rcfr.rules.abstraction import CodeAbstraction
-from rcfr.rules.arrays import RulesBuffers
-from rcfr.rules.regrets import RulesFullRegret
+from rcfr.regrets.rules import RulesFullRegret
 from rcfr.sampling.buffers import SamplerBuffers
+from rcfr.sampling.rules_buffers import RulesBuffers
+from rcfr.sources.abstraction import CodeAbstraction
 from rcfr.tree.abstraction import Abstraction
 
 ROOT = Path(__file__).resolve().parent.parent
 SPELLINGS = re.compile(r'on_rules|is_walked|is_rules|hasattr\([a-z_.]*tree, "states"\)|isinstance\([a-z_.]*, RulesGame\)')
 #: where the question is still asked, and why: one place per layer, where the source is chosen
 ASKED = {
-    "rcfr/rules/source.py",  # the sampling walks: numba's compile-time choice of accessors (`rules_accessor`)
+    "rcfr/sampling/rules_source.py",  # the sampling walks: numba's compile-time choice of accessors (`rules_accessor`)
     "rcfr/solvers/base.py",  # `by_rules`: the solvers (MCCFR's buffers, sampled RCFR's form, Bluff's public tree)
     # and the kit (experiments/build.py: the rules path's config checks, a run's policy file)
-    "rcfr/evaluation.py",  # rcfr.evaluate: the rules walks or the sequence form
+    "rcfr/evaluation/__init__.py",  # rcfr.evaluate: the rules walks or the sequence form
 }
 #: at most this many lines ask it (issue 32)
 MOST_SITES = 5

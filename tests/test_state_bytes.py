@@ -58,7 +58,7 @@ def test_state_on_a_compiled_game_does_not_grow(kuhn, name, options):
 @pytest.mark.slow  # the sampling driver on the rules' state source (a minute to compile cold)
 def test_state_on_the_rules_path_grows_with_the_sets_met(monkeypatch):
     """The rules path numbers sets as met and doubles its arrays when half used: bytes follow the sets."""
-    from rcfr.rules.game import RulesGame
+    from rcfr.sources.rules import RulesGame
     monkeypatch.setattr(RulesGame, "initial_sets", 4)
     game = rcfr.load_game("liars_dice", dice1=1, dice2=1, compiled=False)
     es = make_solver("es-mccfr", game, seed=0, walk="general")  # the general walk (Bluff's own preallocates)

@@ -1,4 +1,4 @@
-"""MCCFR through OpenSpiel's state API (`rcfr.interop.state_sampling`): equal to the compiled walks bit for bit,
+"""MCCFR through OpenSpiel's state API (`rcfr.solvers.state_sampling`): equal to the compiled walks bit for bit,
 converging, resumable, refusing what cannot work, and running on a game far above the compile limit."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ SOLVERS = {"external": "ExternalSamplingMCCFR", "outcome": "OutcomeSamplingMCCFR
 
 
 def _state_mccfr(game: str, **options):
-    from rcfr.interop.state_sampling import StateMCCFR
+    from rcfr.solvers.state_sampling import StateMCCFR
     return StateMCCFR(game, **options)
 
 
@@ -111,7 +111,7 @@ def test_a_checkpoint_of_other_options_or_another_game_is_refused():
     ({"game": "no_such_game"}, "OpenSpiel cannot load game"),
 ])
 def test_bad_options_fail_before_any_work(monkeypatch, kwargs, message):
-    from rcfr.interop import state_sampling
+    from rcfr.solvers import state_sampling
     monkeypatch.setattr(state_sampling.StateMCCFR, "run", lambda *a: pytest.fail("ran"))
     options = {"game": "kuhn_poker", **kwargs}
     with pytest.raises(ValueError, match=message):
@@ -151,7 +151,7 @@ def test_policy_file_round_trip_and_identity(tmp_path):
     policy = rcfr.solve_openspiel("kuhn_poker", sampler="outcome", iterations=50).average_policy()
     path = tmp_path / "kuhn.npz"
     policy.save(path)
-    from rcfr.interop.state_sampling import StatePolicy
+    from rcfr.solvers.state_sampling import StatePolicy
     loaded = StatePolicy.load(path, "kuhn_poker()")  # any string of the same game
     assert loaded.keys == policy.keys == sorted(policy.keys)
     assert all(loaded[k] == policy[k] for k in policy.keys) and {p for p, _ in loaded.keys} == {0, 1}

@@ -1,4 +1,4 @@
-"""Exact evaluation of Bluff(D1, D2) policies on the public bid tree (`rcfr.rules.bluff_evaluation`): time,
+"""Exact evaluation of Bluff(D1, D2) policies on the public bid tree (`rcfr.evaluation.bluff`): time,
 peak memory and values, one subprocess per case (so each peak is its own), then Bluff's sizes beside the
 thesis's (Lanctot 2013, Table 5.1). See docs/large_games.md, "Bluff(2,2)".
 
@@ -57,8 +57,8 @@ def run_case(dice1: int, dice2: int, case: str) -> dict:
     import numpy as np
 
     import rcfr
-    from rcfr.rules import bluff_evaluation as bluff_eval
-    from rcfr.rules.policy import CodePolicy
+    from rcfr.evaluation import bluff as bluff_eval
+    from rcfr.policy.rules import CodePolicy
 
     rules = rcfr.make_rules("liars_dice", dice1=dice1, dice2=dice2)
     start = time.perf_counter()

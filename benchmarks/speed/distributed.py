@@ -54,8 +54,8 @@ def _timed(function, clock=time.perf_counter):
 def cpu_breakdown(rules, policy, shards: int) -> None:
     """CPU seconds of the one walk and of each step of the sharded walk, run here one after another: what
     `shards` idle cores would take is the prefix count + the slowest shard + the merge and best-response pass."""
-    from rcfr.rules import evaluation
-    from rcfr.rules.shards import merge
+    from rcfr.evaluation import rules as evaluation
+    from rcfr.evaluation.shards import merge
     cpu = time.process_time
     one, one_cpu = _timed(lambda: evaluation.walk(rules, policy, "uniform"), cpu)
     common = (rules, policy, True)
@@ -149,8 +149,8 @@ def main() -> None:
     import numpy as np
 
     import rcfr
-    from rcfr.rules import evaluation
-    from rcfr.rules.policy import CodePolicy
+    from rcfr.evaluation import rules as evaluation
+    from rcfr.policy.rules import CodePolicy
 
     print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)")
     kuhn = rcfr.make_rules("kuhn")

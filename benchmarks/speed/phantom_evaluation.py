@@ -1,5 +1,5 @@
-"""Exact evaluation of Phantom Tic-Tac-Toe policies (`rcfr.rules.phantom_evaluation`) against the general
-rules walk (`rcfr.rules.evaluation`): time and memory on openings of growing size, and the full game.
+"""Exact evaluation of Phantom Tic-Tac-Toe policies (`rcfr.evaluation.phantom`) against the general
+rules walk (`rcfr.evaluation.rules`): time and memory on openings of growing size, and the full game.
 
     python -m benchmarks.speed.phantom_evaluation                            # openings, both walks where small
     python -m benchmarks.speed.phantom_evaluation --openings 4 0 "" --general-max 3e8 --workers 2
@@ -24,10 +24,10 @@ import numpy as np
 
 def main() -> None:
     import rcfr
+    from rcfr.evaluation import phantom as pe
+    from rcfr.evaluation import rules as evaluation
     from rcfr.games.phantom import phantom_counts
-    from rcfr.rules import evaluation
-    from rcfr.rules import phantom_evaluation as pe
-    from rcfr.rules.policy import CodePolicy
+    from rcfr.policy.rules import CodePolicy
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--openings", nargs="+", default=["4,0,8", "4,0", "0,1", "4", "0"])

@@ -9,7 +9,7 @@ Per game, two fresh subprocesses, so that each peak is its own:
   (`Policy.random(game, 0)`), time `rcfr.evaluate` (the first call builds the sequence-form views: included,
   since a game compiled for one evaluation pays them), convert the policy to a `CodePolicy` and save it;
   peak resident MiB of the whole process;
-* *rules*: load the rules and the saved `CodePolicy` only, time `rcfr.rules.evaluation.evaluate` (numba
+* *rules*: load the rules and the saved `CodePolicy` only, time `rcfr.evaluation.rules.evaluate` (numba
   code warm), and the same with float32 probabilities; peak resident MiB of the process, and its growth
   during the walk (the walk's own memory beside the policy).
 
@@ -48,7 +48,7 @@ def compiled_side(spec: str, path: str) -> dict:
     import numpy as np
 
     import rcfr
-    from rcfr.rules.policy import CodePolicy
+    from rcfr.policy.rules import CodePolicy
     from rcfr.tree import compile_game
     name, params = parse(spec)
     rules = rcfr.make_rules(name, **params)
@@ -74,8 +74,8 @@ def rules_side(spec: str, path: str) -> dict:
     import numpy as np
 
     import rcfr
-    from rcfr.rules import evaluation
-    from rcfr.rules.policy import CodePolicy
+    from rcfr.evaluation import rules as evaluation
+    from rcfr.policy.rules import CodePolicy
     name, params = parse(spec)
     rules = rcfr.make_rules(name, **params)
     kuhn = rcfr.make_rules("kuhn")  # numba code loaded before timing

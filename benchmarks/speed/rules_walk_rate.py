@@ -5,9 +5,9 @@
 
 Rows, in histories per CPU second (one thread; numba code compiled before timing):
 
-* *evaluation*: `rcfr.rules.evaluation.walk` with ``default="uniform"`` and an empty policy (every set
+* *evaluation*: `rcfr.evaluation.rules.walk` with ``default="uniform"`` and an empty policy (every set
   uniform, the cheapest policy to get for the full game);
-* *count_sizes*: `rcfr.rules.sizes.count_sizes`;
+* *count_sizes*: `rcfr.sources.sizes.count_sizes`;
 * *bare*: a minimal depth-first walk calling ``player``, ``num_children``, ``infoset_code``, ``utility``
   and ``child`` once per node and nothing else, with the functions as typed pointers (what the two walks
   above receive) or as numba dispatcher arguments (numba specialises the walk per game), without and with
@@ -74,11 +74,11 @@ def _bare(player, num_children, child, infoset_code, utility, data, s0, collapse
 def main() -> None:
     import rcfr
     from rcfr.compiler import _typed
+    from rcfr.evaluation import rules as evaluation
     from rcfr.games.fast import DATA
     from rcfr.games.fast import FUNCTION_TYPES as F
-    from rcfr.rules import evaluation
-    from rcfr.rules.policy import CodePolicy
-    from rcfr.rules.sizes import count_sizes
+    from rcfr.policy.rules import CodePolicy
+    from rcfr.sources.sizes import count_sizes
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--openings", nargs="+", default=["4,0,8", "4,0", "0,1"])

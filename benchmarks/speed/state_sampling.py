@@ -1,4 +1,4 @@
-"""MCCFR through OpenSpiel's state API (the state path, `rcfr.interop.state_sampling`) beside rcfr's compiled walks:
+"""MCCFR through OpenSpiel's state API (the state path, `rcfr.solvers.state_sampling`) beside rcfr's compiled walks:
 nodes per CPU second and bytes per information set met (docs/large_games.md, "Huge OpenSpiel games").
 
     python -m benchmarks.speed.state_sampling                      # the table of docs/large_games.md
@@ -25,8 +25,8 @@ for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
 
 import rcfr  # noqa: E402
 from benchmarks.speed.rules_sampling import timed_run  # noqa: E402  (the same chunked CPU-second runs)
-from rcfr.interop.state_sampling import StateMCCFR  # noqa: E402
 from rcfr.solvers import mccfr  # noqa: E402
+from rcfr.solvers.state_sampling import StateMCCFR  # noqa: E402
 
 GAMES = ["kuhn_poker", "leduc_poker", "phantom_ttt", "liars_dice(numdice=2)", "dark_hex"]
 SAMPLERS = {"es": ("external", mccfr.ExternalSamplingMCCFR), "os": ("outcome", mccfr.OutcomeSamplingMCCFR)}

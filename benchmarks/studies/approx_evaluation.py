@@ -8,7 +8,7 @@ docs/approx_evaluation.md.
   iterations) and per method and budget (nodes touched per player), the lower bound scored exactly, mean and
   range over seeds 0-2, beside the exact exploitability;
 * ``sampled``: the same bound scored by play-outs, with its 95% CI, on Leduc;
-* ``large``: Bluff(2,2) (the exact value from the public-tree walk, `rcfr.rules.bluff_evaluation`) and
+* ``large``: Bluff(2,2) (the exact value from the public-tree walk, `rcfr.evaluation.bluff`) and
   Goofspiel(13) (none exact) walked by their rules, uniform policy, outcome-sampled responders;
 * ``matches``: head-to-head values with their CI beside the exact values (Leduc), and on Goofspiel(13) an
   outcome-sampling MCCFR average against the uniform policy.
@@ -103,12 +103,12 @@ def part_sampled() -> None:
 
 
 def empty_policy(game):
-    from rcfr.rules.policy import CodePolicy
+    from rcfr.policy.rules import CodePolicy
     return CodePolicy(game.rules, np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0))
 
 
 def part_large() -> None:
-    from rcfr.rules import bluff_evaluation
+    from rcfr.evaluation import bluff as bluff_evaluation
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         bluff = rcfr.load_game("liars_dice", compiled=False, dice1=2, dice2=2)

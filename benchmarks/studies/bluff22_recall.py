@@ -8,7 +8,7 @@ abstractions, at equal CPU time, scored exactly in the full game (issue 23, docs
 Each (arm, seed) runs in a process of its own (so that its peak resident memory is its own): ES with
 ``average_space="abstract"`` (the rules path keeps averages per set met), run in chunks of doubling size
 until each cumulative budget of CPU seconds is passed, then the average policy's exact exploitability in
-the full game by the public-tree walk (`rcfr.rules.bluff_evaluation`; sets never met play uniformly).
+the full game by the public-tree walk (`rcfr.evaluation.bluff`; sets never met play uniformly).
 Columns: iterations, nodes touched, CPU seconds of solving (the evaluation apart), sets met, bytes of the
 solver's arrays (their capacity, `RulesBuffers.nbytes`), the process's peak resident MiB, the evaluation's
 seconds and the exploitability in chips.
@@ -44,7 +44,7 @@ def run_arm(arm: str, seed: int, budgets: list[float]) -> None:
     import rcfr
     from rcfr.abstraction import bluff_counters, make_abstraction
     from rcfr.errors import RulesPathWarning
-    from rcfr.rules.bluff_evaluation import evaluate
+    from rcfr.evaluation.bluff import evaluate
     from rcfr.solvers.mccfr import ExternalSamplingMCCFR
 
     with warnings.catch_warnings():

@@ -15,10 +15,10 @@ from ..games.hand_strength import HandStrength, hand_strength
 from ..policy import Policy
 from ..registry import build
 from ..regrets import FullRegret  # noqa: F401  (a measure, in the evaluation layer; the old name stays)
-from ..rules.abstraction import CodeAbstraction
-from ..rules.game import RulesGame
 from ..solvers import make_solver
 from ..solvers.base import require
+from ..sources.abstraction import CodeAbstraction
+from ..sources.rules import RulesGame
 from ..tree import Game, load_compiled
 from ..tree.abstraction import Abstraction, identity
 from . import card

@@ -16,8 +16,8 @@ And recall abstractions of the other large games, for comparisons at equal size 
 
 These four (and ``bluff_last_bids``) are computed in compiled code from the game's fast state, a function of
 signature `rcfr.games.fast.ABSTRACT_CODE`: on a compiled game at each information set's first history
-(`rcfr.rules.abstraction.abstract_codes`), so they build in seconds on games of millions of information
-sets whose readable keys would take minutes; on a game walked by its rules (`rcfr.rules.RulesGame`) they
+(`rcfr.sources.abstraction.abstract_codes`), so they build in seconds on games of millions of information
+sets whose readable keys would take minutes; on a game walked by its rules (`rcfr.sources.rules.RulesGame`) they
 are a `CodeAbstraction` the walks call at every decision. Abstract keys are integer codes (see each
 function).
 
@@ -47,8 +47,8 @@ from ..games.phantom_fast import KNOWN as PHANTOM_KNOWN
 from ..games.phantom_fast import PLAYER as PHANTOM_PLAYER
 from ..options import check_choice, check_int
 from ..regrets import FullRegret  # noqa: F401  (its old home; a measure, now in rcfr.regrets)
-from ..rules.abstraction import CodeAbstraction
-from ..rules.game import RulesGame
+from ..sources.abstraction import CodeAbstraction
+from ..sources.rules import RulesGame
 from ..tree import Game
 from ..tree.abstraction import Abstraction
 

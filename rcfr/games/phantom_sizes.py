@@ -4,7 +4,7 @@ A player's information set is its own tries; what the rest of the game can still
 on the opponent's marks and the squares the opponent knows to be taken. So we walk each player's tree
 of try sequences, carrying the set of such (marks, known) pairs that the opponent may be in: the
 "belief". A sequence is an information set when its belief is not empty. Beliefs hold tens of pairs,
-so the whole game takes 5-20 s, where `rcfr.rules.sizes.count_sizes` (which also counts histories)
+so the whole game takes 5-20 s, where `rcfr.sources.sizes.count_sizes` (which also counts histories)
 would walk 1.6e10 histories for about two hours; the two agree on every opening small enough for both.
 """
 

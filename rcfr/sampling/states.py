@@ -4,7 +4,7 @@ The walks (`outcome_walks`, `tree_walks`, `chance_walks`) never index the histor
 ask the source, through these functions, for a state's mover, its moves, a move's child, a chance node's
 outcome probabilities, a decision's information set and a terminal's payoff. A state is an integer
 *handle*: for the compiled tree (`bundles.Tree`, overloaded here) the history id. The second source,
-`rcfr.rules.source.Rules` (the rules' `FastGame` functions), overloads the same functions in its own module,
+`rcfr.sampling.rules_source.Rules` (the rules' `FastGame` functions), overloads the same functions in its own module,
 its handles being rows of a state buffer (``child`` gets the walk's ``slot`` for the child, a row that holds
 no unfinished state: a depth-first walk has one unfinished state per (depth, child index), see
 `bundles.Scratch`); every walk runs on both unchanged (docs/mccfr.md, "Kernel structure").
@@ -79,7 +79,7 @@ def edge_slot(source, h, k, slot, J):
 
 def room(source):
     """Whether the source can take another iteration: a source that numbers information sets as it meets
-    them (the rules, `rcfr.rules.source`) says no once its arrays are half used, and the driver returns so
+    them (the rules, `rcfr.sampling.rules_source`) says no once its arrays are half used, and the driver returns so
     they can grow. The compiled tree knows every set: always."""
 
 

@@ -86,7 +86,7 @@ def make_solver(name: str, game: Game, **options) -> CFRSolver | MCCFRSolver | S
     from .rules_cfr import RULES_SOLVERS  # here: it builds on this package's base and cfr modules
 
     if isinstance(game, GameRules) and name in RULES_SOLVERS:
-        from ..rules.game import RulesGame
+        from ..sources.rules import RulesGame
         game = RulesGame(game)
     solver = bluff_solver(name, game, options.pop("walk", "auto"), options)
     if solver is None and by_rules(game) and name in RULES_SOLVERS:

@@ -10,7 +10,7 @@ from typing import Callable
 import numpy as np
 
 from ..options import Options, check_checkpoint, check_int, describe, dumps, option_differences
-from ..rules.game import RulesGame
+from ..sources.rules import RulesGame
 from ..tree import Game
 
 #: Checkpoint fields owned by a regressor (weights, optimizer state) or a compiled model (a kept snapshot's, the

@@ -1,7 +1,7 @@
 """Lean sampled RCFR(+) on a game walked by its rules: memory for the information sets met, no compiled tree.
 
 `RulesLeanSampledRCFR` is `LeanSampledRCFR` (same options, sampler walks, targets, fits and visited profile) on
-`rcfr.rules.arrays.RulesBuffers`. What differs is where the per-set facts come from:
+`rcfr.sampling.rules_buffers.RulesBuffers`. What differs is where the per-set facts come from:
 
 * sets and sequences are numbered as the walks meet them (sequence = the set's slot of the regret layout), so
   the training data, the profile, the average sums and one iteration's tally grow with the sets met;
@@ -12,11 +12,11 @@
   each refit of its player, so the sampled traversal never reads a strategy that is not the model's; or, with
   ``profile="model"``, the walk makes it from the player's compiled model where it meets the set
   (`rcfr.solvers.model_strategies.WalkModel`): no profile, no discovery walk, no regret table kept;
-* policies are `rcfr.rules.policy.CodePolicy` objects keyed by information-set code;
+* policies are `rcfr.policy.rules.CodePolicy` objects keyed by information-set code;
 * with ``targets="rows"`` no state is kept per set (the walk writes the fits' rows), and with
   ``average="mixture"`` no average sum is written: their policies are made at every set of the game, found by
   one walk of the rules (`rcfr.solvers.snapshots.rules_sets`);
-* with both, no set is numbered at all (`rcfr.rules.source.SetFreeRules`, unless ``set_index=True``): the
+* with both, no set is numbered at all (`rcfr.sampling.rules_source.SetFreeRules`, unless ``set_index=True``): the
   opponent's action is drawn at each visit instead of kept per set, and the buffers hold the sink set alone.
 
 Refused here: ``profile="cache"`` (it refreshes every set of the game) and probing (the discovery walk does not
@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..rules.arrays import RulesBuffers
-from ..rules.game import RulesGame
-from ..rules.policy import CodePolicy
+from ..policy.rules import CodePolicy
 from ..sampling import driver
 from ..sampling.bundles import make_tally
 from ..sampling.reservoir import Reservoir
+from ..sampling.rules_buffers import RulesBuffers
+from ..sources.rules import RulesGame
 from .base import require
 from .on_demand import LeanSampledRCFR
 from .predictions import match_predictions
@@ -104,7 +104,7 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
             self._check_walk(player)
             self._check_rows(player)
             return
-        from ..rules.source import OVERFLOW
+        from ..sampling.rules_source import OVERFLOW
         b, widest, most = self.buffers, self.game.widest, self._most_new
         free = lambda: (int(b.meta[2]) - b.num_sets, int(b.meta[3]) - b.num_slots)  # noqa: E731
         while True:

@@ -5,7 +5,7 @@ same object the full-width solvers take through `rcfr.abstraction.abstract_solve
 information sets share one regret vector, into which the kernels sum their sampled regrets (imperfect
 recall, Lanctot 2013 ch. 5), with the average strategy kept per full information set
 (``average_space="full"``) or per abstract set (``"abstract"``: the merged sets' updates combined).
-On a game walked by its rules the abstraction is a `rcfr.rules.abstraction.CodeAbstraction` (its sets are
+On a game walked by its rules the abstraction is a `rcfr.sources.abstraction.CodeAbstraction` (its sets are
 keyed by abstract code as met, so averages are per abstract set: ``average_space="abstract"``).
 
 They share `CFRSolver`'s surface (iterate, run, current_policy, average_policy, state_dict,
@@ -25,13 +25,13 @@ from ..budget import max_histories
 from ..errors import RulesPathWarning
 from ..options import BASELINES, PUBLIC_CHANCE, MCCFROptions, check_choice, check_float
 from ..policy import Policy
-from ..rules.abstraction import CodeAbstraction
-from ..rules.arrays import RulesBuffers
-from ..rules.game import RulesGame
-from ..rules.policy import CodePolicy
+from ..policy.rules import CodePolicy
 from ..sampling.buffers import PUBLIC, SamplerBuffers
 from ..sampling.bundles import Settings, make_settings
+from ..sampling.rules_buffers import RulesBuffers
 from ..sampling.strategies import regret_weight
+from ..sources.abstraction import CodeAbstraction
+from ..sources.rules import RulesGame
 from ..tree import Game
 from ..tree.abstraction import Abstraction
 from .base import IterativeSolver, abstraction_identity, by_rules, check_game

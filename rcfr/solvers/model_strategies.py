@@ -25,8 +25,8 @@ from numba.extending import overload
 
 from ..games.base import TERMINAL
 from ..regressors.compiled import CompiledModel, predict_row
-from ..rules.source import is_set_free
 from ..sampling.decisions import pick, set_action, set_strategy_action
+from ..sampling.rules_source import is_set_free
 from ..sampling.strategies import current_strategy, regrets_met, strategy_at
 from .predictions import match_set
 
@@ -298,7 +298,7 @@ class TreeWalkModel(NamedTuple):
 
 def tree_walk_model(game, walk: WalkModel) -> TreeWalkModel:
     """A `TreeWalkModel` for compiled `game` around `walk`."""
-    from ..rules.source import FastFunction
+    from ..sampling.rules_source import FastFunction
     fast = game.rules.fast()
     functions = {f"fn_{k}": FastFunction(getattr(fast, role), role)
                  for k, role in (("initial", "initial"), ("player", "player"), ("moves", "num_children"),

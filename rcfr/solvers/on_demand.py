@@ -40,7 +40,6 @@ sampler's scratch, the profile and the average). docs/large_rcfr.md measures eac
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..options import PROFILES, SampledRCFROptions, check_int  # noqa: F401  (PROFILES: re-exported)
 from ..policy import Policy
@@ -49,37 +48,15 @@ from ..sampling.buffers import SamplerBuffers
 from ..sampling.bundles import make_settings, make_tally
 from ..sampling.reservoir import Reservoir
 from ..tree import Game
+from .on_demand_checkpoint import LeanCheckpoint
 from .predictions import checked_prediction, match_predictions
 from .sampled_regression import SampledRCFRSolver
-from .targets import StoredSums, reservoir_targets, row_targets
+from .targets import StoredSums, collect_sampled, reservoir_targets, row_targets
 
 CHUNK = 16_384  # sequences per prediction chunk when refreshing the profile
 
 
-@njit(cache=True)
-def _collect(first_seq, num_actions, tally, traversals):
-    """The sorted sequences of the sets listed in `tally` and their mean sampled regrets over `traversals`;
-    clears the tally."""
-    sums, _, visits, listed, count = tally
-    sets = np.sort(listed[:count[0]])
-    total = 0
-    for J in sets:
-        total += num_actions[J]
-    sequences = np.empty(total, np.int64)
-    values = np.empty(total)
-    i = 0
-    for J in sets:
-        for s in range(first_seq[J], first_seq[J] + num_actions[J]):
-            sequences[i] = s
-            values[i] = sums[s] / traversals
-            sums[s] = 0.0
-            visits[s] = 0
-            i += 1
-    count[0] = 0
-    return sequences, values
-
-
-class LeanSampledRCFR(SampledRCFRSolver):
+class LeanSampledRCFR(LeanCheckpoint, SampledRCFRSolver):
     """Sampled RCFR(+) with features on demand (see the module docstring); `SampledRCFR` builds it when
     ``features_on_demand=True``. Every option is checked (`SampledRCFROptions`) before anything per sequence
     is allocated."""
@@ -231,7 +208,7 @@ class LeanSampledRCFR(SampledRCFRSolver):
                         self._drive = self._drive or driver.bound(driver.drive, *args)
                         self._drive(*args)
                 tree = self.buffers.tree
-                sequences, values = _collect(tree.first_seq, tree.num_actions, self._tally, self.traversals)
+                sequences, values = collect_sampled(tree.first_seq, tree.num_actions, self._tally, self.traversals)
                 self._data(p).add(sequences - self.offsets[p], values, t)
                 if t % self.refit_every == 0:
                     self._fit(p, t)
@@ -439,60 +416,6 @@ class LeanSampledRCFR(SampledRCFRSolver):
     @property
     def nodes_touched(self) -> int:
         return self.buffers.nodes_touched
-
-    # ---- checkpoints ---------------------------------------------------------------------------
-    def _state(self) -> dict[str, np.ndarray]:
-        """Iteration, sampler state (average sums and RNG), the reservoirs or stored sums, each player's latest
-        training set and the state of stateful regressors: resuming refits (or reloads) the same models, so it
-        is exact."""
-        from ..regressors import stateful
-        state = {f"sampler.{k}": v for k, v in self.buffers.state_dict().items() if k != "regrets"}
-        for p in (0, 1):
-            state.update(self._data(p).state_dict(f"player{p}.buffer."))
-            state.update({f"player{p}.fit.{k}": v.copy() for k, v in self.fits[p].items()})
-            if stateful(self.regressors[p]):
-                state.update({f"regressor{p}.{k}": v for k, v in self.regressors[p].state_dict().items()})
-        if self._walk_rows:  # the models the walks play (a fit on rows the reservoir no longer holds)
-            from .snapshots import model_state
-            for p in (0, 1):
-                state.update(model_state(self._snapshot(p, force=True).model, f"model{p}."))
-        if self.options.average == "mixture":
-            for p in (0, 1):
-                state.update(self.snapshots[p].state_dict(f"player{p}.snapshots."))
-            state["credit"] = self._credit.copy()
-        state["iteration"] = np.array(self.iteration)
-        return state
-
-    def _load_buffers(self, sampler: dict[str, np.ndarray]) -> None:
-        sampler["regrets"] = self.buffers.regrets  # unused by sampled RCFR (zero), not checkpointed
-        self.buffers.load_state_dict(sampler)
-
-    def _load_state(self, state: dict[str, np.ndarray]) -> None:
-        from ..regressors import stateful
-        self._load_buffers({k[8:]: v for k, v in state.items() if k.startswith("sampler.")})
-        for p in (0, 1):
-            self._data(p).load_state_dict(state, f"player{p}.buffer.")
-            for k, v in self.fits[p].items():
-                v[:] = state[f"player{p}.fit.{k}"]
-            model = self.regressors[p]
-            if stateful(model):
-                prefix = f"regressor{p}."
-                model.load_state_dict({k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)})
-                self._refresh(p)
-            elif self._walk_rows:
-                from .model_strategies import with_model
-                from .snapshots import model_from_state
-                model = model_from_state(state, f"model{p}.")
-                self._walk_model = with_model(self._walk_model, p, model, int(self.fits[p]["count"][1]))
-            elif self.fits[p]["count"][1] > 0:
-                self._train(p)
-            else:
-                self._refresh(p)
-        if self.options.average == "mixture":
-            for p in (0, 1):
-                self.snapshots[p].load_state_dict(state, f"player{p}.snapshots.")
-            self._credit[:] = state["credit"]
-        self.iteration = int(state["iteration"])
 
 
 #: the lean form's earlier name (an object inside `SampledRCFR`); kept for old imports

@@ -29,7 +29,7 @@ from numba import types as nb
 from ..compiler import _grow
 from ..games.fast import DATA, FUNCTION_TYPES
 from ..numba_lazy import njit_on_first_call
-from ..rules.walk import DEPTH, ROOM, always, depth_first
+from ..sources.walk import DEPTH, ROOM, always, depth_first
 
 
 class SetList(NamedTuple):
@@ -186,7 +186,7 @@ def _decisions(initial, player, num_children, child, utility, infoset_code, data
 def rules_sets(rules) -> SetList:
     """Every information set of `rules`, from one walk over the rules' fast path: the first history met in each
     (depth first, so a set comes after its owner's previous set), keyed by code."""
-    from ..rules.policy import fast_game
+    from ..policy.rules import fast_game
     fast = fast_game(rules)
     count, code, who, size, before, act, states = _decisions(fast.initial, fast.player, fast.num_children, fast.child,
                                                              fast.utility, fast.infoset_code, fast.data, fast.width)

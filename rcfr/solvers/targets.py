@@ -17,6 +17,7 @@ iteration weights as example weights.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from ..options import REGRET_MATCHING, SELECTIONS, TARGETS, check_choice
 from ..sampling.reservoir import Reservoir
@@ -218,3 +219,26 @@ class StoredSums:
             if value.shape != target.shape:
                 raise ValueError(f"checkpoint field {prefix}{name!r} has shape {value.shape}, expected {target.shape}")
             target[:] = value
+
+
+@njit(cache=True)
+def collect_sampled(first_seq, num_actions, tally, traversals):
+    """The sorted sequences of the sets listed in `tally` and their mean sampled regrets over `traversals`;
+    clears the tally."""
+    sums, _, visits, listed, count = tally
+    sets = np.sort(listed[:count[0]])
+    total = 0
+    for J in sets:
+        total += num_actions[J]
+    sequences = np.empty(total, np.int64)
+    values = np.empty(total)
+    i = 0
+    for J in sets:
+        for s in range(first_seq[J], first_seq[J] + num_actions[J]):
+            sequences[i] = s
+            values[i] = sums[s] / traversals
+            sums[s] = 0.0
+            visits[s] = 0
+            i += 1
+    count[0] = 0
+    return sequences, values

@@ -189,7 +189,7 @@ class VisitedProfile:
     a traversal will read (see the module docstring). `predict(player, sequences)` is the solver's: the
     player's predictions for these global sequence ids (finite, checked) and the t to match them with.
 
-    The buffers say what differs by source (`SamplerBuffers`, `rcfr.rules.arrays.RulesBuffers`), read here and
+    The buffers say what differs by source (`SamplerBuffers`, `rcfr.sampling.rules_buffers.RulesBuffers`), read here and
     never by asking the game's kind: where sets are numbered as met (``sets_as_met``, the rules) a set met for the
     first time is stale (``fresh`` `NEVER`) and the last id is the overflow's sink, the per-set arrays follow the
     buffers' ``num_set_ids`` (`sync`), and the walk has the rows of states the buffers give it

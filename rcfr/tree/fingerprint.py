@@ -11,6 +11,8 @@ from ..games.base import GameRules
 
 #: Version of the compiled arrays and of the cache file; part of every fingerprint.
 FORMAT_VERSION = 2
+#: Version of the code-keyed policy file (`rcfr.policy.rules`); part of every `rules_identity`.
+CODES_VERSION = 1
 
 
 def _source_modules(cls: type) -> list:
@@ -55,5 +57,17 @@ def rules_fingerprint(cls: type) -> str:
 def game_fingerprint(rules: GameRules) -> str:
     """Hash of the compiled format version, the rules class, its source and its parameters."""
     ident = (f"v{FORMAT_VERSION}:{type(rules).__module__}.{type(rules).__qualname__}:"
+             f"{rules_fingerprint(type(rules))}:{rules.description()}")
+    return hashlib.sha256(ident.encode()).hexdigest()[:16]
+
+
+def rules_identity(rules: GameRules) -> str:
+    """Hash of the rules class, its source (`rules_fingerprint`) and its parameters. Unlike
+    `game_fingerprint` it leaves out the compiled format's version: a code-keyed policy never meets the
+    compiled arrays, only the rules' codes."""
+    if not isinstance(rules, GameRules):
+        raise TypeError(f"rules must be a GameRules object (e.g. rcfr.make_rules('leduc')), "
+                        f"got {type(rules).__name__}")
+    ident = (f"codes-v{CODES_VERSION}:{type(rules).__module__}.{type(rules).__qualname__}:"
              f"{rules_fingerprint(type(rules))}:{rules.description()}")
     return hashlib.sha256(ident.encode()).hexdigest()[:16]

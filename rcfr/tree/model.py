@@ -153,7 +153,7 @@ class Game:
         return self.rules.big_blind
 
     def as_abstraction(self, abstraction):
-        """A `rcfr.rules.abstraction.CodeAbstraction` as this game's solvers take it: its map of the compiled
+        """A `rcfr.sources.abstraction.CodeAbstraction` as this game's solvers take it: its map of the compiled
         sets (`CodeAbstraction.on`); a game walked by its rules takes it as it is (`RulesGame.as_abstraction`)."""
         return abstraction.on(self)
 

@@ -1,7 +1,7 @@
 """One depth-first walk over a game's rules (`FastGame` functions), for every exact walk of the rules path.
 
-Exact evaluation (`rcfr.rules.evaluation`), the full-regret plans (`rcfr.rules.regrets`), the size count
-(`rcfr.rules.sizes`) and the compiled tree's codes (`rcfr.rules.policy.infoset_codes`) each walked the whole
+Exact evaluation (`rcfr.evaluation.rules`), the full-regret plans (`rcfr.regrets.rules`), the size count
+(`rcfr.sources.sizes`) and the compiled tree's codes (`rcfr.policy.rules.infoset_codes`) each walked the whole
 game with the same explicit stack (a row of state per depth, the next child and the number of children per
 depth, arrays doubled when the walk goes deeper). `depth_first` is that walk once; what a walk computes is
 its *visitor*, five small numba functions (``inline="always"``, so the walk costs what a hand-written one does):
@@ -29,7 +29,7 @@ tuple); `aux` is one function of the visitor's own (an abstraction's `code`; `AB
 `carry_reach` is the push of the visitors that follow a policy's reaches (evaluation, full regret).
 
 Forced moves (a node with one child) are collapsed as `rcfr.compiler` does, or, with ``collapse=False``,
-walked as nodes (`rcfr.rules.sizes` counts them so on request).
+walked as nodes (`rcfr.sources.sizes` counts them so on request).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 with a `Rules` bundle where the compiled path has its `Tree`. Per-set arrays (the index, ``last``, the
 touched list, cached actions) hold `set_capacity` sets and per-slot arrays (regrets, averages, current
 strategy, sampled regrets) `seq_capacity` slots, each with room for one sink set past the end
-(`rcfr.rules.source`); both double between iterations once half used. Under a `CodeAbstraction` the sets
+(`rcfr.sampling.rules_source`); both double between iterations once half used. Under a `CodeAbstraction` the sets
 met are abstract sets: regrets and averages are kept per abstract set. Fresh pages of ``np.zeros`` cost no
 memory until written, and sets are written in the order met, so resident memory follows the sets met.
 """
@@ -16,14 +16,14 @@ import numpy as np
 from ..compiler import _settle
 from ..games.base import TERMINAL
 from ..games.fast import ABSTRACT_CODE
-from ..sampling import bundles, driver
-from ..sampling.buffers import CACHING, PUBLIC, SAMPLERS, public_work, seed_state
-from ..sampling.public import empty_public_tree
-from ..sampling.strategies import regret_weight
-from .abstraction import CodeAbstraction, no_abstraction
-from .game import RulesGame
-from .policy import CodePolicy, normalized
-from .source import EMPTY, MISMATCH, NO_MISMATCH, OVERFLOW, SEQS, SETS, FastFunction, Rules, SetFreeRules, reindex
+from ..policy.rules import CodePolicy, normalized
+from ..sources.abstraction import CodeAbstraction, no_abstraction
+from ..sources.rules import RulesGame
+from . import bundles, driver
+from .buffers import CACHING, PUBLIC, SAMPLERS, public_work, seed_state
+from .public import empty_public_tree
+from .rules_source import EMPTY, MISMATCH, NO_MISMATCH, OVERFLOW, SEQS, SETS, FastFunction, Rules, SetFreeRules, reindex
+from .strategies import regret_weight
 
 ROLES = {"fn_player": "player", "fn_moves": "num_children", "fn_child": "child", "fn_utility": "utility",
          "fn_code": "infoset_code"}

@@ -1,7 +1,8 @@
 """Exact evaluation in the full game: expected value, best responses, NashConv, exploitability, of a policy of
 either kind of game `rcfr.load_game` returns. The kind is asked here once: a game walked by its rules goes to
-its rules walks (`rcfr.rules.evaluation`, or the game's own structure where it has one: Bluff's public bid
-tree, Phantom Tic-Tac-Toe's prebuilt sets), a compiled game to the sequence form below.
+its rules walks (`rules`, or the game's own structure where it has one: Bluff's public bid tree, `bluff`,
+Phantom Tic-Tac-Toe's prebuilt sets, `phantom`), a compiled game to the sequence form below. The sampled
+evaluation past exact best response, on either kind, is `approx` (`rcfr.approx_exploitability`).
 
 On a compiled game everything runs on the sequence form: a best response for player i is one bottom-up pass over i's
 own sequences that takes the best action's counterfactual value at each information set. This is
@@ -13,12 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import kernels
-from .distributed import check_sharding, run_shards
-from .options import check_choice
-from .policy import Policy
-from .scores import Evaluation
-from .tree import Game
+from .. import kernels
+from ..distributed import check_sharding, run_shards
+from ..options import check_choice
+from ..policy import Policy
+from ..scores import Evaluation
+from ..tree import Game
 
 __all__ = ["WALKS", "Evaluation", "best_response", "evaluate", "expected_value", "exploitability", "nash_conv",
            "terminal_values"]
@@ -31,16 +32,16 @@ WALKS = ("auto", "general")
 
 def _rules_evaluator(game, walk: str):
     """The module that evaluates a game walked by its rules (`WALKS`), or a TypeError for anything else."""
-    from .rules.game import RulesGame
+    from ..sources.rules import RulesGame
     if not isinstance(game, RulesGame):
         raise TypeError(f"game must be a game from rcfr.load_game (a compiled rcfr.Game or a game walked by its "
                         f"rules), got {type(game).__name__} {game!r:.60}")
-    from .rules import bluff_evaluation, evaluation, phantom_evaluation
+    from . import bluff, phantom, rules
     if check_choice("walk", walk, WALKS) == "auto":
-        for module in (bluff_evaluation, phantom_evaluation):
+        for module in (bluff, phantom):
             if module.walks(game.rules):
                 return module
-    return evaluation
+    return rules
 
 
 def _plans(game: Game, policy: Policy) -> list[np.ndarray]:
@@ -144,10 +145,10 @@ def evaluate(game, policy, *, default: str | None = None, walk: str = "auto", wo
     over Ray workers as docs/distributed.md says (`rules_options`: its ``cut``)."""
     if not isinstance(game, Game):
         module = _rules_evaluator(game, walk)
-        if module.__name__.endswith(".rules.evaluation"):
+        if module.__name__.endswith(".evaluation.rules"):
             rules_options.update(workers=workers, shards=shards, ray_address=ray_address)
         if isinstance(policy, Policy):  # a compiled game's policy, keyed by the same rules' codes
-            from .rules.policy import CodePolicy
+            from ..policy.rules import CodePolicy
             policy = CodePolicy.from_policy(policy)
         return module.evaluate(game.rules, policy, default, **rules_options)
     if default not in (None, "uniform") or rules_options:

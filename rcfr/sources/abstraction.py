@@ -26,7 +26,7 @@ from ..games.fast import ABSTRACT_CODE, DATA, FUNCTION_TYPES
 from ..numba_lazy import njit_on_first_call
 from ..tree import Game
 from ..tree.abstraction import Abstraction
-from .policy import rules_identity
+from ..tree.fingerprint import rules_identity
 
 
 @dataclass(frozen=True, eq=False)

@@ -6,7 +6,7 @@ as the compiler does, so a walk meets the same nodes in the same order on both s
 root and is never a child's slot.
 
 Information sets are numbered as first met. `infoset` looks the set's code (`FastGame.infoset_code`; under a
-`rcfr.rules.abstraction.CodeAbstraction`, ``2 * abstract code + player``, so merged sets share one id) up in
+`rcfr.sources.abstraction.CodeAbstraction`, ``2 * abstract code + player``, so merged sets share one id) up in
 an open-addressing table (``keys``/``ids``, at most half full) and, the first time, gives the new set the
 next ``num_actions`` slots of the regret layout (``first_seq``), so memory grows with the sets met, not with
 the histories. The arrays cannot grow inside a compiled walk: `room` tells the driver to return before an
@@ -27,7 +27,7 @@ from numba.experimental.function_type import WrapperAddressProtocol, _get_wrappe
 
 from ..games.base import TERMINAL
 from ..games.fast import SIGNATURES
-from ..sampling import states
+from . import states
 
 SETS, SEQS, SET_CAPACITY, SEQ_CAPACITY, OVERFLOW, MISMATCH = range(6)  # entries of Rules.meta
 NO_MISMATCH = -1  # meta[MISMATCH] until an abstraction's code goes wrong (then: the key, or -2 out of range)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..budget import max_histories
 from ..compiler import _typed, count_fast
 from ..games.base import GameRules
-from .policy import rules_identity
+from ..tree.fingerprint import rules_identity
 
 
 class RulesGame:
@@ -23,7 +23,7 @@ class RulesGame:
     #: what this kind of game offers the solvers and builders that need it (`rcfr.solvers.base.require`): the
     #: rules walked as met (sets numbered as met, keyed by code; no compiled arrays)
     offers = frozenset({"rules"})
-    #: sequences and information sets: not counted on this path (`rcfr.rules.sizes` counts them where it can), so
+    #: sequences and information sets: not counted on this path (`rcfr.sources.sizes` counts them where it can), so
     #: callers that size by them (a share of the game, the policy file's format) ask these rather than the kind
     num_sequences: int | None = None
     num_infosets: int | None = None

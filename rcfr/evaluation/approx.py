@@ -4,7 +4,7 @@
 player, then scores it against that policy. Any policy's value is at most the best-response value, so the
 responders' mean value is a lower bound on (BR_0 + BR_1) / 2, exactly when scored by a walk of the whole
 game, up to the CI's sampling error when scored by play-outs. The responder never needs the exact
-best-response walk: it sees only sampled play (`rcfr.approx_walks`).
+best-response walk: it sees only sampled play (`rcfr.evaluation.approx_walks`).
 
 Methods (how the responder is trained, within ``budget`` nodes touched per player):
 
@@ -41,15 +41,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..options import check_choice, check_float, check_int, check_seed
+from ..policy import Policy
+from ..policy.rules import CodePolicy, check_default, fast_game
+from ..sources.abstraction import no_abstraction
+from ..sources.rules import RulesGame
+from ..stats import ci95
+from ..tree import Game
 from .approx_walks import COUNT_FIELDS, ERRORS, walk_samples
-from .options import check_choice, check_float, check_int, check_seed
-from .policy import Policy
-from .rules.abstraction import no_abstraction
-from .rules.evaluation import walk as exact_walk
-from .rules.game import RulesGame
-from .rules.policy import CodePolicy, check_default, fast_game
-from .stats import ci95
-from .tree import Game
+from .rules import walk as exact_walk
 
 METHODS = ("es-br", "os-br")
 #: how a responder is scored: "exact" walks the whole game, "sampled" plays `samples` play-outs, "auto"
@@ -140,8 +140,8 @@ def approx_exploitability(game, policy, method: str = "es-br", budget: int = 1_0
     default = frozen.default_for(default)
     if frozen.abstraction is not None:  # the responder's rows are full sets, the policy's abstract ones
         raise ValueError(f"approx_exploitability needs a policy of the full game; this one has rows per abstract set "
-                         f"of {frozen.abstraction.name!r}: score it exactly (rcfr.rules.evaluation, or "
-                         f"rcfr.rules.bluff_evaluation for Bluff) or against others with match_policies")
+                         f"of {frozen.abstraction.name!r}: score it exactly (rcfr.evaluation.rules, or "
+                         f"rcfr.evaluation.bluff for Bluff) or against others with match_policies")
     if evaluation == "auto":
         evaluation = "exact" if isinstance(game, Game) else "sampled"
     streams = np.random.SeedSequence(seed).generate_state(6, np.uint64)

@@ -1,6 +1,6 @@
 """The shards of the rules path's evaluation walk reduced into what one walk would have built.
 
-A shard (`rcfr.rules.evaluation._walk` with a cut) walks some subtrees below a cut depth and numbers the sets it
+A shard (`rcfr.evaluation.rules._walk` with a cut) walks some subtrees below a cut depth and numbers the sets it
 meets as one walk does: the policy's sets by their row, the others (``default="uniform"``, or every full set
 of an abstract policy) as it meets them. `merge` renumbers those *extra* sets in order of first meeting over
 the shards taken in order (shards are contiguous runs of subtrees in walk order, so this is the one walk's

@@ -1,6 +1,6 @@
 """Exact sizes of a game too large to compile: a depth-first walk of its `FastGame` rules.
 
-The compiled tree stores every history; counting needs only the path being walked (`rcfr.rules.walk`) and
+The compiled tree stores every history; counting needs only the path being walked (`rcfr.sources.walk`) and
 one table entry per information set, so games of 1e10 histories can be counted (in hours rather than memory). Forced
 moves (a node with exactly one child) are collapsed as `rcfr.compiler` does, so on games small enough
 to compile the counts equal the compiled `Game`'s; ``collapse=False`` counts them, as papers do.
@@ -128,7 +128,7 @@ _count_walk = depth_first(_terminal, _enter, _room, always, _push, _deeper)
 @njit_on_first_call(nb.int64(_FN["initial"], _FN["player"], _FN["num_children"], _FN["child"], _FN["utility"],
                              _FN["infoset_code"], DATA, nb.int64, nb.boolean, nb.int64[::1]), cache=True)
 def _walk(initial, player, num_children, child, utility, infoset_code, data, width, collapse, out):
-    """Depth-first count (`rcfr.rules.walk`) into ``out = [histories, terminals, sets 0, sets 1, pairs 0,
+    """Depth-first count (`rcfr.sources.walk`) into ``out = [histories, terminals, sets 0, sets 1, pairs 0,
     pairs 1]``. Returns -1, or the history number (in walk order) where a code disagrees with its set's player
     or number of actions, or is negative."""
     bits = 16

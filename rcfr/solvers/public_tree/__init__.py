@@ -1,4 +1,4 @@
-"""CFR and chance-sampled CFR of Liar's Dice / Bluff on its public bid tree (`rcfr.rules.bluff_cfr`).
+"""CFR and chance-sampled CFR of Liar's Dice / Bluff on its public bid tree (`rcfr.solvers.public_tree.cfr_walks`).
 
 `make_solver("cfr" | "cscfr", game)` builds a `BluffPublicCFR` for a Bluff game walked by its rules
 (``walk="auto"``, the default, where the options allow it; ``walk="public"`` asks for it on a compiled
@@ -10,7 +10,7 @@ player 1's, from the same splitmix64 stream per traversal, then walking the tree
 for bit, slower). Under the last-r-bids recall abstraction
 (`bluff_last_bids`) regrets are per abstract set and averages per full set (full averaging, as the thesis).
 
-Tables are preallocated at their final size (`rcfr.rules.bluff_cfr`: one number per (set, action) pair and
+Tables are preallocated at their final size (`rcfr.solvers.public_tree.cfr_walks`: one number per (set, action) pair and
 table, one int64 per public node), float64 where that fits in the available memory and float32 otherwise
 (``dtype``); the size is checked before anything is allocated.
 """
@@ -21,28 +21,28 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..budget import available_memory
-from ..games.dice import FACE_NAMES
-from ..options import REGRET_MATCHING, UPDATES, Options, check_choice, check_float, check_power, check_seed
-from ..rules import bluff_cfr as kernels
-from ..rules.abstraction import CodeAbstraction
-from ..rules.bluff_evaluation import decision_sets, roll_tables, walks, whole_policy
-from ..rules.bluff_sampling import external_walk, outcome_walk
-from ..rules.evaluation import evaluation_of
-from ..rules.game import RulesGame
-from ..rules.policy import CodePolicy
-from ..sampling.buffers import seed_state
-from ..sampling.bundles import BOTH
-from ..sampling.decisions import pick
-from ..scores import Evaluation
-from ..tree import Game
-from .base import IterativeSolver, by_rules
+from ...budget import available_memory
+from ...evaluation.bluff import decision_sets, roll_tables, walks, whole_policy
+from ...evaluation.rules import evaluation_of
+from ...games.dice import FACE_NAMES
+from ...options import REGRET_MATCHING, UPDATES, Options, check_choice, check_float, check_power, check_seed
+from ...policy.rules import CodePolicy
+from ...sampling.buffers import seed_state
+from ...sampling.bundles import BOTH
+from ...sampling.decisions import pick
+from ...scores import Evaluation
+from ...sources.abstraction import CodeAbstraction
+from ...sources.rules import RulesGame
+from ...tree import Game
+from ..base import IterativeSolver, by_rules
+from . import cfr_walks as kernels
+from .sampling_walks import external_walk, outcome_walk
 
 WALKS = ("auto", "public", "general")
 DTYPES = ("auto", "float64", "float32")
 #: the solvers with a public-tree walk, and their default update schedule (external sampling: alternating only)
 PUBLIC_SOLVERS = {"cfr": "alternating", "cscfr": "simultaneous", "es-mccfr": "alternating", "os-mccfr": "alternating"}
-#: the sampled solvers of the public tree, walked with scalars once the rolls are drawn (`rules.bluff_sampling`)
+#: the sampled solvers of the public tree, walked with scalars once the rolls are drawn (`sampling_walks`)
 SAMPLED = ("es-mccfr", "os-mccfr")
 #: the options only the public-tree walk takes (the experiment kit accepts them, and `walk`, for these solvers)
 PUBLIC_OPTIONS = ("dtype", "sampled_walk")
@@ -295,7 +295,7 @@ class BluffPublicCFR(IterativeSolver):
                 self._walk(self._rolls(), kernels.UPDATE, 1 << p, 1 << credited, weight)
 
     def _external(self, traverser: int, weight: float) -> None:
-        """One external-sampling traversal (`rcfr.rules.bluff_sampling`): the rolls, then the walk, drawing
+        """One external-sampling traversal (`rcfr.solvers.public_tree.sampling_walks`): the rolls, then the walk, drawing
         from the solver's stream in the general walk's order; counts its histories as the general walk does
         (the two roll nodes included)."""
         rolls = np.array(self._rolls(), np.int64)
@@ -304,7 +304,7 @@ class BluffPublicCFR(IterativeSolver):
         self.nodes_touched += int(nodes) + 2
 
     def _outcome(self, traverser: int, weight: float) -> None:
-        """One outcome-sampling trajectory (`rcfr.rules.bluff_sampling`), its draws in the general walk's order."""
+        """One outcome-sampling trajectory (`rcfr.solvers.public_tree.sampling_walks`), its draws in the general walk's order."""
         nodes = outcome_walk(self.rules.num_bids, len(FACE_NAMES), self.probs[0], self.probs[1], self.counts[0],
                              self.counts[1], traverser, self.options.epsilon, self.regrets, self.avg, self.full,
                              float(weight), self.clip, self.rng)

@@ -11,7 +11,7 @@ import numpy as np
 from ..errors import PolicyError
 from ..files import atomic_write
 from ..games.openspiel import canonical_name, load_openspiel_game, openspiel_version, pyspiel_module
-from ..policy import read_npz, require_npz
+from . import read_npz, require_npz
 from .state_sets import pack_keys, unpack_keys
 
 POLICY_FORMAT = "rcfr.state_policy"

@@ -11,10 +11,10 @@ are those of rcfr's compiled walks (`rcfr.sampling.tree_walks.tree_walk`,
 The walks are plain Python, about 100 times slower per node than the compiled ones (docs/large_games.md,
 "Huge OpenSpiel games").
 
-Policies (`StatePolicy`, `rcfr.interop.state_policy`) are keyed by information-state strings and OpenSpiel
+Policies (`StatePolicy`, `rcfr.policy.state`) are keyed by information-state strings and OpenSpiel
 action ids, saved as ``.npz`` with the game string and OpenSpiel version as identity, and played by
 OpenSpiel's tools through `StatePolicy.to_openspiel` (uniform at sets the run never met). The sets' table is
-`rcfr.interop.state_sets`.
+`rcfr.policy.state_sets`.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ import numpy as np
 
 from ..games.openspiel import canonical_name, load_openspiel_game, openspiel_version
 from ..options import check_checkpoint, check_choice, check_float, check_int, check_seed
-from .state_policy import StatePolicy, rows
-from .state_sets import InfosetTable
+from ..policy.state import StatePolicy, rows
+from ..policy.state_sets import InfosetTable
 
 #: the walks of the state path, in the words of sampled RCFR's `sampler` option (rcfr.options.SAMPLERS)
 SAMPLERS = ("external", "outcome")

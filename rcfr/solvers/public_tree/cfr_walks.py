@@ -18,7 +18,7 @@ pair per table.
 `walk` is vanilla CFR when given every roll of both players (weights: the roll probabilities) and
 chance-sampled CFR when given one sampled roll per player (weight 1): the rolls a walk carries are
 *positions*, so both are the same loop. At a call the payoff depends on the rolls only through how many
-dice show the bid's face, so values there cost O(rolls) (`bluff_evaluation._call`). ``mode=EVALUATE``
+dice show the bid's face, so values there cost O(rolls) (`rcfr.evaluation.bluff._call`). ``mode=EVALUATE``
 walks the normalized average table instead and takes the acting player's best action roll by roll: the
 exact best responses of the average, in the same pass. A chance-sampled update takes `sampled_walk`,
 the same loop with scalars (one roll per player), equal to `walk` bit for bit and several times faster.
@@ -32,8 +32,8 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from .bid_tree import actions, at_node, bid_path, descend, next_action
-from .bluff_evaluation import _call, finish
+from ...evaluation.bluff import _call, finish
+from ...games.dice_bid_tree import actions, at_node, bid_path, descend, next_action
 
 UPDATE, EVALUATE = 0, 1
 

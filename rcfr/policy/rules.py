@@ -9,7 +9,7 @@ rules' action order. Numba looks a set up by binary search over ``codes``: no Py
 ``probs`` is float64, or float32 to halve the memory of a large game (the evaluation still sums in
 float64; docs/large_games.md measures what float32 costs on an exploitability).
 
-A policy computed on an information-set abstraction (`rcfr.rules.abstraction.CodeAbstraction`) has one row
+A policy computed on an information-set abstraction (`rcfr.sources.abstraction.CodeAbstraction`) has one row
 per abstract set, keyed ``2 * abstract code + player``; ``abstraction`` is then that abstraction, which
 finds every decision's row (evaluations, `to_policy`).
 
@@ -21,7 +21,6 @@ abstraction against the one it is given.
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 import numpy as np
@@ -34,12 +33,12 @@ from ..files import atomic_write
 from ..games.base import TERMINAL, GameRules
 from ..games.fast import DATA, FUNCTION_TYPES, FastGame
 from ..numba_lazy import njit_on_first_call
-from ..policy import npz_texts, read_npz, require_npz
-from ..tree.fingerprint import rules_fingerprint
-from .walk import DEPTH, always, depth_first
+from ..sources.walk import DEPTH, always, depth_first
+from ..tree.fingerprint import CODES_VERSION, rules_identity
+from . import npz_texts, read_npz, require_npz
 
 FORMAT = "rcfr.code_policy"
-VERSION = 1
+VERSION = CODES_VERSION
 NPZ_FIELDS = ("format", "version", "game", "fingerprint", "codes", "first", "probs")
 ABSTRACTION_FIELD = "abstraction"  # "name identity"; absent or empty: no abstraction
 DEFAULT_FIELD = "default"  # "uniform": the policy plays uniformly at sets it lacks; absent or empty: an error
@@ -49,18 +48,6 @@ PROB_DTYPES = (np.float64, np.float32)
 DEFAULTS = (None, "uniform")
 
 _FN = FUNCTION_TYPES
-
-
-def rules_identity(rules: GameRules) -> str:
-    """Hash of the rules class, its source (`rules_fingerprint`) and its parameters. Unlike
-    `game_fingerprint` it leaves out the compiled format's version: a code-keyed policy never meets the
-    compiled arrays, only the rules' codes."""
-    if not isinstance(rules, GameRules):
-        raise TypeError(f"rules must be a GameRules object (e.g. rcfr.make_rules('leduc')), "
-                        f"got {type(rules).__name__}")
-    ident = (f"codes-v{VERSION}:{type(rules).__module__}.{type(rules).__qualname__}:"
-             f"{rules_fingerprint(type(rules))}:{rules.description()}")
-    return hashlib.sha256(ident.encode()).hexdigest()[:16]
 
 
 def fast_game(rules: GameRules) -> FastGame:
@@ -152,7 +139,7 @@ class CodePolicy:
     @classmethod
     def from_policy(cls, policy, dtype=np.float64) -> "CodePolicy":
         """The code-keyed form of a compiled `rcfr.Policy`."""
-        from ..policy import Policy
+        from . import Policy
         if not isinstance(policy, Policy):
             raise TypeError(f"policy must be an rcfr.Policy, got {type(policy).__name__}")
         game = policy.game
@@ -168,8 +155,8 @@ class CodePolicy:
     def to_policy(self, game, default: str | None = None):
         """The compiled `rcfr.Policy` of `game` (compiled from this policy's rules). A compiled set
         whose code this policy lacks is an error, or uniform with ``default="uniform"``."""
-        from ..policy import Policy
         from ..tree import Game
+        from . import Policy
         if not isinstance(game, Game):
             raise TypeError(f"game must be a compiled rcfr.Game, got {type(game).__name__}")
         self.check_rules(game.rules)
@@ -374,7 +361,7 @@ _codes_walk = depth_first(_terminal, _enter, _room, always, _push, _deeper)
                              nb.int32[::1], nb.int64[::1], nb.int64[::1]), cache=True)
 def _tree_codes(initial, player, num_children, child, utility, infoset_code, data, width,
                 g_player, g_infoset, g_first_child, g_num_children, code_of, error):
-    """Depth first (`rcfr.rules.walk`) over the rules' states and the compiled tree side by side (history h's
+    """Depth first (`rcfr.sources.walk`) over the rules' states and the compiled tree side by side (history h's
     children are ``first_child[h] + k``), forced moves settled as the compiler does: ``code_of[I]`` receives
     the code of compiled information set I. Returns 0, or a kind with ``error[0]`` the history: 1, another
     player; 2, another number of children; 3, two codes in one compiled set."""

@@ -2,7 +2,8 @@
 
 Arrays are in global sequence order (player 0's sequences, then player 1's), the order of feature
 rows (`features.make_features(game, name).matrix`), so a regressor fits them row for row. See
-docs/own_loop.md for a complete RCFR loop in a few lines.
+docs/own_loop.md for a complete RCFR loop in a few lines. The full-game regret on a game walked by its rules is
+`rules.RulesFullRegret`.
 """
 
 from __future__ import annotations
@@ -11,14 +12,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import kernels
-from .distributed import check_sharding
-from .evaluation import _best_response, _plans, terminal_values
-from .policy import Policy
-from .tree import Game
+from .. import kernels
+from ..distributed import check_sharding
+from ..evaluation import _best_response, _plans, terminal_values
+from ..policy import Policy
+from ..tree import Game
 
 if TYPE_CHECKING:
-    from .rules.regrets import RulesFullRegret
+    from .rules import RulesFullRegret
 
 
 def _players(player) -> tuple[int, ...]:
@@ -113,13 +114,13 @@ class FullRegret:
 
 def full_regret(game, **sharding) -> FullRegret | RulesFullRegret:
     """The full-regret tracker of either kind of game `rcfr.load_game` returns: `FullRegret` on the sequence form
-    of a compiled game, else `rcfr.rules.regrets.RulesFullRegret` (one walk of the whole game per profile, sets a
+    of a compiled game, else `rcfr.regrets.rules.RulesFullRegret` (one walk of the whole game per profile, sets a
     profile lacks played uniformly; a RulesPathWarning says how long where the game is beyond the compile limit).
     Both count profiles with ``add`` and checkpoint with ``state_dict``/``load_state_dict``; `sharding` as they
     take it (``workers``, ``shards``, ``ray_address``)."""
     if isinstance(game, Game):
         return FullRegret(game, **sharding)
-    from .rules.regrets import RulesFullRegret
+    from .rules import RulesFullRegret
     _warn_whole_walks(game)
     return RulesFullRegret(game.rules, **sharding)
 
@@ -129,8 +130,8 @@ def _warn_whole_walks(game) -> None:
     limit (walked by its rules at about 1e6 histories per second)."""
     import warnings
 
-    from .budget import max_histories
-    from .errors import RulesPathWarning
+    from ..budget import max_histories
+    from ..errors import RulesPathWarning
 
     histories = game.rules.estimate_histories()
     if histories is not None and histories > max_histories():

@@ -1,4 +1,4 @@
-"""External sampling on Bluff's public bid tree, with the direct index of `rcfr.rules.bluff_cfr`.
+"""External sampling on Bluff's public bid tree, with the direct index of `rcfr.solvers.public_tree.cfr_walks`.
 
 Why: the general external-sampling walk on the rules keys its tables by a hash of information-set codes and
 keeps about 230 bytes per set met, 47 GB for Bluff(2,2)'s 176M sets; here a set is its node's block plus an
@@ -17,10 +17,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..sampling.bundles import BOTH
-from ..sampling.decisions import pick, trajectory_action
-from .bid_tree import actions, at_node, bid_path
-from .bluff_cfr import _row_strategy
+from ...games.dice_bid_tree import actions, at_node, bid_path
+from ...sampling.bundles import BOTH
+from ...sampling.decisions import pick, trajectory_action
+from .cfr_walks import _row_strategy
 
 
 @njit(cache=True, inline="always")

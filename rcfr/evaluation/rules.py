@@ -1,7 +1,7 @@
 """Exact evaluation over the rules (`FastGame` functions), without the compiled tree: expected value, best
 responses, NashConv and exploitability of a `CodePolicy`, in `rcfr.evaluation`'s conventions and units.
 
-One depth-first walk (`rcfr.rules.walk`, an explicit stack: memory O(depth) for the walk) computes everything. At each
+One depth-first walk (`rcfr.sources.walk`, an explicit stack: memory O(depth) for the walk) computes everything. At each
 terminal it adds the chance- and opponent-weighted payoff to each player's *last own sequence* on the way
 there: the sequence form's terminal values, one float64 per sequence of the policy. It also records, per
 information set of the policy, the owner's sequence leading to it (the same at every history of the set
@@ -34,11 +34,11 @@ from ..games.base import GameRules
 from ..games.fast import ABSTRACT_CODE, DATA, FUNCTION_TYPES
 from ..numba_lazy import njit_on_first_call
 from ..options import check_int
+from ..policy.rules import CodePolicy, fast_game
 from ..scores import Evaluation
-from .abstraction import no_abstraction
-from .policy import CodePolicy, fast_game
+from ..sources.abstraction import no_abstraction
+from ..sources.walk import DEPTH, ROOM, carry_reach, depth_first
 from .shards import merge
-from .walk import DEPTH, ROOM, carry_reach, depth_first
 
 _FN = FUNCTION_TYPES
 #: Fields of the walk's `out` array.
@@ -250,7 +250,7 @@ _evaluation_walk = depth_first(_terminal, _enter, _room, _descend, _push, _deepe
 @njit_on_first_call([_walk_signature(nb.float64), _walk_signature(nb.float32)], cache=True)
 def _walk(initial, player, num_children, child, utility, infoset_code, data, width, codes, first, probs,
           uniform, abstract_code, abstract_data, abstracted, out, error, cut, lo, hi):
-    """The depth-first walk (`rcfr.rules.walk`), see the module docstring, without the bottom-up pass
+    """The depth-first walk (`rcfr.sources.walk`), see the module docstring, without the bottom-up pass
     (`_best_responses`): writes `OUT_FIELDS` (``br0``, ``br1``: the terminals reached with an empty own
     sequence) into `out` and returns `SHARD_ARRAYS`; on a problem stops with ``error = (kind, code, a, b)``
     (kinds: `_ERRORS`).

@@ -1,4 +1,4 @@
-"""The sampled walk behind `rcfr.approx_evaluation`: play-outs of a profile, and a responder's training.
+"""The sampled walk behind `rcfr.evaluation.approx`: play-outs of a profile, and a responder's training.
 
 One numba depth-first walk over a game's `FastGame` functions (compiled or rules path alike), where each
 kind of node either walks every child or samples one:
@@ -12,7 +12,7 @@ kind of node either walks every child or samples one:
 
 At a terminal the walk adds its weight times player 0's payoff to the play-out's value, and, when there is
 a learner, the learner's payoff to its *last own sequence*: the sequence-form terminal values, as
-`rcfr.rules.evaluation` sums them exactly. Either way the sums are unbiased estimates (times the number
+`rcfr.evaluation.rules` sums them exactly. Either way the sums are unbiased estimates (times the number
 of traversals) of the exact ones. The learner's sets are numbered as first met (a set is met after the set
 above it), so one bottom-up pass in reverse order takes each set's best action (where its samples suffice,
 else the seat's row): a best response to the sampled opponent and chance, which an independent evaluation
@@ -26,12 +26,12 @@ from numba import njit
 from numba import types as nb
 from numba.typed import Dict
 
-from .compiler import _grow, _settled
-from .games.base import CHANCE, TERMINAL
-from .games.fast import ABSTRACT_CODE, DATA, FUNCTION_TYPES
-from .numba_lazy import njit_on_first_call
-from .rules.evaluation import POLICY_ERRORS
-from .sampling.decisions import pick_at, uniform01
+from ..compiler import _grow, _settled
+from ..games.base import CHANCE, TERMINAL
+from ..games.fast import ABSTRACT_CODE, DATA, FUNCTION_TYPES
+from ..numba_lazy import njit_on_first_call
+from ..sampling.decisions import pick_at, uniform01
+from .rules import POLICY_ERRORS
 
 _FN = FUNCTION_TYPES
 #: Fields of the walk's `counts` output.

@@ -6,9 +6,9 @@ realization plans, whose average is the strategy the opponent's best response is
 in a plan, so max_σ' (1/T) Σ_t u(σ', σ^t_-i) is a best response to the average plan). Per information set of the
 full game the plan sums are S(I, a) = Σ_t π_i^t(I) σ^t(I, a) (π_i^t(I): the owner's reach, the same at every
 history of I under perfect recall); normalized per set they are the behaviour strategy whose plan is the average
-plan (the ratios telescope), a `CodePolicy` that `rcfr.rules.evaluation` best-responds to.
+plan (the ratios telescope), a `CodePolicy` that `rcfr.evaluation.rules` best-responds to.
 
-Each profile costs one depth-first walk of the whole game (`rcfr.rules.walk`, as the evaluation's): every
+Each profile costs one depth-first walk of the whole game (`rcfr.sources.walk`, as the evaluation's): every
 history, so only games whose full walk is affordable; memory is the sums, 8 bytes per (set, action) of the full
 game, plus the code index. With ``shards > 1`` the walk is split at a cut as the evaluation's is
 (docs/distributed.md): each shard numbers the sets it meets afresh and returns their codes and increments; the
@@ -28,14 +28,14 @@ from numba.typed import Dict
 
 from ..compiler import _grow
 from ..distributed import check_sharding, run_shards
+from ..evaluation.rules import FAILED, POLICY_ERRORS, decision_set, evaluate, raise_walk_error, subtree_tasks
 from ..games.base import GameRules
 from ..games.fast import ABSTRACT_CODE, DATA, FUNCTION_TYPES
 from ..numba_lazy import njit_on_first_call
 from ..options import check_int
-from .abstraction import no_abstraction
-from .evaluation import FAILED, POLICY_ERRORS, decision_set, evaluate, raise_walk_error, subtree_tasks
-from .policy import CodePolicy, check_default, fast_game, normalized
-from .walk import DEPTH, ROOM, carry_reach, depth_first
+from ..policy.rules import CodePolicy, check_default, fast_game, normalized
+from ..sources.abstraction import no_abstraction
+from ..sources.walk import DEPTH, ROOM, carry_reach, depth_first
 
 
 def _signature():
@@ -145,7 +145,7 @@ def _plans(initial, player, num_children, child, utility, infoset_code, data, wi
            cut, lo, hi):
     """Add one profile's plans to the per-set sums S (sets numbered by `index` as first met, set j's actions at
     ``sums[starts[j]:starts[j + 1]]``, ``counts = [sets, slots]``; `stamp` marks the sets credited in this walk,
-    since a set's histories share its owner's reach), one walk of `rcfr.rules.walk`. Returns (player 0's expected
+    since a set's histories share its owner's reach), one walk of `rcfr.sources.walk`. Returns (player 0's expected
     payoff, set_codes, starts, sums, stamp), the arrays grown where needed. On a problem stops with
     ``error = (kind, code, a, b)`` (kinds: `evaluation.POLICY_ERRORS`). A shard enters the subtrees at depth
     `cut` numbered lo <= k < hi (``cut = -1``: the whole game)."""
@@ -205,7 +205,7 @@ class RulesFullRegret:
     `rules`), as `rcfr.regrets.FullRegret` computes it on the compiled tree; see the module docstring.
     ``default="uniform"`` plays uniformly at sets a profile lacks (a solver's sets not met yet). ``workers``,
     ``shards``, ``cut``, ``ray_address``: the walk per profile and the best-response walk, split as
-    `rcfr.rules.evaluation.walk` splits it (the sums equal one walk's bit for bit, the value to rounding)."""
+    `rcfr.evaluation.rules.walk` splits it (the sums equal one walk's bit for bit, the value to rounding)."""
 
     def __init__(self, rules: GameRules, default: str | None = "uniform", *, workers: int = 1,
                  shards: int | None = None, cut: int | None = None, ray_address: str | None = None):

@@ -1,4 +1,4 @@
-"""Exact evaluation of a `CodePolicy` of Phantom Tic-Tac-Toe: the numbers of `rcfr.rules.evaluation` (value,
+"""Exact evaluation of a `CodePolicy` of Phantom Tic-Tac-Toe: the numbers of `rcfr.evaluation.rules` (value,
 best responses, NashConv, exploitability), for the full game in minutes instead of hours.
 
 Why it is fast. A player's information set is its own tries, so each player's sets form a tree over its
@@ -7,7 +7,7 @@ own sequences that is known before any history is walked: `PlayerSets` builds it
 probabilities and, per action and outcome (failed or placed), the player's next set. The history walk
 then carries each player's current set and sequence as indices: a node is a few bit operations and
 array reads, with no information-set code, no search of the policy and no game function called through
-a pointer (what bounds `rcfr.rules.evaluation` at ~1.5e6 histories/s). What it computes is that walk's:
+a pointer (what bounds `rcfr.evaluation.rules` at ~1.5e6 histories/s). What it computes is that walk's:
 at each terminal the opponent-weighted payoff goes to each player's last sequence, then a best response
 is one bottom-up pass over each player's sets (children after parents in the build, so reverse order).
 It still visits every history: the opponent acts by its whole try sequence, so carrying its possible
@@ -38,17 +38,17 @@ from ..games.phantom_fast import BASE, CODE, KNOWN, PLAYER, WIDTH, WIN_MASKS
 from ..games.phantom_sizes import FULL, _popcount, _root_belief, _try_square
 from ..numba_lazy import njit_on_first_call
 from ..options import check_choice, check_int, check_seed
+from ..policy.rules import CodePolicy, check_default
 from ..scores import Evaluation
-from .abstraction import no_abstraction
-from .bluff_evaluation import overrides
-from .evaluation import (
+from ..sources.abstraction import no_abstraction
+from .bluff import overrides
+from .rules import (
     FAILED,
     POLICY_ERRORS,
     evaluation_of,
     policy_set,
     raise_walk_error,
 )
-from .policy import CodePolicy, check_default
 
 #: Fields of the walk's results.
 OUT_FIELDS = ("value", "br0", "br1", "histories", "infosets", "defaulted")

@@ -1,5 +1,5 @@
 """Exact evaluation of a `CodePolicy` of Liar's Dice / Bluff(D1, D2) on its public tree: the numbers of
-`rcfr.rules.evaluation` (value, best responses, NashConv, exploitability), minutes instead of hours.
+`rcfr.evaluation.rules` (value, best responses, NashConv, exploitability), minutes instead of hours.
 
 Why it is fast: Bluff's bids and calls are public, only the rolls are private, so an information set is
 (own roll, bid sequence) and the histories sharing a bid sequence differ only in the two rolls. One
@@ -27,14 +27,15 @@ from numba import njit
 from numba import types as nb
 
 from ..games.dice import FACE_NAMES, Bluff
+from ..games.dice_bid_tree import at_node, bid_path, next_action
 from ..games.dice_fast import BIDS, LAST, MASK, ROLL0, ROLLED
 from ..games.fast import ABSTRACT_CODE, DATA
 from ..numba_lazy import njit_on_first_call
+from ..policy.rules import CodePolicy
 from ..scores import Evaluation
-from .abstraction import no_abstraction
-from .bid_tree import at_node, bid_path, next_action
-from .evaluation import POLICY_ERRORS, evaluation_of, raise_walk_error
-from .policy import CodePolicy, rules_identity
+from ..sources.abstraction import no_abstraction
+from ..tree.fingerprint import rules_identity
+from .rules import POLICY_ERRORS, evaluation_of, raise_walk_error
 
 #: Fields of the walk's `out` array.
 OUT_FIELDS = ("value", "br0", "br1", "public_nodes", "infosets", "defaulted")

@@ -15,6 +15,9 @@ Two file forms, chosen by the suffix (`Policy.save` / `Policy.load`):
 
 Probabilities must be non-negative and sum to one per information set (within 1e-6). Loading never
 renormalizes: a wrong row is an error.
+
+This package holds one policy per path: this module the compiled game's, `rules` the code-keyed policy of a game
+walked by its rules (`CodePolicy`), `state` the state path's (`StatePolicy`).
 """
 
 from __future__ import annotations
@@ -27,9 +30,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import ROW_TOLERANCE, PolicyError  # noqa: F401  (the names stay public here)
-from .files import atomic_write, write_json
-from .tree import Game
+from ..errors import ROW_TOLERANCE, PolicyError  # noqa: F401  (the names stay public here)
+from ..files import atomic_write, write_json
+from ..tree import Game
 
 FORMAT = "rcfr.policy"
 VERSION = 1
@@ -164,14 +167,14 @@ class Policy:
 
     def to_openspiel(self, os_game=None):
         """This policy as an OpenSpiel `TabularPolicy` (see `rcfr.interop.openspiel.to_tabular`)."""
-        from .interop.openspiel import to_tabular  # loads OpenSpiel: on first use
+        from ..interop.openspiel import to_tabular  # loads OpenSpiel: on first use
         return to_tabular(self, os_game)
 
     @classmethod
     def from_openspiel(cls, game: Game, tabular) -> "Policy":
         """Read an OpenSpiel `TabularPolicy`, as strictly as `from_dict` (see `rcfr.interop.openspiel`)."""
-        from .interop.alignment import align
-        from .interop.openspiel import tabular_rows  # loads OpenSpiel: on first use
+        from ..interop.alignment import align
+        from ..interop.openspiel import tabular_rows  # loads OpenSpiel: on first use
         compiled, rows = tabular_rows(game, tabular)
         policy = cls.from_dict(compiled, {"game": compiled.rules.description(), "infosets": rows})
         return policy if compiled is game else align(compiled, game).translate(policy)
