@@ -42,7 +42,7 @@ import rcfr  # noqa: E402
 from benchmarks.speed.large_games import parse  # noqa: E402  (same spelling of game specs)
 from benchmarks.speed.rules_sampling import SAMPLERS, timed_run  # noqa: E402
 from rcfr.games.base import CHANCE, TERMINAL  # noqa: E402
-from rcfr.rules.source import probe, settle  # noqa: E402
+from rcfr.sampling.rules_source import probe, settle  # noqa: E402
 
 GAMES = ["goofspiel(cards=6)", "leduc()", "liars_dice(dice1=2, dice2=1)"]
 
