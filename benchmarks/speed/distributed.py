@@ -117,7 +117,9 @@ def cfr_rows(spec: str, iterations: int, workers: int, here: bool, ray: bool, pr
         at_ray = far, _timed(lambda: far.run(iterations))[1]
     per_walk = one.nodes_touched / (2 * iterations)
     rate = 2 * iterations * per_walk / one_s
-    equal_one = "-" if at_ray is None else str(np.array_equal(regrets(one), regrets(at_ray[0])))
+    equal_one = "-" if at_ray is None else str(
+        np.array_equal(regrets(one), regrets(at_ray[0]))
+        and np.array_equal(one.average_policy().probs, at_ray[0].average_policy().probs))
     cells = [f"{spec}, {sums} sums", f"{int(per_walk):,}", f"{one_layout:.1f}", f"{one_s:.1f} ({one_s / iterations:.2f}/it)"]
     cells.append("-" if here is None else f"{here_s:.1f} ({here_s / iterations:.2f}/it)")
     cells.append("-" if at_ray is None else f"{at_ray[1]:.1f} ({at_ray[1] / iterations:.2f}/it)")
