@@ -158,6 +158,23 @@ def test_the_equal_memory_presets_compose():
     assert {s.solver.name for s in quick} == {"es-mccfr", "sampled-rcfr+"}
 
 
+@pytest.mark.slow  # validates 85 jobs
+def test_the_bounded_equal_memory_presets_compose():
+    """Issue 34's comparison: every learned arm keeps nothing per set (model profile, row targets, a bounded
+    mixture), at three sizes, beside ES on the full game and the six recall abstractions."""
+    big = _preset_specs("bluff22_equal_memory")
+    assert len(big) == 25 * 3 and {(s.game.params["dice2"], s.game.compiled) for s in big} == {(2, False)}
+    assert {s.abstraction.params.get("r") for s in big} == {None, 1, 2, 3, 4, 6, 8}
+    learned = [s for s in big if s.solver.name != "es-mccfr"]
+    assert {s.regressor.name for s in learned} == {"best_first", "lightgbm", "mlp"}
+    assert {(s.solver.options["profile"], s.solver.options["average"]) for s in learned} == {("model", "mixture")}
+    assert {s.solver.options["capacity"] for s in learned} == {3000, 12000, 48000}
+    assert {s.run.max_cpu_seconds for s in big} == {3600}
+    quick = _preset_specs("bluff22_equal_memory_quick")
+    assert len(quick) == 10 and {s.run.max_cpu_seconds for s in quick} == {120}
+    assert {s.solver.options.get("capacity") for s in quick} == {None, 12000}
+
+
 @pytest.mark.parametrize("preset, opening", [("lanctot_fig54_pttt_quick", [4, 0]), ("lanctot_fig54_pttt", [4])])
 def test_the_phantom_panel_presets_compose(preset, opening):
     specs = _preset_specs(preset)
