@@ -174,6 +174,12 @@ def _factory(spec: ExperimentConfig, game: Game, sequences: int | None, construc
         extra = {} if regressor is None else {"regressor": make_component("regressor", *regressor, game)}
         solver = construct({**options, **extra})
         if spec.run.workers > 1 and isinstance(solver, (CFRSolver, RulesCFRSolver)):  # full-width: sharded
+            if isinstance(solver, RulesCFRSolver) and solver.sums != "fixed":
+                # float sums group each sequence's terminal values by shard: at a tie of regrets the iterates
+                # part with the shard count, and the kit promises that run.workers never changes the numbers
+                raise ConfigError(f"run.workers={spec.run.workers} with {solver.solver_name} walked by its rules "
+                                  "needs solver.options.sums=fixed (float sums' iterates depend on the shard count; "
+                                  "docs/distributed.md), or run.workers=1")
             solver.distribute(spec.run.workers, None, spec.run.ray_address)
         return solver
 

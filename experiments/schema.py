@@ -21,6 +21,7 @@ from rcfr import SOLVERS, make_rules
 from rcfr.options import check_float, check_int, did_you_mean
 from rcfr.registry import check_choice, keyword_names
 from rcfr.solvers.public_tree import PUBLIC_OPTIONS, PUBLIC_SOLVERS
+from rcfr.solvers.rules_cfr import RULES_SOLVERS
 
 from . import components, tracking
 from .measures import MEASURES
@@ -289,6 +290,8 @@ def validate(cfg) -> ExperimentConfig:
     accepted = keyword_names(solvers[spec.solver.name])[1:]
     if spec.solver.name in PUBLIC_SOLVERS:  # `make_solver` may take Bluff's public-tree walk for these
         accepted += ["walk", *PUBLIC_OPTIONS]
+    if spec.game.compiled is False and spec.solver.name in RULES_SOLVERS:  # CFR over the rules: its own options
+        accepted += [k for k in keyword_names(RULES_SOLVERS[spec.solver.name])[1:] if k not in accepted]
     injected = [k for k in components.INJECTED_OPTIONS if k in accepted]
     kit_options = [k for k in components.KIT_OPTIONS if k not in accepted]
     _check_params("solver.options", "solver", spec.solver.name, spec.solver.options,

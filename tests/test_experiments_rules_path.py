@@ -76,6 +76,30 @@ def test_full_width_cfr_on_the_rules_scores_what_the_compiled_run_scores(tmp_pat
         assert float(a["exploitability"]) == pytest.approx(float(b["exploitability"]), abs=1e-12)
 
 
+def test_cfr_over_the_rules_on_several_workers_needs_fixed_point_sums(tmp_path):
+    """Float sums' iterates part with the shard count at a tie of regrets, so run.workers would change a run's
+    numbers: refused before any work, naming the option that makes them shard-free."""
+    cfg = config("goofspiel", {"cards": 4}, solver="cfr", run__iterations=2, run__workers=2)
+    with pytest.raises(ConfigError, match=r"solver\.options\.sums=fixed"):
+        run_experiment(cfg, tmp_path)
+    assert not (tmp_path / "metrics.csv").exists()
+
+
+@pytest.mark.slow  # a local Ray
+def test_cfr_over_the_rules_on_two_ray_workers_scores_the_one_process_run(tmp_path, local_ray):
+    """The kit's run.workers=2 shards CFR over the rules on Ray: with fixed-point sums the iterates equal the
+    one-process run's bit for bit (the saved average policy), and the sharded evaluation scores them to rounding."""
+    for workers in (1, 2):
+        cfg = config("goofspiel", {"cards": 4}, solver="cfr", run__iterations=6, run__workers=workers)
+        cfg["solver"]["options"] = {"sums": "fixed"}
+        run_experiment(cfg, tmp_path / str(workers))
+    one, two = rows(tmp_path / "1"), rows(tmp_path / "2")
+    assert [r["iteration"] for r in one] == [r["iteration"] for r in two] and len(one) > 1
+    for a, b in zip(one, two):
+        assert float(a["exploitability"]) == pytest.approx(float(b["exploitability"]), abs=1e-12)
+    assert (tmp_path / "1" / "policy.npz").read_bytes() == (tmp_path / "2" / "policy.npz").read_bytes()
+
+
 def test_compiled_must_be_a_boolean_or_null():
     with pytest.raises(ConfigError, match="compiled"):
         validate(config(compiled="sometimes"))
