@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 
 import rcfr
-from rcfr.solvers import SampledRCFR, SampledRCFRPlus
-from rcfr.solvers import distributed_sampled
+from rcfr.solvers import SampledRCFR, SampledRCFRPlus, distributed_sampled
 from rcfr.solvers.distributed_sampled import ShardedWalks, distribute
 
 TREES = {"name": "best_first", "max_leaves": 16}

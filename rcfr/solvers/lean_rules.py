@@ -146,12 +146,12 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
     # ---- the batch seam: a batch's traversals walked elsewhere, added here (`distributed_sampled`) --------------
     def walk_spec(self, player: int, weight: float | None = None) -> dict:
         """Everything a batch of `player`'s traversals reads, picklable and nothing per history or set: the solver's
-        kind, the game (its rules' parameters and fast functions), the options, each player's regressor and the t of
+        kind, the game's rules (its parameters; a worker builds the `RulesGame` once), the options, each player's regressor and the t of
         its latest fit (what the visited profile predicts a set met with), the iteration and the averaging weight
         (default: this iteration's, as `_advance` credits it)."""
         if weight is None:
             weight = float(self.iteration) ** self.power / self.traversals
-        return {"kind": type(self), "game": self.game, "options": self.options, "solver_name": self.solver_name,
+        return {"kind": type(self), "rules": self.game.rules, "options": self.options, "solver_name": self.solver_name,
                 "chunk": self.chunk, "regressors": list(self.regressors),
                 "fitted": [int(self.fits[p]["count"][1]) for p in (0, 1)], "iteration": int(self.iteration),
                 "player": int(player), "weight": float(weight)}
@@ -333,6 +333,20 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
         super()._load_state(state)
 
 
+_GAMES: dict[str, RulesGame] = {}  # the games a worker process walked, by the rules' identity
+
+
+def _rules_game(rules) -> RulesGame:
+    """The `RulesGame` of `rules`, built once per process (its fast data writable, as the walks need: arrays that
+    arrive through Ray's object store are read-only)."""
+    from ..sources.rules import rules_identity
+    key = rules_identity(rules)
+    if key not in _GAMES:
+        _GAMES.clear()  # one game at a time is what the shards of a run walk
+        _GAMES[key] = RulesGame(rules)
+    return _GAMES[key]
+
+
 def traverse_batch(spec: dict, traversals: int, seed: int) -> dict:
     """`traversals` walks of ``spec["player"]`` (`RulesLeanSampledRCFR.walk_spec`) from the stream of `seed`, on a
     solver of the spec's kind of its own (fresh buffers, tally and visited profile; the spec's regressors, each
@@ -340,7 +354,7 @@ def traverse_batch(spec: dict, traversals: int, seed: int) -> dict:
     its code, actions, signature and state row (with its player), and per slot of those sets the sampled regret
     sums and visits and the weighted average-strategy increments; with the traversals and nodes walked."""
     from ..sampling.buffers import seed_state
-    walker = spec["kind"](spec["game"], spec["options"], spec["solver_name"], chunk=spec["chunk"])
+    walker = spec["kind"](_rules_game(spec["rules"]), spec["options"], spec["solver_name"], chunk=spec["chunk"])
     walker.regressors, walker.traversals, walker.iteration = list(spec["regressors"]), int(traversals), spec["iteration"]
     for p in (0, 1):
         walker.fits[p]["count"][1] = spec["fitted"][p]
