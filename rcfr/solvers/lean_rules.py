@@ -19,6 +19,9 @@
 * with both, no set is numbered at all (`rcfr.sampling.rules_source.SetFreeRules`, unless ``set_index=True``): the
   opponent's action is drawn at each visit instead of kept per set, and the buffers hold the sink set alone.
 
+A batch can be walked elsewhere and added here (`walk_spec`, `traverse_batch`, `absorb`: the seam
+`rcfr.solvers.distributed_sampled.distribute` shards through, visited profile only; docs/distributed.md).
+
 Refused here: ``profile="cache"`` (it refreshes every set of the game) and probing (the discovery walk does not
 mirror it), and information-set abstractions (the encoders describe full sets).
 """
