@@ -22,7 +22,19 @@ from ..sources.rules import RulesGame
 from . import bundles, driver
 from .buffers import CACHING, PUBLIC, SAMPLERS, public_work, seed_state
 from .public import empty_public_tree
-from .rules_source import EMPTY, MISMATCH, NO_MISMATCH, OVERFLOW, SEQS, SETS, FastFunction, Rules, SetFreeRules, reindex
+from .rules_source import (
+    EMPTY,
+    MISMATCH,
+    NO_MISMATCH,
+    OVERFLOW,
+    SEQS,
+    SETS,
+    FastFunction,
+    Rules,
+    SetFreeRules,
+    number_sets,
+    reindex,
+)
 from .strategies import regret_weight
 
 ROLES = {"fn_player": "player", "fn_moves": "num_children", "fn_child": "child", "fn_utility": "utility",
@@ -222,6 +234,19 @@ class RulesBuffers:
         self.scratch.cached[:] = 0
         self.counters[:], self.rng[:] = saved["counters"], saved["rng"]
         self.meta[:] = saved["meta"]  # `grow` then rebuilds the code table from the sets kept
+
+    def number(self, codes: np.ndarray, num_actions: np.ndarray, signatures: np.ndarray,
+               set_states: np.ndarray) -> np.ndarray:
+        """The ids of the sets of `codes`, numbering those not met yet in the order given (met elsewhere: the shards of
+        a sampled batch), after growing the arrays to hold them all and at most half full after (`has_room`)."""
+        sets, seqs = len(codes) + self.num_sets, int(np.sum(num_actions)) + self.num_slots
+        while 2 * sets > int(self.meta[2]) or 2 * seqs > int(self.meta[3]):
+            self.grow(2, both=True)
+        states = np.ascontiguousarray(set_states, np.int64) if self.keep_states else np.zeros((len(codes), 0), np.int64)
+        t = self.tree
+        index = (t.keys, t.ids, t.codes, t.first_seq, t.num_actions, t.average_first, t.signatures)
+        return number_sets(index, self.meta, t.set_states, np.ascontiguousarray(codes, np.int64),
+                           np.ascontiguousarray(num_actions, np.int64), np.ascontiguousarray(signatures, np.int64), states)
 
     # ---- what callers read ---------------------------------------------------------------------
     @property

@@ -247,6 +247,34 @@ def _room(source):
 
 
 @njit(cache=True)
+def number_sets(index, meta, set_states, codes, num_actions, signatures, states):
+    """The ids of the sets of these codes, numbering those not met yet in the order given as `_lookup` does (their
+    actions, signatures and, where kept, state rows with the player); -1 for each one the arrays had no room for
+    (marking the overflow: the caller grows them first). Sets met elsewhere, by the shards of a sampled batch
+    (`rcfr.solvers.lean_rules`). `index`: the `Rules` fields keys, ids, codes, first_seq, num_actions, average_first,
+    signatures."""
+    keys, ids, known, first_seq, sizes, average_first, known_signatures = index
+    out = np.empty(codes.shape[0], np.int64)
+    for j in range(codes.shape[0]):
+        i = probe(keys, codes[j])
+        if keys[i] == codes[j]:
+            out[j] = ids[i]
+            continue
+        I, f, n = meta[SETS], meta[SEQS], num_actions[j]
+        if I >= meta[SET_CAPACITY] or f + n > meta[SEQ_CAPACITY]:
+            meta[OVERFLOW] = 1
+            out[j] = -1
+            continue
+        keys[i], ids[i], known[I] = codes[j], I, codes[j]
+        first_seq[I], sizes[I], average_first[I], known_signatures[I] = f, n, f, signatures[j]
+        if set_states.shape[0] > 0:
+            set_states[I] = states[j]
+        meta[SETS], meta[SEQS] = I + 1, f + n
+        out[j] = I
+    return out
+
+
+@njit(cache=True)
 def reindex(keys, ids, codes, count):
     """Fill an empty table with the first `count` ids of `codes` (after the table was resized)."""
     for I in range(count):

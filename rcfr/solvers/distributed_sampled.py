@@ -10,10 +10,14 @@ batch (the mean over all its traversals, as one process computes it). The traver
 the solver's own sampler advance by the batch, so checkpoints keep their fields and meaning and resume on
 any shard count; the solver's own stream is not drawn from while sharded.
 
-The lean forms (``features_on_demand=True``, on compiled games and on the rules) have no such seam: their
-traversals write straight into the solver's buffers and tally (`rcfr.solvers.on_demand`,
-`rcfr.solvers.lean_rules`), so `distribute` refuses them, naming the option (docs/distributed.md says
-which function would let them be distributed the same way).
+The lean form on the rules (`RulesLeanSampledRCFR`, ``features_on_demand=True`` on a game walked by its rules,
+with the visited profile) has its own seam, `walk_spec` / `traverse_batch` / `absorb` (`rcfr.solvers.lean_rules`):
+`ShardedWalks` sends the spec (game, options, both regressors and their fits' t, iteration, weight) once per
+call, shard k walks its traversals from a stream seeded as above on a solver of its own, and the learner adds
+the shards' sets (numbered by code in order of first meeting), regret sums, visits, average increments and
+nodes in shard order into its tally and buffers, then collects and fits as in one process. Refused, naming
+the option: the lean form on a compiled game, and ``profile="model"`` (its walks evaluate compiled models,
+which the spec does not carry). docs/distributed.md.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from ..policy import Policy
 from ..sampling import RegretEstimate, RegretSampler
 from ..sampling.bundles import C_NODES, C_TRAVERSAL
 from .neural.shards import split
+from .on_demand import LeanSampledRCFR
 from .sampled_regression import DenseSampledRCFR
 
 
@@ -77,22 +82,63 @@ class ShardedSampler:
                               visits=visits, samples=samples, nodes_touched=nodes)
 
 
+def walk_shard(spec: dict, task: tuple) -> dict:
+    """One shard of a lean batch on the rules: ``task = (traversals, seed)`` (`lean_rules.traverse_batch`)."""
+    from .lean_rules import traverse_batch
+    traversals, seed = task
+    return traverse_batch(spec, traversals, seed)
+
+
+class ShardedWalks:
+    """Stands where a lean sampled RCFR(+) on the rules walks a batch (`LeanSampledRCFR.shards`): `run` splits the
+    batch into shards seeded as `ShardedSampler`'s and absorbs their results in shard order. The solver's own
+    stream is not drawn from; its traversal and node counters advance by the batch."""
+
+    def __init__(self, seed: int, sharding: dict):
+        self.seed, self.sharding = seed, sharding
+
+    def run(self, solver, player: int, weight: float) -> None:
+        n = self.sharding["shards"]
+        done = int(solver.buffers.counters[C_TRAVERSAL])
+        tasks = [(size, shard_seed(self.seed, player, done, n, k)) for k, size in enumerate(split(solver.traversals, n))]
+        batches = run_shards(walk_shard, solver.walk_spec(player, weight), tasks, workers=self.sharding["workers"],
+                             ray_address=self.sharding["ray_address"])
+        solver.absorb(player, batches)
+
+
+def _lean_refusal(solver: LeanSampledRCFR) -> str | None:
+    """Why this lean form cannot be sharded (naming the option), or None."""
+    from .lean_rules import RulesLeanSampledRCFR
+    if not isinstance(solver, RulesLeanSampledRCFR):
+        return ("features_on_demand=True on a compiled game: its traversals write into the compiled buffers, with no "
+                "seam to shard them through; walk the game by its rules (load_game(..., compiled=False)) or use "
+                "features_on_demand=False")
+    if solver.visited is None:
+        return (f"profile={solver.options.profile!r}: its walks evaluate the compiled models, which the shards' spec "
+                "does not carry; use profile='visited' (the default)")
+    return None
+
+
 def distribute(solver: DenseSampledRCFR, workers: int = 1, shards: int | None = None,
                ray_address: str | None = None) -> DenseSampledRCFR:
     """Shard each of `solver`'s traversal batches into `shards` tasks (default `workers`) run on `workers` Ray
-    workers (1: here, without Ray). One shard puts the solver's own sampler back (the one-process run). The
-    numbers depend on the seed and shard count only. Refused, naming the field, before any work: a solver
-    that is not sampled RCFR(+)'s dense form, and more shards than traversals. Returns `solver`."""
-    if not isinstance(solver, DenseSampledRCFR):
-        lean = getattr(getattr(solver, "options", None), "features_on_demand", False)
-        why = ("features_on_demand=True: the lean form's traversals write into its own buffers, with no seam to "
-               "shard them through yet" if lean else "only sampled RCFR(+)'s dense form is sharded here")
+    workers (1: here, without Ray). One shard puts the solver's own sampler (or walks) back: the one-process run.
+    The numbers depend on the seed and shard count only. Refused, naming the field, before any work: a solver
+    that is not sampled RCFR(+)'s dense form or its lean form on the rules with the visited profile (see
+    `_lean_refusal`), and more shards than traversals. Returns `solver`."""
+    lean = isinstance(solver, LeanSampledRCFR)
+    why = _lean_refusal(solver) if lean else None
+    if not (lean or isinstance(solver, DenseSampledRCFR)) or why:
+        why = why or "only sampled RCFR(+) is sharded here: its dense form, or its lean form on the rules"
         raise ValueError(f"distribute: {type(solver).__name__} cannot be distributed ({why}); the Deep CFR "
                          "family has its own solver.distribute")
     sharding = check_sharding(workers, shards, ray_address)
     if sharding["shards"] > solver.traversals:
         raise ValueError(f"shards={sharding['shards']} is more than traversals={solver.traversals}: every shard "
                          f"needs at least one; use at most {solver.traversals} shards")
+    if lean:  # one shard: the solver's own walks
+        solver.shards = None if sharding["shards"] == 1 else ShardedWalks(solver.options.seed, sharding)
+        return solver
     inner = solver.sampler.inner if isinstance(solver.sampler, ShardedSampler) else solver.sampler
     if sharding["shards"] == 1:
         solver.sampler = inner

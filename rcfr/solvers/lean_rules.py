@@ -19,6 +19,9 @@
 * with both, no set is numbered at all (`rcfr.sampling.rules_source.SetFreeRules`, unless ``set_index=True``): the
   opponent's action is drawn at each visit instead of kept per set, and the buffers hold the sink set alone.
 
+A batch can be walked elsewhere and added here (`walk_spec`, `traverse_batch`, `absorb`: the seam
+`rcfr.solvers.distributed_sampled.distribute` shards through, visited profile only; docs/distributed.md).
+
 Refused here: ``profile="cache"`` (it refreshes every set of the game) and probing (the discovery walk does not
 mirror it), and information-set abstractions (the encoders describe full sets).
 """
@@ -29,7 +32,7 @@ import numpy as np
 
 from ..policy.rules import CodePolicy
 from ..sampling import driver
-from ..sampling.bundles import make_tally
+from ..sampling.bundles import C_NODES, C_TRAVERSAL, make_tally
 from ..sampling.reservoir import Reservoir
 from ..sampling.rules_buffers import RulesBuffers
 from ..sources.rules import RulesGame
@@ -142,6 +145,54 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
             done += ran
         self._check_walk(player)
         self._check_rows(player)
+
+    # ---- the batch seam: a batch's traversals walked elsewhere, added here (`distributed_sampled`) --------------
+    def walk_spec(self, player: int, weight: float | None = None) -> dict:
+        """Everything a batch of `player`'s traversals reads, picklable and nothing per history or set: the solver's
+        kind, the game's rules (its parameters; a worker builds the `RulesGame` once), the options, each player's regressor and the t of
+        its latest fit (what the visited profile predicts a set met with), the iteration and the averaging weight
+        (default: this iteration's, as `_advance` credits it)."""
+        if weight is None:
+            weight = float(self.iteration) ** self.power / self.traversals
+        return {"kind": type(self), "rules": self.game.rules, "options": self.options, "solver_name": self.solver_name,
+                "chunk": self.chunk, "regressors": list(self.regressors),
+                "fitted": [int(self.fits[p]["count"][1]) for p in (0, 1)], "iteration": int(self.iteration),
+                "player": int(player), "weight": float(weight)}
+
+    @staticmethod
+    def traverse_batch(spec: dict, traversals: int, seed: int) -> dict:
+        """`traverse_batch` (the module function): run in a worker."""
+        return traverse_batch(spec, traversals, seed)
+
+    def absorb(self, player: int, batches: list[dict]) -> None:
+        """Add `player`'s batches (`traverse_batch`'s results) in the order given as the one batch `_batch` would have
+        left: the sets new here numbered by code in order of first meeting, their states kept; the sampled regret
+        sums and visits into the tally (each set written listed once), the weighted average-strategy increments
+        into the average sums, the traversals and nodes into the counters. `_advance` then collects the tally into
+        the reservoir or stored sums and fits, as after a batch walked here."""
+        b = self.buffers
+        for batch in batches:
+            sizes = batch["num_actions"]
+            ids = b.number(batch["codes"], sizes, batch["signatures"], batch["set_states"])
+            if len(ids) and ids.min() < 0:  # `number` grows first: a bug if it did not
+                raise RuntimeError(f"{self.solver_name}: a shard's sets did not fit the arrays")
+            self._fit_sizes()
+            tally, first = self._tally, b.tree.first_seq[ids]
+            local = np.cumsum(sizes) - sizes
+            of = np.repeat(np.arange(len(sizes)), sizes)
+            slots = first[of] + np.arange(len(of)) - local[of]
+            written = batch["visits"][local] > 0 if len(of) else np.zeros(0, bool)
+            new = ids[written & (tally.visits[first] == 0)]
+            count = int(tally.count[0])
+            tally.listed[count:count + len(new)] = new
+            tally.count[0] = count + len(new)
+            tally.sums[slots] += batch["sums"]
+            tally.visits[slots] += batch["visits"]
+            b.state.avg[slots] += batch["avg"]
+            b.counters[C_TRAVERSAL] += batch["traversals"]
+            b.counters[C_NODES] += batch["nodes"]
+        if self.visited is not None:  # the sets numbered here are stale: predicted where a walk here meets them
+            self.visited.sync()
 
     # ---- growing with the sets met ---------------------------------------------------------------
     def _fit_sizes(self) -> None:
@@ -283,6 +334,44 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
                     padded[:slots] = state[key]
                     state[key] = padded
         super()._load_state(state)
+
+
+_GAMES: dict[str, RulesGame] = {}  # the games a worker process walked, by the rules' identity
+
+
+def _rules_game(rules) -> RulesGame:
+    """The `RulesGame` of `rules`, built once per process (its fast data writable, as the walks need: arrays that
+    arrive through Ray's object store are read-only)."""
+    from ..sources.rules import rules_identity
+    key = rules_identity(rules)
+    if key not in _GAMES:
+        _GAMES.clear()  # one game at a time is what the shards of a run walk
+        _GAMES[key] = RulesGame(rules)
+    return _GAMES[key]
+
+
+def traverse_batch(spec: dict, traversals: int, seed: int) -> dict:
+    """`traversals` walks of ``spec["player"]`` (`RulesLeanSampledRCFR.walk_spec`) from the stream of `seed`, on a
+    solver of the spec's kind of its own (fresh buffers, tally and visited profile; the spec's regressors, each
+    player's sets stale once fit), so nothing of the learner's is written. Returns per set met, in the order met:
+    its code, actions, signature and state row (with its player), and per slot of those sets the sampled regret
+    sums and visits and the weighted average-strategy increments; with the traversals and nodes walked."""
+    from ..sampling.buffers import seed_state
+    walker = spec["kind"](_rules_game(spec["rules"]), spec["options"], spec["solver_name"], chunk=spec["chunk"])
+    walker.regressors, walker.traversals, walker.iteration = list(spec["regressors"]), int(traversals), spec["iteration"]
+    for p in (0, 1):
+        walker.fits[p]["count"][1] = spec["fitted"][p]
+        if spec["fitted"][p] > 0:
+            walker.visited.stale(p)
+    b = walker.buffers
+    b.rng[:] = seed_state(int(seed))
+    walker._batch(spec["player"], spec["weight"])
+    sets, slots = b.num_sets, b.num_slots
+    index, tally = b.index, walker._tally
+    return {"codes": index["codes"][:sets].copy(), "num_actions": index["num_actions"][:sets].copy(),
+            "signatures": index["signatures"][:sets].copy(), "set_states": b.tree.set_states[:sets].copy(),
+            "sums": tally.sums[:slots].copy(), "visits": tally.visits[:slots].copy(), "avg": b.state.avg[:slots].copy(),
+            "traversals": int(b.counters[C_TRAVERSAL]), "nodes": int(b.counters[C_NODES])}
 
 
 def _kept_copy(kept) -> tuple[np.ndarray, ...]:

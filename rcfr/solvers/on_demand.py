@@ -107,6 +107,7 @@ class LeanSampledRCFR(LeanCheckpoint, SampledRCFRSolver):
                       "weight": np.zeros(listed), "count": np.zeros(2, np.int64)} for _ in (0, 1)]
         self.visited = None
         self._drive = None  # `driver.drive` bound to the bundles' types at the first single traversal
+        self.shards = None  # the batches' shards (`rcfr.solvers.distributed_sampled.distribute`); None: here
         if self.profile == "visited":
             from .visited import VisitedProfile
             self.visited = VisitedProfile(self.buffers, self.sampler, o.epsilon, self._predict)
@@ -198,20 +199,29 @@ class LeanSampledRCFR(LeanCheckpoint, SampledRCFRSolver):
             for p in (0, 1):
                 if self.options.average == "mixture":  # p's traversals credit the opponent's average
                     self._credit[1 - p] += float(t) ** self.power
-                if self.visited is None:
-                    self._traverse(p, weight)
-                else:  # predict what each traversal reads first
-                    for k in range(self.traversals):
-                        self.visited.prepare(p, self.buffers.state.rng)
-                        tree, state, scratch, settings, _ = self._walk(p)
-                        args = (tree, state, scratch, settings, k, 1, p, weight, self._tally)
-                        self._drive = self._drive or driver.bound(driver.drive, *args)
-                        self._drive(*args)
+                if self.shards is None:
+                    self._batch(p, weight)
+                else:  # the batch run as shards elsewhere, added into the tally here (`distributed_sampled`)
+                    self.shards.run(self, p, weight)
                 tree = self.buffers.tree
                 sequences, values = collect_sampled(tree.first_seq, tree.num_actions, self._tally, self.traversals)
                 self._data(p).add(sequences - self.offsets[p], values, t)
                 if t % self.refit_every == 0:
                     self._fit(p, t)
+
+    def _batch(self, player: int, weight: float) -> None:
+        """The iteration's ``traversals`` walks of `player` into the tally at the current strategies: predicting what each one reads
+        first (visited profile), else `_traverse`. A sharded run's workers call it on solvers of their own
+        (`rcfr.solvers.lean_rules.traverse_batch`)."""
+        if self.visited is None:
+            self._traverse(player, weight)
+            return
+        for k in range(self.traversals):
+            self.visited.prepare(player, self.buffers.state.rng)
+            tree, state, scratch, settings, _ = self._walk(player)
+            args = (tree, state, scratch, settings, k, 1, player, weight, self._tally)
+            self._drive = self._drive or driver.bound(driver.drive, *args)
+            self._drive(*args)
 
     def _traverse(self, player: int, weight: float) -> None:
         """The iteration's traversals of `player` at the profile as it stands (no visited-set discovery), their
