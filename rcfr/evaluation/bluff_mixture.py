@@ -59,6 +59,7 @@ def _mixture_walk(nb, r0, r1, models, owner, weights, ts, encode, encoder_data, 
     state = np.zeros(7, np.int64)
     state[ROLLED] = 2
     sets = 0
+    predicted = 0
     d = 0
     fresh = True
     while True:
@@ -72,20 +73,29 @@ def _mixture_walk(nb, r0, r1, models, owner, weights, ts, encode, encoder_data, 
             for r in range(nrolls[p]):
                 state[ROLL0 + p] = r
                 code = 2 * ((np.int64(r) << nb) + m) + p
+                encoded = False
                 for a in range(nact):
-                    rows[a, :] = 0.0
-                    encode(encoder_data, state, a, rows[a])
                     num[a] = 0.0
                 for j in range(snaps):
                     if owner[j] != p:
                         continue
-                    model = models[j]
                     s = sig[d, j, r]
+                    if reach[j, d, r] == 0.0:  # adds nothing here nor below (0 x sigma = 0): not predicted
+                        for a in range(nact):
+                            s[a] = 0.0
+                        continue
+                    if not encoded:  # the set's rows, once for all its snapshots
+                        encoded = True
+                        for a in range(nact):
+                            rows[a, :] = 0.0
+                            encode(encoder_data, state, a, rows[a])
+                    model = models[j]
+                    predicted += 1
                     for a in range(nact):
                         s[a] = predict_row(model, rows[a], scratch)
                         if not np.isfinite(s[a]):
                             error[0], error[1], error[2] = _BAD_PREDICTION, code, j
-                            return sets
+                            return sets, predicted
                     match_set(s, ts[j], 0, nact, 0, s)
                     for a in range(nact):
                         num[a] += weights[j] * (reach[j, d, r] * s[a])
@@ -95,7 +105,7 @@ def _mixture_walk(nb, r0, r1, models, owner, weights, ts, encode, encoder_data, 
                     i = rmin * 2 * half + (r - rmin) * half + (m >> 1)
                 if i >= codes.shape[0] or codes[i] != code or first[i + 1] - first[i] != nact:
                     error[0], error[1], error[2] = _BAD_LAYOUT, code, nact
-                    return sets
+                    return sets, predicted
                 total = 0.0
                 for a in range(nact):
                     total += num[a]
@@ -125,7 +135,7 @@ def _mixture_walk(nb, r0, r1, models, owner, weights, ts, encode, encoder_data, 
         if d == 0:
             break
         d -= 1
-    return sets
+    return sets, predicted
 
 
 def _checked_snapshots(snapshots, encoder) -> list[tuple[int, int, object]]:
@@ -158,13 +168,16 @@ def _checked_snapshots(snapshots, encoder) -> list[tuple[int, int, object]]:
     return kept
 
 
-def public_mixture(rules, snapshots, encoder, dtype="auto") -> CodePolicy:
+def public_mixture(rules, snapshots, encoder, dtype="auto", stats: dict | None = None) -> CodePolicy:
     """The exact average policy of `snapshots` (``[player 0's, player 1's]`` lists of `Snapshot`: a compiled model,
     its t, its averaging weight) at every decision set of Liar's Dice / Bluff `rules`, as the whole `CodePolicy` of
     `bluff.decision_sets` (see the module docstring); `encoder` writes the rows the models read (the solver's
     ``features``). Snapshots of weight 0 are left out, as `rcfr.solvers.snapshots.mixture` leaves them.
     ``dtype``: float64, float32, or "auto" (float64 up to `FLOAT64_ACTIONS` actions, float32 beyond: a temporary
-    policy for the exact evaluation, Bluff(2,2)'s ~5 GB)."""
+    policy for the exact evaluation, Bluff(2,2)'s ~5 GB). A snapshot whose owner's reach of a set is 0 adds nothing
+    there nor below, so its model is not evaluated there (a non-finite prediction it would make is not seen).
+    `stats` (a dict), if given, gets ``sets``, ``snapshots`` (those of positive weight) and ``predicted`` (the
+    (set, snapshot) pairs evaluated)."""
     from rcfr.features.encoders import ENCODE, _Pinned
     rules = _check_bluff(rules)
     for field in ("names", "data", "encode"):
@@ -192,7 +205,7 @@ def public_mixture(rules, snapshots, encoder, dtype="auto") -> CodePolicy:
     widest = max(max(m.scratch().shape[1] for m in models), 1)
     scratch = np.empty((2, widest))
     error = np.zeros(4, np.int64)
-    sets = _mixture_walk(rules.num_bids, len(q0), len(q1), models, owner, weights, ts, _Pinned(encoder.encode, ENCODE),
+    sets, predicted = _mixture_walk(rules.num_bids, len(q0), len(q1), models, owner, weights, ts, _Pinned(encoder.encode, ENCODE),
                          encoder.data, encoder.num_features, codes, first, probs, scratch, error)
     if error[0] == _BAD_PREDICTION:
         p, k, _ = kept[int(error[2])]
@@ -200,6 +213,8 @@ def public_mixture(rules, snapshots, encoder, dtype="auto") -> CodePolicy:
     if error[0] == _BAD_LAYOUT:
         raise AssertionError(f"the set of code {int(error[1])} ({int(error[2])} actions) is not at its place in "
                              f"Bluff's whole-policy layout")
+    if stats is not None:
+        stats.update(sets=int(sets), snapshots=len(kept), predicted=int(predicted))
     if sets != len(codes):
         raise AssertionError(f"the public-tree walk met {sets:,} decision sets of {len(codes):,}")
     return whole_policy(rules, codes, first, probs)
