@@ -52,10 +52,11 @@ def _mixture_walk(nb, r0, r1, models, owner, weights, ts, encode, encoder_data, 
     depth = nb + 1
     snaps = len(models)
     last, mask, _, nxt = bid_path(nb)
-    rows = np.zeros((nb + 1, width))
+    rows = np.zeros((rmax, nb + 1, width))
+    need = np.zeros(rmax, np.bool_)
     sig = np.zeros((depth, snaps, rmax, nb + 1))
     reach = np.ones((snaps, depth, rmax))
-    num = np.zeros(nb + 1)
+    num = np.zeros((rmax, nb + 1))
     state = np.zeros(7, np.int64)
     state[ROLLED] = 2
     sets = 0
@@ -70,35 +71,40 @@ def _mixture_walk(nb, r0, r1, models, owner, weights, ts, encode, encoder_data, 
             m = mask[d]
             state[LAST], state[MASK], state[BIDS] = L, m, d
             state[ROLL0 + o] = 0
-            for r in range(nrolls[p]):
-                state[ROLL0 + p] = r
-                code = 2 * ((np.int64(r) << nb) + m) + p
-                encoded = False
-                for a in range(nact):
-                    num[a] = 0.0
+            for r in range(nrolls[p]):  # each roll's rows, once for all its snapshots, where one reaches it
+                need[r] = False
                 for j in range(snaps):
-                    if owner[j] != p:
-                        continue
+                    if owner[j] == p and reach[j, d, r] != 0.0:
+                        need[r] = True
+                        break
+                if need[r]:
+                    state[ROLL0 + p] = r
+                    for a in range(nact):
+                        rows[r, a, :] = 0.0
+                        encode(encoder_data, state, a, rows[r, a])
+                for a in range(nact):
+                    num[r, a] = 0.0
+            for j in range(snaps):  # snapshot by snapshot (a model is taken from the list once a node)
+                if owner[j] != p:
+                    continue
+                model = models[j]
+                for r in range(nrolls[p]):
                     s = sig[d, j, r]
                     if reach[j, d, r] == 0.0:  # adds nothing here nor below (0 x sigma = 0): not predicted
                         for a in range(nact):
                             s[a] = 0.0
                         continue
-                    if not encoded:  # the set's rows, once for all its snapshots
-                        encoded = True
-                        for a in range(nact):
-                            rows[a, :] = 0.0
-                            encode(encoder_data, state, a, rows[a])
-                    model = models[j]
                     predicted += 1
                     for a in range(nact):
-                        s[a] = predict_row(model, rows[a], scratch)
+                        s[a] = predict_row(model, rows[r, a], scratch)
                         if not np.isfinite(s[a]):
-                            error[0], error[1], error[2] = _BAD_PREDICTION, code, j
+                            error[0], error[1], error[2] = _BAD_PREDICTION, 2 * ((np.int64(r) << nb) + m) + p, j
                             return sets, predicted
                     match_set(s, ts[j], 0, nact, 0, s)
                     for a in range(nact):
-                        num[a] += weights[j] * (reach[j, d, r] * s[a])
+                        num[r, a] += weights[j] * (reach[j, d, r] * s[a])
+            for r in range(nrolls[p]):
+                code = 2 * ((np.int64(r) << nb) + m) + p
                 if r < rmin:
                     i = r * 2 * half + m
                 else:
@@ -108,9 +114,9 @@ def _mixture_walk(nb, r0, r1, models, owner, weights, ts, encode, encoder_data, 
                     return sets, predicted
                 total = 0.0
                 for a in range(nact):
-                    total += num[a]
+                    total += num[r, a]
                 for a in range(nact):
-                    probs[first[i] + a] = num[a] / total if total > 0.0 else 1.0 / nact
+                    probs[first[i] + a] = num[r, a] / total if total > 0.0 else 1.0 / nact
                 sets += 1
         a = next_action(nxt, d, nact)
         if a >= 0:
