@@ -3,7 +3,7 @@ lean sampled RCFR+ with ``average="mixture"`` trained briefly, then its average 
 tree (`rcfr.evaluation.bluff_mixture.public_mixture`, every snapshot's compiled model at every (bid sequence,
 roll)) and evaluated exactly (`rcfr.exploitability`, `rcfr.evaluation.bluff`). One subprocess per game, so each
 peak RSS is its own; CPU seconds are the process's. Target (Bluff(2,2)): materialize + evaluate <= 600 CPU s, peak
-<= 8 GB. See docs/large_rcfr.md, "Bounded state: feature-row targets and snapshot averages".
+<= 8 GB (the table gives GiB). See docs/large_rcfr.md, "Bounded state: feature-row targets and snapshot averages".
 
     python -m benchmarks.speed.bluff_mixture_evaluation --dice 2,2 --snapshots 4 --iterations 40
 """
@@ -63,7 +63,7 @@ def main() -> None:
                               "--leaves", str(args.leaves)], capture_output=True, text=True, check=True)
         rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
     print("| game | snapshots (kept + current, per player) | iterations (train CPU s) | sets | actions (dtype) | "
-          "policy GB | (set, snapshot) pairs predicted | materialize CPU s | evaluation CPU s | peak RSS GB | exploitability |")
+          "policy GiB | (set, snapshot) pairs predicted | materialize CPU s | evaluation CPU s | peak RSS GiB | exploitability |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['game']} | {r['snapshots'][0]}, {r['snapshots'][1]} (of {r['seen'][0]}, {r['seen'][1]} seen) | "
