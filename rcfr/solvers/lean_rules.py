@@ -270,12 +270,21 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
             self._refresh_all(p, sigma)
         return self.buffers.policy(sigma, positive=False)
 
-    def average_policy(self) -> CodePolicy:
+    def average_policy(self, walk: str = "auto") -> CodePolicy:
         """The normalized average-strategy sums of the sets met (uniform where none yet), as a `CodePolicy`; with
-        average="mixture", the snapshots' mixture at every set of the game, found by one walk of the rules
-        (`rcfr.solvers.snapshots.rules_sets`), so that no set met need be kept for it."""
+        average="mixture", the snapshots' mixture at every set of the game, so that no set met need be kept for it:
+        on Liar's Dice / Bluff (``walk="auto"``) made on the public bid tree as a whole policy
+        (`rcfr.evaluation.bluff_mixture.public_mixture`: float64, or float32 past `FLOAT64_ACTIONS` actions, as on
+        Bluff(2,2)), elsewhere (or ``walk="general"``) at the sets of one walk of the rules
+        (`rcfr.solvers.snapshots.rules_sets`)."""
+        from ..evaluation import WALKS, bluff
+        from ..options import check_choice
+        check_choice("walk", walk, WALKS)
         if self.options.average != "mixture":
             return self.buffers.average_policy()
+        if walk == "auto" and bluff.walks(self.game.rules):
+            from ..evaluation.bluff_mixture import public_mixture
+            return public_mixture(self.game.rules, self._kept_snapshots(), self.encoder)
         return self._code_policy(self._mixture(self._rules_sets()))
 
     def _rules_sets(self):

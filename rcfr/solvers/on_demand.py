@@ -403,8 +403,12 @@ class LeanSampledRCFR(LeanCheckpoint, SampledRCFRSolver):
         """average="mixture": the mixture of each player's kept snapshots and its current model (weighted by
         what it has credited so far) at `sets` (`snapshots.mixture`)."""
         from .snapshots import mixture
-        kept = [[*self.snapshots[p].kept, self._snapshot(p)] for p in (0, 1)]
-        return mixture(sets, kept, self.encoder)
+        return mixture(sets, self._kept_snapshots(), self.encoder)
+
+    def _kept_snapshots(self) -> list[list]:
+        """average="mixture": each player's kept snapshots, then its current model (weighted by what it has
+        credited so far)."""
+        return [[*self.snapshots[p].kept, self._snapshot(p)] for p in (0, 1)]
 
     def average_policy(self) -> Policy:
         """The normalized average-strategy sums (uniform where an information set has none yet); with
