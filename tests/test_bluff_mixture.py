@@ -1,4 +1,4 @@
-"""The snapshot mixture's average policy on Bluff's public bid tree (`rcfr.evaluation.bluff_mixture`, issue 34 item 6).
+"""The snapshot mixture's average policy on Bluff's public bid tree (`rcfr.solvers.public_tree.mixture`, issue 34 item 6).
 
 Checked against the general mixture (`rcfr.solvers.snapshots.mixture` at the sets of one walk of the rules,
 ``average_policy(walk="general")``): the same policy at every set of Bluff(1,1) and at sampled sets of Bluff(2,1),
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import rcfr
-from rcfr.evaluation.bluff_mixture import public_mixture
+from rcfr.solvers.public_tree.mixture import public_mixture
 from rcfr.solvers import SampledRCFRPlus
 from rcfr.solvers.model_strategies import zero_model
 from rcfr.solvers.snapshots import Snapshot

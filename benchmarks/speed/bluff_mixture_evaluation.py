@@ -1,6 +1,6 @@
 """Exact exploitability of a snapshot mixture's average policy on Bluff's public bid tree (issue 34, item 6):
 lean sampled RCFR+ with ``average="mixture"`` trained briefly, then its average policy materialized on the public
-tree (`rcfr.evaluation.bluff_mixture.public_mixture`, every snapshot's compiled model at every (bid sequence,
+tree (`rcfr.solvers.public_tree.mixture.public_mixture`, every snapshot's compiled model at every (bid sequence,
 roll)) and evaluated exactly (`rcfr.exploitability`, `rcfr.evaluation.bluff`). One subprocess per game, so each
 peak RSS is its own; CPU seconds are the process's. Target (Bluff(2,2)): materialize + evaluate <= 600 CPU s, peak
 <= 8 GB (the table gives GiB). See docs/large_rcfr.md, "Bounded state: feature-row targets and snapshot averages".
@@ -20,7 +20,7 @@ import time
 
 def run_case(dice1: int, dice2: int, snapshots: int, iterations: int, leaves: int) -> dict:
     import rcfr
-    from rcfr.evaluation.bluff_mixture import public_mixture
+    from rcfr.solvers.public_tree.mixture import public_mixture
     from rcfr.solvers import SampledRCFRPlus
 
     game = rcfr.load_game("liars_dice", dice1=dice1, dice2=dice2, compiled=False)

@@ -274,7 +274,7 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
         """The normalized average-strategy sums of the sets met (uniform where none yet), as a `CodePolicy`; with
         average="mixture", the snapshots' mixture at every set of the game, so that no set met need be kept for it:
         on Liar's Dice / Bluff (``walk="auto"``) made on the public bid tree as a whole policy
-        (`rcfr.evaluation.bluff_mixture.public_mixture`: float64, or float32 past `FLOAT64_ACTIONS` actions, as on
+        (`rcfr.solvers.public_tree.mixture.public_mixture`: float64, or float32 past `FLOAT64_ACTIONS` actions, as on
         Bluff(2,2)), elsewhere (or ``walk="general"``) at the sets of one walk of the rules
         (`rcfr.solvers.snapshots.rules_sets`)."""
         from ..evaluation import WALKS, bluff
@@ -283,7 +283,7 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
         if self.options.average != "mixture":
             return self.buffers.average_policy()
         if walk == "auto" and bluff.walks(self.game.rules):
-            from ..evaluation.bluff_mixture import public_mixture
+            from .public_tree.mixture import public_mixture
             return public_mixture(self.game.rules, self._kept_snapshots(), self.encoder)
         return self._code_policy(self._mixture(self._rules_sets()))
 

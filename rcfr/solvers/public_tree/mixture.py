@@ -26,12 +26,12 @@ import numpy as np
 from numba import njit
 from numba.typed import List
 
-from ..games.dice_bid_tree import at_node, bid_path, next_action
-from ..games.dice_fast import BIDS, LAST, MASK, ROLL0, ROLLED
-from ..policy.rules import CodePolicy
-from ..regressors.compiled import CompiledModel, predict_row
-from ..solvers.predictions import match_set
-from .bluff import _check_bluff, decision_sets, roll_tables, whole_policy
+from ...evaluation.bluff import _check_bluff, decision_sets, roll_tables, whole_policy
+from ...games.dice_bid_tree import at_node, bid_path, next_action
+from ...games.dice_fast import BIDS, LAST, MASK, ROLL0, ROLLED
+from ...policy.rules import CodePolicy
+from ...regressors.compiled import CompiledModel, predict_row
+from ..predictions import match_set
 
 #: `public_mixture`'s ``dtype="auto"``: float64 up to this many actions (8 bytes each), float32 beyond (Bluff(2,2))
 FLOAT64_ACTIONS = 2 ** 27
@@ -203,7 +203,7 @@ def public_mixture(rules, snapshots, encoder, dtype="auto", stats: dict | None =
     for _, _, snap in kept:
         models.append(snap.model)
     if not kept:  # an empty typed list has no type: a placeholder of weight 0 that no set reads (owner -1)
-        from ..solvers.model_strategies import zero_model
+        from ..model_strategies import zero_model
         models.append(zero_model(encoder.num_features))
     owner = np.array([p for p, _, _ in kept] or [-1], np.int64)
     weights = np.array([float(s.weight) for _, _, s in kept] or [0.0])
