@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import rcfr
-from rcfr.solvers.public_tree.mixture import public_mixture
 from rcfr.solvers import SampledRCFRPlus
 from rcfr.solvers.model_strategies import zero_model
+from rcfr.solvers.public_tree.mixture import public_mixture
 from rcfr.solvers.snapshots import Snapshot
 
 LEAN = {"features_on_demand": True, "features": "liars_dice", "traversals": 2, "seed": 3, "profile": "model",

@@ -20,8 +20,8 @@ import time
 
 def run_case(dice1: int, dice2: int, snapshots: int, iterations: int, leaves: int) -> dict:
     import rcfr
-    from rcfr.solvers.public_tree.mixture import public_mixture
     from rcfr.solvers import SampledRCFRPlus
+    from rcfr.solvers.public_tree.mixture import public_mixture
 
     game = rcfr.load_game("liars_dice", dice1=dice1, dice2=dice2, compiled=False)
     start = time.process_time()
