@@ -328,7 +328,8 @@ def check_rules_path(spec: ExperimentConfig) -> None:
     """What a game walked by its rules (``game.compiled=false``, or a game above the compile limit) cannot do:
     abstractions other than the code-keyed recall ones (`rcfr.abstraction.CODE_ABSTRACTIONS`) need the
     compiled tree, a share ("1%") needs the game's sequence count, which the rules path never takes, and
-    solvers that read the compiled arrays (the Deep CFR family, dense sampled RCFR) need the tree."""
+    solvers that read the compiled arrays, or options a walk of the rules cannot serve, are refused as the solvers
+    refuse them (`rcfr.solvers.capabilities`)."""
     from rcfr.abstraction import CODE_ABSTRACTIONS
     if spec.abstraction.name not in ("none", *CODE_ABSTRACTIONS):
         raise ConfigError(f"abstraction {spec.abstraction.name!r} needs the compiled game, and this game is walked by "
@@ -343,14 +344,17 @@ def check_rules_path(spec: ExperimentConfig) -> None:
                 raise ConfigError(f"{field_name}.{key}={value!r} is a share of the game's sequences, which a game "
                                   f"walked by its rules does not count; give a number")
     name = spec.solver.name
-    if getattr(SOLVERS.get(name), "compiled_only", False):
-        raise ConfigError(f"solver {name!r} needs the compiled game, and this game is walked by its rules; choose a "
-                          f"solver that walks the rules (os-mccfr, es-mccfr, sampled-rcfr with "
-                          f"solver.options.features_on_demand=true), or game.compiled=true for a game within the "
-                          f"compile limit")
-    if name in ("sampled-rcfr", "sampled-rcfr+") and not spec.solver.options.get("features_on_demand", False):
-        raise ConfigError(f"solver {name!r} on a game walked by its rules needs solver.options.features_on_demand=true "
-                          f"(a dense feature matrix needs the compiled game)")
+    from rcfr.solvers.capabilities import rules_refusal  # the table the solvers refuse by
+    why = rules_refusal(name, spec.solver.options, _defaults(SOLVERS[name]), prefix="solver.options.")
+    if why is not None:
+        raise ConfigError(f"solver {name!r} on a game walked by its rules: {why}, or game.compiled=true for a game "
+                          f"within the compile limit")
+
+
+def _defaults(solver) -> dict:
+    """The keyword defaults of a solver's signature."""
+    import inspect
+    return {k: p.default for k, p in inspect.signature(solver).parameters.items() if p.default is not p.empty}
 
 
 def _check_average_space(spec: ExperimentConfig, kit_options: list[str]) -> None:

@@ -37,12 +37,21 @@ ENCODE = nb.void(DATA, STATE, nb.int64, nb.float64[::1])
 
 class FeatureEncoder(NamedTuple):
     """Column names, the encoder's data and its compiled ``encode(data, state, action, out)``, and the
-    fingerprint of the game it was made for (`make_encoder` fills it; None: unchecked)."""
+    fingerprint of the game it was made for (`make_encoder` fills it; None: unchecked).
+
+    Optionally split: the first ``set_width`` columns depend on the state alone, ``encode_set(data, state,
+    action, out)`` writes just those (action unread) and ``encode_action`` just the others, each onto zeros, so
+    that a set's rows cost one set part and n action parts (`rcfr.solvers.model_strategies.model_strategy`) where
+    ``encode`` would compute the set part n times. Together they write exactly what ``encode`` writes
+    (`tests/test_encoders.py` checks it bit for bit); 0 and None: not split."""
 
     names: tuple[str, ...]
     data: Any
     encode: Any
     fingerprint: str | None = None
+    set_width: int = 0
+    encode_set: Any = None
+    encode_action: Any = None
 
     @property
     def num_features(self) -> int:

@@ -37,7 +37,8 @@ def make(game, bids: int = 4) -> FeatureEncoder:
              + ["last_holds", "call", "bid_quantity"] + [f"bid_face{f}" for f in FACE_NAMES]
              + ["bid_index", "bid_jump", "quantity_raise", "bid_own_support", "bid_holds"])
     ints = np.append(rules.fast().data[0], bids)  # the game's data, then the option
-    return FeatureEncoder(tuple(names), (ints, np.zeros(0)), _encode)
+    return FeatureEncoder(tuple(names), (ints, np.zeros(0)), _encode, set_width=int(_set_width(ints)),
+                          encode_set=_encode_set, encode_action=_encode_action)
 
 
 @njit(cache=True)
@@ -77,7 +78,16 @@ def _holds(ints, s, p, bid):
 
 
 @njit(cache=True)
-def _encode(data, s, action, out):
+def _set_width(ints):
+    """The columns before the action's: player, bids made, own dice, matching dice, bids made, recent bids,
+    last_holds."""
+    faces, n, recent = ints[FACES], ints[NUM_BIDS], ints[ints.size - 1]
+    return 3 + 2 * faces + n + recent * (1 + faces) + 1
+
+
+@njit(cache=True)
+def _encode_set(data, s, action, out):
+    """The columns that depend on the set alone (`action` unread)."""
     ints = data[0]
     faces, n = ints[FACES], ints[NUM_BIDS]
     recent = ints[ints.size - 1]
@@ -108,7 +118,17 @@ def _encode(data, s, action, out):
     last = s[LAST]
     if last >= 0:
         out[col] = _holds(ints, s, p, last)
-    col += 1
+
+
+@njit(cache=True)
+def _encode_action(data, s, action, out):
+    """The action's columns: call, or the bid's quantity, face, index, jump, raise, own support and P(holds)."""
+    ints = data[0]
+    faces, n = ints[FACES], ints[NUM_BIDS]
+    total_dice = ints[DICE0] + ints[DICE0 + 1]
+    p = s[BIDS] % 2
+    col = _set_width(ints)
+    last = s[LAST]
     if action == n - (last + 1):  # "bluff": the call
         out[col] = 1.0
         return
@@ -122,3 +142,9 @@ def _encode(data, s, action, out):
     out[col + 2] = (quantity - (last // faces + 1 if last >= 0 else 0)) / total_dice
     out[col + 3] = min(_own_matching(ints, s, p, face), quantity) / quantity
     out[col + 4] = _holds(ints, s, p, bid)
+
+
+@njit(cache=True)
+def _encode(data, s, action, out):
+    _encode_set(data, s, action, out)
+    _encode_action(data, s, action, out)

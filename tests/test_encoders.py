@@ -19,6 +19,7 @@ from rcfr.features.encoders import (
 )
 from rcfr.games.dice import FACE_NAMES
 from rcfr.games.goofspiel_fast import BID0
+from rcfr.solvers.model_strategies import _set_rows, row_coder
 
 #: A small instance of a game each registered encoder serves.
 SMALL = {"goofspiel": ("goofspiel", {"cards": 4, "points_order": "random", "seed": 3}),
@@ -73,6 +74,45 @@ def test_on_demand_rows_equal_the_dense_matrix(name):
     sets = game.sequence_infoset[picks]  # a traversal's own states: no replay
     rows = encode_rows(encoder, infoset_states(game, sets), picks - game.infoset_first_seq[sets])
     np.testing.assert_array_equal(rows, dense.matrix[picks])
+
+
+@njit
+def _split_rows(coder, data, states, sizes, width):
+    out = np.zeros((int(sizes.sum()), width))
+    rows = np.zeros((int(sizes.max()), width))
+    r = 0
+    for i in range(states.shape[0]):
+        _set_rows(coder, data, states[i], sizes[i], rows)
+        for a in range(sizes[i]):
+            out[r] = rows[a]
+            r += 1
+    return out
+
+
+#: the encoders split into a set part and an action part (`FeatureEncoder.set_width`)
+SPLIT = sorted(name for name in SMALL if make_encoder(rcfr.load_game(SMALL[name][0], **SMALL[name][1]), name).set_width)
+
+
+def test_the_bid_encoder_is_split():
+    assert "liars_dice" in SPLIT
+
+
+@pytest.mark.parametrize("name", SPLIT)
+def test_split_rows_are_the_encoders_rows(name):
+    """A set's rows made from one set part and each action's part (`model_strategies._set_rows`, what the walks
+    and the mixture evaluation call) equal ``encode``'s, bit for bit; control: a set width one short differs."""
+    game_name, params = SMALL[name]
+    game = rcfr.load_game(game_name, **params)
+    encoder = make_encoder(game, name)
+    sets = np.arange(game.num_infosets)
+    states = infoset_states(game, sets)
+    sizes = np.ascontiguousarray(game.infoset_num_actions[sets], np.int64)
+    want = sequence_rows(game, encoder, np.concatenate([game.infoset_first_seq[i] + np.arange(n)
+                                                        for i, n in zip(sets, sizes)]))
+    coder = row_coder(encoder)
+    np.testing.assert_array_equal(_split_rows(coder, encoder.data, states, sizes, encoder.num_features), want)
+    short = coder._replace(set_width=coder.set_width - 1)
+    assert not np.array_equal(_split_rows(short, encoder.data, states, sizes, encoder.num_features), want)
 
 
 def test_goofspiel_rows_read_back_the_key():

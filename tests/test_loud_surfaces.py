@@ -142,8 +142,7 @@ def test_a_deep_cfr_family_checkpoint_records_its_options_and_refuses_others(kuh
 def test_the_neural_family_refuses_a_game_walked_by_its_rules_by_name(name):
     import rcfr
     game = rcfr.load_game("kuhn", compiled=False)
-    with pytest.raises(ValueError, match=f"{name} on kuhn\\(\\) walked by its rules: the Deep CFR family needs the "
-                                         "compiled game"):
+    with pytest.raises(ValueError, match=f"{name} on kuhn\\(\\) walked by its rules: it needs the compiled game"):
         rcfr.make_solver(name, game)  # was AttributeError: 'RulesGame' object has no attribute 'views'
 
 
@@ -234,10 +233,10 @@ def _kit(game="kuhn", params=None, compiled=False, solver="es-mccfr", options=No
 
 
 @pytest.mark.parametrize("solver, options, match", [
-    ("sd-cfr", {}, "solver 'sd-cfr' needs the compiled game, and this game is walked by its rules"),
-    ("deep-cfr", {}, "solver 'deep-cfr' needs the compiled game"),
-    ("sampled-rcfr+", {}, r"solver 'sampled-rcfr\+' on a game walked by its rules needs "
-                          r"solver.options.features_on_demand=true"),
+    ("sd-cfr", {}, "solver 'sd-cfr' on a game walked by its rules: it needs the compiled game"),
+    ("deep-cfr", {}, "solver 'deep-cfr' on a game walked by its rules: it needs the compiled game"),
+    ("sampled-rcfr+", {}, r"solver 'sampled-rcfr\+' on a game walked by its rules: "
+                          r"solver.options.features_on_demand=False: a dense feature matrix"),
 ])
 def test_the_kit_refuses_solvers_that_need_the_tree_on_the_rules_path(solver, options, match):
     from rcfr.experiments.schema import ConfigError, validate

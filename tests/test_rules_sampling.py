@@ -126,8 +126,8 @@ def test_a_damaged_checkpoint_index_is_refused():
 
 
 @pytest.mark.parametrize("cls, kwargs, field", [
-    (mccfr.VarianceReducedMCCFR, {}, "sampler 'baseline'"),
-    (mccfr.PublicChanceSamplingCFR, {}, "sampler 'public'"),
+    (mccfr.VarianceReducedMCCFR, {}, "vr-mccfr on leduc.* its sampler needs the compiled tree's history ids"),
+    (mccfr.PublicChanceSamplingCFR, {}, "pcs-cfr on leduc.* its sampler needs the compiled tree's history ids"),
     (mccfr.ExternalSamplingMCCFR, {"average_mode": "lazy"}, "average_mode"),
     (mccfr.ChanceSamplingCFR, {"chance_sampling": "common", "updates": "alternating"}, "chance_sampling"),
 ])

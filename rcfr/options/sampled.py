@@ -76,7 +76,9 @@ class SampledRCFROptions(ReservoirWeights, Options):
     shared: bool = False
     weights: Any = None
     features_on_demand: bool = False
-    selection: str = "recent"
+    # None: "recent" (stored and bootstrapped targets: the freshest), "uniform" for targets="rows" (Deep CFR's
+    # reservoir, a uniform sample of every row written, whose mean is the average regret)
+    selection: str | None = None
     tau: float | None = None
     beta: float | None = None
     profile: str | None = None
@@ -120,6 +122,8 @@ class SampledRCFROptions(ReservoirWeights, Options):
         set_("epsilon", check_float("epsilon", self.epsilon, 0.0, 1.0, low_open=True))
         set_("shared", check_bool("shared", self.shared))
         set_("weights", check_weights(self.weights))
+        if self.selection is None:
+            set_("selection", "uniform" if self.targets == "rows" else "recent")
         check_choice("selection", self.selection, SELECTIONS)
         if self.sampler != "probing":
             if self.tau is not None or self.beta is not None:

@@ -6,6 +6,7 @@ from ..games.base import GameRules
 from ..registry import build
 from ..tree import Game
 from .base import by_rules
+from .capabilities import NEEDS_ARRAYS, refuse_on_rules
 from .cfr import (
     CFR,
     AsymmetricPCFRPlus,
@@ -89,8 +90,11 @@ def make_solver(name: str, game: Game, **options) -> CFRSolver | MCCFRSolver | S
         from ..sources.rules import RulesGame
         game = RulesGame(game)
     solver = bluff_solver(name, game, options.pop("walk", "auto"), options)
-    if solver is None and by_rules(game) and name in RULES_SOLVERS:
-        return build("solver", RULES_SOLVERS, name, game, **options)
+    if solver is None and by_rules(game):
+        if name in RULES_SOLVERS:
+            return build("solver", RULES_SOLVERS, name, game, **options)
+        if name in NEEDS_ARRAYS:
+            refuse_on_rules(name, game, None)
     return solver if solver is not None else build("solver", SOLVERS, name, game, **options)
 
 

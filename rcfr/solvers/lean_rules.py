@@ -37,6 +37,7 @@ from ..sampling.reservoir import Reservoir
 from ..sampling.rules_buffers import RulesBuffers
 from ..sources.rules import RulesGame
 from .base import require
+from .capabilities import refuse_on_rules
 from .on_demand import LeanSampledRCFR
 from .predictions import match_predictions
 from .targets import StoredSums
@@ -55,12 +56,7 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
 
     def _allocate(self, bound_rows) -> None:
         o = self.options
-        refused = {"profile": o.profile == "cache" and "'cache' (it refreshes every set of the game; use 'visited', "
-                                                      "'model' or None)",
-                   "sampler": self.sampler == "probing" and "'probing' (use 'external' or 'outcome')"}
-        for field, why in refused.items():
-            if why:
-                raise ValueError(f"{self.solver_name} on {self.game.name} walked by its rules: {field} {why}")
+        refuse_on_rules(self.solver_name, self.game, o)
         from rcfr.features.encoders import bound_encode_rows
         self.profile = "model" if o.profile == "model" else "visited"
         if self.profile == "model":

@@ -35,6 +35,7 @@ from ..sources.rules import RulesGame
 from ..tree import Game
 from ..tree.abstraction import Abstraction
 from .base import IterativeSolver, abstraction_identity, by_rules, check_game
+from .capabilities import refuse_on_rules
 
 
 class MCCFRSolver(IterativeSolver):
@@ -92,15 +93,13 @@ class MCCFRSolver(IterativeSolver):
         return RulesBuffers(game, self.sampler, o.seed, sets, o.chance_sampling, abstraction)
 
     def _check_rules_path(self, abstraction, o: MCCFROptions) -> None:
-        """Refuse what a walk of the rules cannot do: it has no history ids, parent sequences or public tree."""
-        refused = {"average_space": abstraction is not None and o.average_space == "full" and
-                   "'full' under an abstraction (the sets met are the abstract ones: pass average_space='abstract')",
-                   "average_mode": o.average_mode == "lazy" and "lazy averaging (it needs parent sequences)",
-                   "chance_sampling": o.chance_sampling == "common" and "common (it needs event keys per history)"}
-        for field, what in refused.items():
-            if what:
-                raise ValueError(f"{type(self).__name__} on {self.game.name} walked by its rules: {field} "
-                                 f"cannot be {what} on this path; compile the game (rcfr.load_game) for it")
+        """Refuse what a walk of the rules cannot do (`capabilities`), and the full average space under an abstraction:
+        the sets met are the abstract ones."""
+        refuse_on_rules(self.solver_name, self.game, o)
+        if abstraction is not None and o.average_space == "full":
+            raise ValueError(f"{self.solver_name} on {self.game.name} walked by its rules: average_space cannot be "
+                             f"'full' under an abstraction (the sets met are the abstract ones: pass "
+                             f"average_space='abstract')")
         if self.sampler == "chance":
             self._warn_whole_walk(o.chance_sampling)
 

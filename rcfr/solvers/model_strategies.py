@@ -31,15 +31,57 @@ from ..sampling.strategies import current_strategy, regrets_met, strategy_at
 from .predictions import match_set
 
 
+class RowCoder(NamedTuple):
+    """An encoder's functions as first-class functions of type `ENCODE` (`row_coder`), so one compiled walk serves
+    every encoder: ``encode``, and with ``set_width`` > 0 the split pair (`FeatureEncoder`), which is the same pair
+    as ``encode`` itself when the encoder is not split."""
+
+    encode: Any
+    encode_set: Any
+    encode_action: Any
+    set_width: int
+
+
+def row_coder(encoder) -> RowCoder:
+    """The encoder's functions pinned (their addresses looked up once: one compiled `_strategies`, cached on disk,
+    for every encoder, where the dispatcher itself would compile one per encoder, in every process)."""
+    from rcfr.features.encoders import ENCODE, _Pinned
+    encode = _Pinned(encoder.encode, ENCODE)
+    if not encoder.set_width:
+        return RowCoder(encode, encode, encode, 0)
+    return RowCoder(encode, _Pinned(encoder.encode_set, ENCODE), _Pinned(encoder.encode_action, ENCODE),
+                    int(encoder.set_width))
+
+
 @njit(cache=True, inline="always")
-def model_strategy(model, encode, encoder_data, state, n, t, rows, scratch, sigma, f):
+def _set_rows(coder, encoder_data, state, n, rows):
+    """rows[a] = the features of action a at the set of `state`, a < n: with a split encoder the set's columns once,
+    copied to every row, then each action's own."""
+    w, width = coder.set_width, rows.shape[1]
+    if w == 0:
+        for a in range(n):
+            rows[a, :] = 0.0
+            coder.encode(encoder_data, state, a, rows[a])
+        return
+    rows[0, :] = 0.0
+    coder.encode_set(encoder_data, state, 0, rows[0])
+    for a in range(n):
+        if a > 0:  # element by element: the walks run without numba's runtime (no array views)
+            for c in range(w):
+                rows[a, c] = rows[0, c]
+            for c in range(w, width):
+                rows[a, c] = 0.0
+        coder.encode_action(encoder_data, state, a, rows[a])
+
+
+@njit(cache=True, inline="always")
+def model_strategy(model, coder, encoder_data, state, n, t, rows, scratch, sigma, f):
     """The strategy of the set whose (fast) game state is `state`, with n actions, into sigma[f:f+n]: rows[a]
-    gets action a's features (``encode``), sigma[f+a] its prediction, then regret matching on t x prediction
+    gets action a's features (`_set_rows`), sigma[f+a] its prediction, then regret matching on t x prediction
     in place (``match_set`` reads each entry before writing it). False if a prediction is not finite (then
     sigma[f:f+n] holds the predictions: the caller must refuse them)."""
+    _set_rows(coder, encoder_data, state, n, rows)
     for a in range(n):
-        rows[a, :] = 0.0
-        encode(encoder_data, state, a, rows[a])
         sigma[f + a] = predict_row(model, rows[a], scratch)
         if not np.isfinite(sigma[f + a]):
             return False
@@ -48,20 +90,13 @@ def model_strategy(model, encode, encoder_data, state, n, t, rows, scratch, sigm
 
 
 @njit(cache=True)
-def _strategies(model, encode, encoder_data, states, sizes, t, first, sigma, rows, scratch):
+def _strategies(model, coder, encoder_data, states, sizes, t, first, sigma, rows, scratch):
     """`model_strategy` for set i (state states[i], sizes[i] actions) into sigma[first[i]:...]; -1, or the
     first set whose prediction is not finite."""
     for i in range(states.shape[0]):
-        if not model_strategy(model, encode, encoder_data, states[i], sizes[i], t, rows, scratch, sigma, first[i]):
+        if not model_strategy(model, coder, encoder_data, states[i], sizes[i], t, rows, scratch, sigma, first[i]):
             return i
     return -1
-
-
-def _pinned(encoder):
-    """The encoder's function as a first-class function of type `ENCODE`: one compiled `_strategies` (cached
-    on disk) serves every encoder, where the dispatcher itself would compile one per encoder, in every process."""
-    from rcfr.features.encoders import ENCODE, _Pinned
-    return _Pinned(encoder.encode, ENCODE)
 
 
 def model_strategies(model, encoder, states, sizes, t: float) -> np.ndarray:
@@ -81,7 +116,7 @@ def model_strategies(model, encoder, states, sizes, t: float) -> np.ndarray:
     first = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64)
     sigma = np.empty(int(sizes.sum()))
     rows = np.empty((int(sizes.max(initial=1)), model.width))
-    bad = _strategies(model, _pinned(encoder), encoder.data, states, sizes, float(t), first, sigma, rows, model.scratch())
+    bad = _strategies(model, row_coder(encoder), encoder.data, states, sizes, float(t), first, sigma, rows, model.scratch())
     if bad >= 0:
         raise ValueError(f"the compiled model predicted a non-finite value for set {bad} (state {states[bad].tolist()})")
     return sigma
@@ -93,7 +128,9 @@ class RowReservoir(NamedTuple):
     the traverser's set (``targets="rows"``, Deep CFR's memory): the fits read these rows, so no state or sum per
     set is kept for them. Example k offered (``seen``) replaces a uniform slot with probability capacity / (k + 1)
     (Algorithm R), the draws from its own splitmix64 stream (``rng``), so the walk's samples are those of the other
-    targets. ``scale`` is 1 / traversals (the targets' mean over an iteration's traversals); ``now`` the iteration.
+    targets; with ``recent`` example k goes to slot k mod capacity instead (a window of the freshest rows, what
+    bootstrapped targets want: each already carries the model's history, and a uniform sample of a long run is
+    mostly rows whose targets older models wrote). ``scale`` is 1 / traversals (the targets' mean over an iteration's traversals); ``now`` the iteration.
     With ``bootstrap`` (targets="bootstrap") the value is the bootstrapped target instead: (t x the traverser's
     model's prediction of the row + the sampled regret) / now, the estimate's cumulative regret plus the new
     sample, clipped at zero when ``bootstrap`` is `CLIPPED` (RCFR+). Capacity 0: the walk keeps nothing."""
@@ -107,17 +144,21 @@ class RowReservoir(NamedTuple):
     now: np.ndarray  # int64[1]
     bootstrap: np.ndarray  # int64[1]: 0 (sampled regrets), `BOOTSTRAPPED` or `CLIPPED`
     player: np.ndarray  # int64[1]: the traverser (whose model bootstraps)
+    recent: np.ndarray  # int64[1]: 1 keeps the last `capacity` rows offered (a window; no draws) instead
 
 
 BOOTSTRAPPED, CLIPPED = 1, 2
 
 
-def row_reservoir(capacity: int, width: int, seed: int, traversals: int, bootstrap: int = 0) -> RowReservoir:
-    """An empty `RowReservoir` of `capacity` rows of `width` features (0: none kept)."""
+def row_reservoir(capacity: int, width: int, seed: int, traversals: int, bootstrap: int = 0,
+                  recent: bool = False) -> RowReservoir:
+    """An empty `RowReservoir` of `capacity` rows of `width` features (0: none kept); with `recent`, a window of
+    the last `capacity` rows instead of a uniform sample of all."""
     return RowReservoir(rows=np.zeros((capacity, width)), value=np.zeros(capacity), t=np.zeros(capacity, np.int64),
                         seen=np.zeros(1, np.int64), rng=np.array([(seed * 0x9E3779B97F4A7C15 + 1) % 2 ** 64], np.uint64),
                         scale=np.array([1.0 / traversals]), now=np.zeros(1, np.int64),
-                        bootstrap=np.array([bootstrap], np.int64), player=np.zeros(1, np.int64))
+                        bootstrap=np.array([bootstrap], np.int64), player=np.zeros(1, np.int64),
+                        recent=np.array([int(recent)], np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -139,12 +180,15 @@ def _keep_rows(walk, s, value, v, n, e):
     for a in range(n):
         seen = kept.seen[0]
         kept.seen[0] = seen + 1
-        j = seen if seen < capacity else _draw(kept.rng, seen + 1)
+        if kept.recent[0]:
+            j = seen % capacity
+        else:
+            j = seen if seen < capacity else _draw(kept.rng, seen + 1)
         if j >= capacity:
             continue
         row = kept.rows[j]
         row[:] = 0.0
-        walk.encode(walk.data, s, a, row)
+        walk.coder.encode(walk.data, s, a, row)
         target = (value[e, a] - v) * kept.scale[0]
         if kept.bootstrap[0]:
             p = kept.player[0]
@@ -166,7 +210,7 @@ class WalkModel(NamedTuple):
 
     model0: CompiledModel
     model1: CompiledModel
-    encode: Any  # the encoder's function, pinned (`_pinned`): one compiled driver for every encoder
+    coder: RowCoder  # the encoder's functions, pinned (`row_coder`): one compiled driver for every encoder
     data: Any  # the encoder's data
     t: np.ndarray  # float64[2]: each player's predictions are regret-matched on t x prediction (0: uniform)
     rows: np.ndarray  # (widest, features): one set's feature rows
@@ -189,7 +233,7 @@ def walk_model(encoder, depths: int, widest: int) -> WalkModel:
     unfit (t = 0: uniform strategies) until `with_model` gives them one."""
     width = encoder.num_features
     zero = zero_model(width)
-    return WalkModel(model0=zero, model1=zero, encode=_pinned(encoder), data=encoder.data, t=np.zeros(2),
+    return WalkModel(model0=zero, model1=zero, coder=row_coder(encoder), data=encoder.data, t=np.zeros(2),
                      rows=np.zeros((max(widest, 1), width)), scratch=zero.scratch(),
                      work=np.zeros(max(depths, 1) * max(widest, 1)), widest=int(max(widest, 1)),
                      bad=np.zeros(1, np.int64), kept=row_reservoir(0, width, 0, 1))
@@ -221,7 +265,7 @@ def _made(walk, s, n, d, p):
     g = d * walk.widest
     compiled = walk.model0 if p == 0 else walk.model1
     work = walk.work
-    if not model_strategy(compiled, walk.encode, walk.data, s, n, walk.t[p], walk.rows, walk.scratch, work, g):
+    if not model_strategy(compiled, walk.coder, walk.data, s, n, walk.t[p], walk.rows, walk.scratch, work, g):
         walk.bad[0] = 1
         for a in range(n):
             work[g + a] = 1.0 / n

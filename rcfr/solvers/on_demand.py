@@ -163,8 +163,9 @@ class LeanSampledRCFR(LeanCheckpoint, SampledRCFRSolver):
                              f"({self.traversals} x {self._walk_model.widest} = {least}), got capacity={self.capacity}")
         width, seed = self.encoder.num_features, self.options.seed
         bootstrap = 0 if self.targets == "rows" else CLIPPED if self.options.regret_matching == "rm+" else BOOTSTRAPPED
-        self.kept = [RowTargets(row_reservoir(self.capacity, width, 2 * seed + 1 + p, self.traversals, bootstrap))
-                     for p in (0, 1)]
+        recent = self.selection == "recent"
+        self.kept = [RowTargets(row_reservoir(self.capacity, width, 2 * seed + 1 + p, self.traversals, bootstrap,
+                                              recent)) for p in (0, 1)]
 
     def _walk_for(self, player: int):
         """The `WalkModel` of `player`'s traversals at this iteration: with targets="rows", writing its rows."""

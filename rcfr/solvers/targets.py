@@ -124,8 +124,8 @@ def row_targets(rows: np.ndarray, regret: np.ndarray, iteration: np.ndarray,
     `reservoir_targets` keyed by the row itself instead of a sequence id (equal rows are one training row)."""
     if len(rows) == 0:
         return rows, regret, regret
-    distinct, inverse = np.unique(rows, axis=0, return_inverse=True)
-    inverse = inverse.ravel()
+    first, inverse = _distinct_rows(np.ascontiguousarray(rows, np.float64))
+    distinct = rows[first]
     w = iteration.astype(np.float64) ** power
     totals = np.bincount(inverse, w, minlength=len(distinct))
     sums = np.bincount(inverse, w * regret, minlength=len(distinct))
@@ -135,11 +135,59 @@ def row_targets(rows: np.ndarray, regret: np.ndarray, iteration: np.ndarray,
     return np.ascontiguousarray(distinct), sums / totals, weights
 
 
+@njit(cache=True)
+def _compare_rows(rows, i, j):
+    """-1, 0 or 1 as row i is before, equal to or after row j in lexicographic order (by value: -0.0 == 0.0)."""
+    for c in range(rows.shape[1]):
+        a, b = rows[i, c], rows[j, c]
+        if a < b:
+            return -1
+        if a > b:
+            return 1
+    return 0
+
+
+@njit(cache=True)
+def _distinct_rows(rows):
+    """(first, inverse): the index of one row of each distinct row, in lexicographic order, and each row's group,
+    what ``np.unique(rows, axis=0, return_inverse=True)`` gives. A merge sort of row indices comparing rows in
+    place, because np.unique sorts each row as one structured value, which was half of a refit (docs/large_rcfr.md,
+    "The cost of a bounded iteration")."""
+    n = rows.shape[0]
+    order = np.arange(n)
+    spare = np.empty(n, np.int64)
+    width = 1
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid, hi = min(lo + width, n), min(lo + 2 * width, n)
+            i, j = lo, mid
+            for k in range(lo, hi):
+                if i < mid and (j >= hi or _compare_rows(rows, order[j], order[i]) >= 0):
+                    spare[k] = order[i]
+                    i += 1
+                else:
+                    spare[k] = order[j]
+                    j += 1
+        order, spare = spare, order
+        width *= 2
+    first = np.empty(n, np.int64)
+    inverse = np.empty(n, np.int64)
+    groups = 0
+    for k in range(n):
+        if k == 0 or _compare_rows(rows, order[k - 1], order[k]) != 0:
+            first[groups] = order[k]
+            groups += 1
+        inverse[order[k]] = groups - 1
+    return first[:groups], inverse
+
+
 class RowTargets:
     """targets="rows": a player's `RowReservoir` (`rcfr.solvers.model_strategies`), which the walk fills with the
     traverser's feature rows and sampled regrets; no state or sum per set. Checkpoints hold its arrays."""
 
-    FIELDS = ("rows", "value", "t", "seen", "rng")  # (scale, now, bootstrap, player: set from the options and run)
+    # (scale, now, bootstrap, player: set from the options and run; ``recent`` too, but saved so that a checkpoint
+    # from before windows existed, whose bootstrapped rows were a uniform sample, is refused rather than resumed)
+    FIELDS = ("rows", "value", "t", "seen", "rng", "recent")
 
     def __init__(self, kept):
         self.kept = kept

@@ -43,6 +43,7 @@ from ...sampling import RegretSampler
 from ...sampling.reservoir import Reservoir
 from ...tree import Game
 from ..base import IterativeSolver, check_game, require
+from ..capabilities import ARRAYS_WHY, COMPILE_IT
 from .walks import Walker
 
 #: a small network for Kuhn and Leduc: two hidden layers of 64, Adam, trained from scratch each iteration until
@@ -54,9 +55,7 @@ ADVANTAGE, VALUE, POLICY = 0, 1, 2  # seed roles
 def _check_compiled(game, name: str) -> None:
     """The family reads the compiled arrays (history features, the samplers' and walks' buffers): a game
     walked by its rules is refused by name, before any work, as is anything that is not a game."""
-    require(game, "arrays", name, "the Deep CFR family needs the compiled game (its walks read the compiled arrays); "
-            "load it with compiled=True if it fits, or use a solver that walks the rules (os-mccfr, es-mccfr, "
-            "sampled-rcfr with features_on_demand=True)")
+    require(game, "arrays", name, f"{ARRAYS_WHY}, {COMPILE_IT}")
     check_game(game)
 
 
@@ -97,8 +96,6 @@ class NeuralCFR(IterativeSolver):
     """One sampled loop with a learned advantage per sequence (see the module docstring for the options)."""
 
     chunk = 1
-    #: a game walked by its rules is refused (the experiment kit reads this before building anything)
-    compiled_only = True
 
     def __init__(self, game: Game, *, sampler: str = "external", average: str = "network", regressor=None,
                  features="auto", value_regressor=None, policy_regressor=None, traversals: int = 200,

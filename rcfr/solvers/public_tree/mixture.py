@@ -31,6 +31,7 @@ from ...games.dice_bid_tree import at_node, bid_path, next_action
 from ...games.dice_fast import BIDS, LAST, MASK, ROLL0, ROLLED
 from ...policy.rules import CodePolicy
 from ...regressors.compiled import CompiledModel, predict_row
+from ..model_strategies import _set_rows, row_coder
 from ..predictions import match_set
 
 #: `public_mixture`'s ``dtype="auto"``: float64 up to this many actions (8 bytes each), float32 beyond (Bluff(2,2))
@@ -40,7 +41,7 @@ _BAD_PREDICTION, _BAD_LAYOUT = 1, 2
 
 
 @njit(cache=True)
-def _mixture_walk(nb, r0, r1, models, owner, weights, ts, encode, encoder_data, width, codes, first, probs, scratch,
+def _mixture_walk(nb, r0, r1, models, owner, weights, ts, coder, encoder_data, width, codes, first, probs, scratch,
                   error):
     """Depth first over the bid sequences (see the module docstring): each decision set's mixture row into
     probs[first[i]:first[i + 1]]. Snapshot j is models[j], owned by player owner[j], weight weights[j], matched with
@@ -79,9 +80,7 @@ def _mixture_walk(nb, r0, r1, models, owner, weights, ts, encode, encoder_data, 
                         break
                 if need[r]:
                     state[ROLL0 + p] = r
-                    for a in range(nact):
-                        rows[r, a, :] = 0.0
-                        encode(encoder_data, state, a, rows[r, a])
+                    _set_rows(coder, encoder_data, state, nact, rows[r])
                 for a in range(nact):
                     num[r, a] = 0.0
             for j in range(snaps):  # snapshot by snapshot (a model is taken from the list once a node)
@@ -184,7 +183,6 @@ def public_mixture(rules, snapshots, encoder, dtype="auto", stats: dict | None =
     there nor below, so its model is not evaluated there (a non-finite prediction it would make is not seen).
     `stats` (a dict), if given, gets ``sets``, ``snapshots`` (those of positive weight) and ``predicted`` (the
     (set, snapshot) pairs evaluated)."""
-    from rcfr.features.encoders import ENCODE, _Pinned
     rules = _check_bluff(rules)
     for field in ("names", "data", "encode"):
         if not hasattr(encoder, field):
@@ -211,7 +209,7 @@ def public_mixture(rules, snapshots, encoder, dtype="auto", stats: dict | None =
     widest = max(max(m.scratch().shape[1] for m in models), 1)
     scratch = np.empty((2, widest))
     error = np.zeros(4, np.int64)
-    sets, predicted = _mixture_walk(rules.num_bids, len(q0), len(q1), models, owner, weights, ts, _Pinned(encoder.encode, ENCODE),
+    sets, predicted = _mixture_walk(rules.num_bids, len(q0), len(q1), models, owner, weights, ts, row_coder(encoder),
                          encoder.data, encoder.num_features, codes, first, probs, scratch, error)
     if error[0] == _BAD_PREDICTION:
         p, k, _ = kept[int(error[2])]
