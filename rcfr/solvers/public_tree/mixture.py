@@ -93,12 +93,13 @@ def _mixture_walk(nb, r0, r1, models, owner, weights, ts, coder, encoder_data, w
                         for a in range(nact):
                             s[a] = 0.0
                         continue
-                    predicted += 1
-                    for a in range(nact):
-                        s[a] = predict_row(model, rows[r, a], scratch)
-                        if not np.isfinite(s[a]):
-                            error[0], error[1], error[2] = _BAD_PREDICTION, 2 * ((np.int64(r) << nb) + m) + p, j
-                            return sets, predicted
+                    if ts[j] != 0.0:  # at t = 0 regret matching reads no prediction (uniform): none made
+                        predicted += 1
+                        for a in range(nact):
+                            s[a] = predict_row(model, rows[r, a], scratch)
+                            if not np.isfinite(s[a]):
+                                error[0], error[1], error[2] = _BAD_PREDICTION, 2 * ((np.int64(r) << nb) + m) + p, j
+                                return sets, predicted
                     match_set(s, ts[j], 0, nact, 0, s)
                     for a in range(nact):
                         num[r, a] += weights[j] * (reach[j, d, r] * s[a])
