@@ -16,8 +16,11 @@ Bluff's on-demand features, the model evaluated inside the walk) and changes one
 * L2 (capacity): L1 with trees of 4,096 leaves (L2k: 1,024);
 * L3 (target noise): L1 with ``targets="stored"``, each sequence's Q-regret sum of every sample, a fit on the
   12,000 most recently written;
+* L3x4k: L3 with trees of 4,096 leaves;
 * L4 (model error): L3 with trees of 12,000 leaves, one a training row: the fit reproduces the stored targets;
-* es, es-r2: tabular external sampling on the full game (public tree, float32) and on the last 2 bids.
+* es, es-r2: tabular external sampling on the full game (public tree, float32) and on the last 2 bids;
+* es-rm+: es with RCFR+'s clipping (``regret_matching="rm+"``): the exact table behind the same walk, updated
+  every iteration.
 
 Each (rung, seed) runs in a process of its own; the solve is timed in process CPU (the first iteration,
 compilation, before the clock), then the average policy's exact exploitability (sets never met play uniformly).
@@ -53,9 +56,11 @@ RUNGS = {  # rung: (what changes, solver options over ARM, best-first leaves)
     "L2k": ("L1, 1,024 leaves", SUMS, 1024),
     "L2": ("L1, 4,096 leaves", SUMS, 4096),
     "L3": ("L1, targets: stored", STORED, 256),
+    "L3x4k": ("L3, 4,096 leaves", STORED, 4096),
     "L4": ("L3, 12,000 leaves (exact on its rows)", STORED, 12_000),
     "es": ("ES full game", None, None),
     "es-r2": ("ES last 2 bids", None, None),
+    "es-rm+": ("ES full game, rm+ (the exact table behind the same walk)", None, None),
 }
 
 
@@ -66,8 +71,9 @@ def build(rung: str, seed: int):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RulesPathWarning)
         game = rcfr.load_game("liars_dice", dice1=2, dice2=2, compiled=False)
-    if rung == "es":
-        return game, make_solver("es-mccfr", game, dtype="float32", seed=seed)
+    if rung in ("es", "es-rm+"):
+        return game, make_solver("es-mccfr", game, dtype="float32", seed=seed,
+                                 regret_matching="rm+" if rung == "es-rm+" else "rm")
     if rung == "es-r2":
         from rcfr.abstraction import make_abstraction
         return game, make_solver("es-mccfr", game, abstraction=make_abstraction(game, "bluff_last_bids", r=2),
