@@ -10,7 +10,7 @@ import pytest
 
 import rcfr
 from rcfr.solvers import SOLVERS
-from rcfr.solvers.capabilities import NEEDS_ARRAYS, REFUSED_ON_RULES
+from rcfr.solvers.capabilities import NEEDS_ARRAYS, RULES_REFUSALS
 
 #: options a solver needs whatever the game (not the rules path's business)
 REQUIRED = {"ddcfr": {"horizon": 10}}
@@ -38,7 +38,7 @@ def test_every_solver_walks_the_rules_or_is_refused_by_the_table(name, kuhn_rule
             assert rcfr.make_solver(name, kuhn_rules, **options).game is kuhn_rules
 
 
-CASES = sorted({(name, r.field, r.value) for name, refused in REFUSED_ON_RULES.items() for r in refused}, key=str)
+CASES = sorted({(name, r.field, r.value) for name, refused in RULES_REFUSALS.items() for r in refused}, key=str)
 
 
 @pytest.mark.parametrize("name, field, value", CASES)

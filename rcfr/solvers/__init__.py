@@ -6,7 +6,7 @@ from ..games.base import GameRules
 from ..registry import build
 from ..tree import Game
 from .base import by_rules
-from .capabilities import NEEDS_ARRAYS, refuse_on_rules
+from .capabilities import NEEDS_ARRAYS, refuse_rules_walk
 from .cfr import (
     CFR,
     AsymmetricPCFRPlus,
@@ -94,7 +94,7 @@ def make_solver(name: str, game: Game, **options) -> CFRSolver | MCCFRSolver | S
         if name in RULES_SOLVERS:
             return build("solver", RULES_SOLVERS, name, game, **options)
         if name in NEEDS_ARRAYS:
-            refuse_on_rules(name, game, None)
+            refuse_rules_walk(name, game, None)
     return solver if solver is not None else build("solver", SOLVERS, name, game, **options)
 
 

@@ -3,7 +3,7 @@ they are built, and the experiment kit reads the same table before any work (`ex
 
 A walk of the rules has no compiled arrays: no history ids, parent sequences, dense feature matrix or whole-game
 refresh. A solver either needs the arrays outright (`NEEDS_ARRAYS`) or refuses some values of its options
-there (`REFUSED_ON_RULES`: option, refused value, why, what to use instead)."""
+there (`RULES_REFUSALS`: option, refused value, why, what to use instead)."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ _MCCFR = (
     Refused("chance_sampling", "common", "common chance outcomes need event keys per history",
             "chance_sampling 'single' or 'all'"),
 )
-REFUSED_ON_RULES: dict[str, tuple[Refused, ...]] = {
+RULES_REFUSALS: dict[str, tuple[Refused, ...]] = {
     "sampled-rcfr": _SAMPLED_RCFR, "sampled-rcfr+": _SAMPLED_RCFR,
     "cscfr": _MCCFR, **{name: _MCCFR[:1] for name in ("os-mccfr", "es-mccfr", "mccfrb", "pure-cfr", "as-mccfr",
                                                       "probing-mccfr")},
@@ -59,14 +59,14 @@ def rules_refusal(name: str, options: Mapping[str, Any], defaults: Mapping[str, 
     if name in NEEDS_ARRAYS:
         return NEEDS_ARRAYS[name]
     defaults = defaults or {}
-    for refused in REFUSED_ON_RULES.get(name, ()):
+    for refused in RULES_REFUSALS.get(name, ()):
         value = options.get(refused.field, defaults.get(refused.field))
         if type(value) is type(refused.value) and value == refused.value:
             return f"{prefix}{refused.field}={value!r}: {refused.why}; use {prefix}{refused.instead}"
     return None
 
 
-def refuse_on_rules(name: str, game, options) -> None:
+def refuse_rules_walk(name: str, game, options) -> None:
     """A ValueError ``<name> on <game> walked by its rules: <why>`` where `rules_refusal` refuses solver `name` with
     `options` (an options object) on `game`."""
     fields = getattr(options, "__dataclass_fields__", {})

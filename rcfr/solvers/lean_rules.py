@@ -37,7 +37,7 @@ from ..sampling.reservoir import Reservoir
 from ..sampling.rules_buffers import RulesBuffers
 from ..sources.rules import RulesGame
 from .base import require
-from .capabilities import refuse_on_rules
+from .capabilities import refuse_rules_walk
 from .on_demand import LeanSampledRCFR
 from .predictions import match_predictions
 from .targets import StoredSums
@@ -56,7 +56,7 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
 
     def _allocate(self, bound_rows) -> None:
         o = self.options
-        refuse_on_rules(self.solver_name, self.game, o)
+        refuse_rules_walk(self.solver_name, self.game, o)
         from rcfr.features.encoders import bound_encode_rows
         self.profile = "model" if o.profile == "model" else "visited"
         if self.profile == "model":

@@ -35,7 +35,7 @@ from ..sources.rules import RulesGame
 from ..tree import Game
 from ..tree.abstraction import Abstraction
 from .base import IterativeSolver, abstraction_identity, by_rules, check_game
-from .capabilities import refuse_on_rules
+from .capabilities import refuse_rules_walk
 
 
 class MCCFRSolver(IterativeSolver):
@@ -95,7 +95,7 @@ class MCCFRSolver(IterativeSolver):
     def _check_rules_path(self, abstraction, o: MCCFROptions) -> None:
         """Refuse what a walk of the rules cannot do (`capabilities`), and the full average space under an abstraction:
         the sets met are the abstract ones."""
-        refuse_on_rules(self.solver_name, self.game, o)
+        refuse_rules_walk(self.solver_name, self.game, o)
         if abstraction is not None and o.average_space == "full":
             raise ValueError(f"{self.solver_name} on {self.game.name} walked by its rules: average_space cannot be "
                              f"'full' under an abstraction (the sets met are the abstract ones: pass "

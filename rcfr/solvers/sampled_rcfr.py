@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..options import SampledRCFROptions, options_from, options_signature
 from ..tree import Game
 from .base import by_rules, check_game
-from .capabilities import refuse_on_rules
+from .capabilities import refuse_rules_walk
 from .lean_rules import RulesLeanSampledRCFR
 from .on_demand import LeanSampledRCFR
 from .sampled_regression import DenseSampledRCFR, SampledRCFRSolver
@@ -21,7 +21,7 @@ def _factory(solver_name: str, fixed: dict, defaults: dict, doc: str):
     def make(game: Game, **options) -> SampledRCFRSolver:
         if by_rules(game):  # the rules have one form, the lean one
             o = options_from(SampledRCFROptions, signature, options, solver_name, fixed)
-            refuse_on_rules(solver_name, game, o)
+            refuse_rules_walk(solver_name, game, o)
             return RulesLeanSampledRCFR(game, o, solver_name)
         check_game(game)
         o = options_from(SampledRCFROptions, signature, options, solver_name, fixed)
