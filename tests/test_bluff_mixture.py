@@ -40,6 +40,8 @@ def test_public_mixture_is_the_general_mixture(dice1, iterations, sampled):
         assert np.max(np.abs(public.probs - general.probs)) < 1e-12
     exact = rcfr.exploitability(game, public)
     assert abs(exact - rcfr.exploitability(game, general)) < 1e-12
+    if dice1 > 1:
+        return  # the rest on Bluff(1,1): each exact evaluation of Bluff(2,1) takes about 14 s
     # float32: the temporary policy of the large games, within its rounding
     kept = run._kept_snapshots()
     assert abs(rcfr.exploitability(game, public_mixture(game.rules, kept, run.encoder, np.float32)) - exact) < 1e-5

@@ -161,6 +161,8 @@ def test_shards_in_one_process_never_import_ray(kuhn, goofspiel, monkeypatch):
 def test_ray_workers_equal_in_process_shards(local_ray, kuhn, goofspiel):
     """Two Ray workers and two shards run here give the same run bit for bit (the numbers depend on the shard
     count only): SD-CFR, DREAM (rollouts and baselines), ESCHER and sampled RCFR+."""
-    for name, options in (NEURAL[0], NEURAL[3], NEURAL[4]):
-        assert _same(_neural(kuhn, name, options, 2, workers=2), _neural(kuhn, name, options, 2, shards=2))
-    assert _same(_rcfr(goofspiel, 3, workers=2), _rcfr(goofspiel, 3, shards=2))
+    for name, options in (NEURAL[0], NEURAL[3], NEURAL[4]):  # in-process first: the workers load its kernels
+        here = _neural(kuhn, name, options, 2, shards=2)
+        assert _same(_neural(kuhn, name, options, 2, workers=2), here)
+    here = _rcfr(goofspiel, 3, shards=2)
+    assert _same(_rcfr(goofspiel, 3, workers=2), here)

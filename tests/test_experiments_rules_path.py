@@ -154,7 +154,8 @@ def test_a_recall_abstraction_is_accepted_on_the_rules():
     validate(cfg)  # no ConfigError: the rules path keys the abstraction by code
 
 
-def _preset_specs(preset):
+def _preset_specs(preset, seed=None):
+    """The validated run specs of a preset's sweep (with `seed`: that seed's jobs only), and the count of all."""
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
 
@@ -164,7 +165,9 @@ def _preset_specs(preset):
     try:
         with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
             jobs = sweep_jobs(compose("config", overrides=[f"+experiment={preset}"], return_hydra_config=True))
-            return [validate(compose("config", overrides=job)) for job in jobs]
+            chosen = [job for job in jobs if seed is None or f"run.seed={seed}" in job]
+            specs = [validate(compose("config", overrides=job)) for job in chosen]
+            return (specs, len(jobs)) if seed is not None else specs
     finally:
         GlobalHydra.instance().clear()
 
@@ -182,12 +185,12 @@ def test_the_equal_memory_presets_compose():
     assert {s.solver.name for s in quick} == {"es-mccfr", "sampled-rcfr+"}
 
 
-@pytest.mark.slow  # validates 85 jobs
+@pytest.mark.slow  # validates 35 jobs
 def test_the_bounded_equal_memory_presets_compose():
     """Issue 34's comparison: every learned arm keeps nothing per set (model profile, row targets, a bounded
     mixture), at three sizes, beside ES on the full game and the six recall abstractions."""
-    big = _preset_specs("bluff22_equal_memory")
-    assert len(big) == 25 * 3 and {(s.game.params["dice2"], s.game.compiled) for s in big} == {(2, False)}
+    big, jobs = _preset_specs("bluff22_equal_memory", seed=0)
+    assert len(big) == 25 and jobs == 25 * 3 and {(s.game.params["dice2"], s.game.compiled) for s in big} == {(2, False)}
     assert {s.abstraction.params.get("r") for s in big} == {None, 1, 2, 3, 4, 6, 8}
     learned = [s for s in big if s.solver.name != "es-mccfr"]
     assert {s.regressor.name for s in learned} == {"best_first", "lightgbm", "mlp"}

@@ -88,7 +88,7 @@ def test_the_preset_runs_8_trials_prints_the_best_resumes_and_its_best_trial_rer
 
     storage = f"hydra.sweeper.storage.url=sqlite:///{tmp_path / 'study.db'}"
     done = _run("+experiment=tune_lean_rcfr", f"hydra.sweep.dir={tmp_path / 'first'}", storage,
-                "hydra.launcher.n_jobs=2")
+                "hydra.launcher.n_jobs=2", "run.iterations=250")  # shorter trials; the re-run command keeps it
     assert done.returncode == 0, done.stderr
     assert "study tune_lean_rcfr: 8 trials (8 complete)" in done.stdout
     best = re.search(r"best: trial (\d+), objective (\S+)\n  (.*)\nre-run it: (.*)\n", done.stdout)
