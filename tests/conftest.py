@@ -43,10 +43,21 @@ def _warm_rules_and_trees():
     rcfr.evaluation.bluff._walk.dispatcher
 
 
+def _warm_model_driver(by_rules):
+    """The driver with compiled models in the walk (``profile="model"``), on the tree or on the rules: a minute
+    or more each, cold, and only the slow set's runs use them."""
+    from rcfr.solvers import SampledRCFRPlus
+
+    game = rcfr.load_game("kuhn", compiled=not by_rules)
+    SampledRCFRPlus(game, features_on_demand=True, features="poker", traversals=1, regressor={
+        "name": "best_first", "max_leaves": 4}, profile="model", average="mixture").run(2)
+
+
 #: Kernels that take up to a minute of CPU each to compile from a cold numba cache (the game compiler and
 #: the sampling driver first): split among the xdist workers so that no two compile the same one at the same
-#: time (warm, each loads in about a second).
+#: time (warm, each loads in about a second). The slow set (``-m slow``) adds the model drivers.
 WARM_UPS = (_warm_driver, _warm_rules_and_trees)
+SLOW_WARM_UPS = (lambda: _warm_model_driver(False), lambda: _warm_model_driver(True))
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -55,7 +66,8 @@ def _compiled_kernels(request, tmp_path_factory, _private_cache):
     if not worker or len(request.session.items) < 200:  # a few tests may need neither entry point
         return
     index, count = int(worker.removeprefix("gw")), int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-    for warm in WARM_UPS[index::count]:
+    warm_ups = WARM_UPS + (SLOW_WARM_UPS if request.config.option.markexpr == "slow" else ())
+    for warm in warm_ups[index::count]:
         warm()
     # then wait (at most ten minutes) until every worker has warmed its share: the others load them from disk
     shared = tmp_path_factory.getbasetemp().parent
