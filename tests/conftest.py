@@ -46,11 +46,12 @@ def _warm_rules_and_trees():
 def _warm_model_driver(by_rules):
     """The driver with compiled models in the walk (``profile="model"``), on the tree or on the rules: a minute
     or more each, cold, and only the slow set's runs use them."""
-    from rcfr.solvers import SampledRCFRPlus
+    from rcfr.solvers import SampledRCFR, SampledRCFRPlus
 
     game = rcfr.load_game("kuhn", compiled=not by_rules)
-    SampledRCFRPlus(game, features_on_demand=True, features="poker", traversals=1, regressor={
-        "name": "best_first", "max_leaves": 4}, profile="model", average="mixture").run(2)
+    for solver in (SampledRCFR, SampledRCFRPlus):
+        solver(game, features_on_demand=True, features="poker", traversals=2, refit_every=2, capacity=10**4,
+               regressor={"name": "best_first", "max_leaves": 8}, profile="model", average="mixture").run(2)
 
 
 #: Kernels that take up to a minute of CPU each to compile from a cold numba cache (the game compiler and

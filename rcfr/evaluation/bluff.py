@@ -26,9 +26,9 @@ import numpy as np
 from numba import njit
 from numba import types as nb
 
+from ..games import dice_bid_tree as bids
 from ..games.dice import FACE_NAMES, Bluff
-from ..games.dice_bid_tree import at_node, bid_path, next_action
-from ..games.dice_fast import BIDS, LAST, MASK, ROLL0, ROLLED
+from ..games.dice_fast import ROLL0
 from ..games.fast import ABSTRACT_CODE, DATA
 from ..numba_lazy import njit_on_first_call
 from ..policy.rules import CodePolicy
@@ -80,15 +80,10 @@ def roll_tables(rules: Bluff) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
 
 @njit(cache=True)
 def _index(codes, code, r, m, rmin, half):
-    """The row of set ``(roll r, mask m)``: in a full policy, sets sorted by code are, per roll below
-    `rmin`, every decision mask (< 2^(bids-1): the top bid leaves only the call), and beyond it only the
-    masks of the player with more rolls (one parity: rank ``m >> 1``). Checked; else a binary search.
-    Returns -1 if the policy lacks the code."""
+    """The row of set ``(roll r, mask m)``: where a whole policy has it (`whole_policy_row`), checked; else a
+    binary search. Returns -1 if the policy lacks the code."""
     n = codes.shape[0]
-    if r < rmin:
-        i = r * 2 * half + m
-    else:
-        i = rmin * 2 * half + (r - rmin) * half + (m >> 1)
+    i = bids.whole_policy_row(r, m, rmin, half)
     if i < n and codes[i] == code:
         return i
     i = np.searchsorted(codes, code)
@@ -157,32 +152,29 @@ def _walk(nb, faces, q0, q1, c0, c1, codes, first, probs, uniform, abstract_code
     into `out`; on a problem stops with ``error = (kind, code, a, b)`` (kinds: `_ERRORS`)."""
     nrolls = (q0.shape[0], q1.shape[0])
     rmax = max(nrolls[0], nrolls[1])
-    rmin = min(nrolls[0], nrolls[1])
-    half = np.int64(1) << (nb - 2)
+    rmin, half = bids.row_layout(nb, nrolls[0], nrolls[1])
     depth = nb + 1
-    last, mask, _, nxt = bid_path(nb)
+    last, mask, _, nxt = bids.bid_path(nb)
     reach = np.ones((2, depth, rmax))
     val = np.zeros((2, depth, rmax))
     ev = np.zeros(depth)
     sig = np.empty((depth, rmax, nb + 1))
     t = np.zeros((2, rmax))
     buckets = np.zeros(max(c0.max(), c1.max()) + 2)
-    state = np.zeros(7, np.int64)  # a set's fast state, for an abstraction's code function
+    state = bids.rolled_state()  # a set's fast state, for an abstraction's code function
     key = np.zeros(2, np.int64)
-    state[ROLLED] = 2
     nodes = 0
     sets = 0
     defaulted = 0
     d = 0
     fresh = True
     while True:
-        p, o, L, nact = at_node(nb, last, d)
+        p, o, L, nact = bids.at_node(nb, last, d)
         k = nb - 1 - L  # bids left
         if fresh:  # enter the node: the acting player's rows, empty accumulators
             fresh = False
             nodes += 1
-            m = mask[d]
-            state[LAST], state[MASK], state[BIDS] = L, m, d
+            m = bids.node_state(state, last, mask, d)
             for r in range(nrolls[p]):
                 if abstracted:
                     state[ROLL0 + p] = r
@@ -212,7 +204,7 @@ def _walk(nb, faces, q0, q1, c0, c1, codes, first, probs, uniform, abstract_code
             for r in range(nrolls[o]):
                 val[o, d, r] = 0.0
             ev[d] = 0.0
-        a = next_action(nxt, d, nact)
+        a = bids.next_action(nxt, d, nact)
         if a >= 0:
             for r in range(nrolls[p]):  # the reaches after action a, in the child's row
                 reach[p, d + 1, r] = reach[p, d, r] * sig[d, r, a]
@@ -223,10 +215,7 @@ def _walk(nb, faces, q0, q1, c0, c1, codes, first, probs, uniform, abstract_code
             else:
                 b = L + 1 + a
                 if b < nb - 1:  # a decision node: go down
-                    last[d + 1] = b
-                    mask[d + 1] = mask[d] | (np.int64(1) << b)
-                    nxt[d + 1] = 0
-                    d += 1
+                    d = bids.down(last, mask, nxt, d, b)
                     fresh = True
                     continue
                 # the top bid: the next player's call is forced (collapsed, as in the compiled tree)

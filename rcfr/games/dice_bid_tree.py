@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .dice_fast import BIDS, LAST, MASK, ROLLED
+
 
 @njit(cache=True, inline="always")
 def bid_path(nb):
@@ -19,6 +21,38 @@ def bid_path(nb):
     last = np.empty(depth, np.int64)
     last[0] = -1
     return last, np.zeros(depth, np.int64), np.zeros(depth, np.int64), np.zeros(depth, np.int64)
+
+
+@njit(cache=True, inline="always")
+def rolled_state():
+    """A set's fast state (`dice_fast`) once both players have rolled, for a walk to fill node by node."""
+    state = np.zeros(7, np.int64)
+    state[ROLLED] = 2
+    return state
+
+
+@njit(cache=True, inline="always")
+def node_state(state, last, mask, d):
+    """Writes the node at depth `d` (its last bid, bid mask and bids made) into `state`; returns the mask."""
+    m = mask[d]
+    state[LAST], state[MASK], state[BIDS] = last[d], m, d
+    return m
+
+
+@njit(cache=True, inline="always")
+def row_layout(nb, r0, r1):
+    """(rmin, half) of `whole_policy_row` for a game of `nb` bids whose players have `r0` and `r1` rolls."""
+    return min(r0, r1), np.int64(1) << (nb - 2)
+
+
+@njit(cache=True, inline="always")
+def whole_policy_row(r, m, rmin, half):
+    """The row of set ``(roll r, mask m)`` in a policy over every decision set sorted by code: per roll below
+    `rmin`, every decision mask (< 2^(bids-1): the top bid leaves only the call), and beyond it only the masks
+    of the player with more rolls (one parity: rank ``m >> 1``)."""
+    if r < rmin:
+        return r * 2 * half + m
+    return rmin * 2 * half + (r - rmin) * half + (m >> 1)
 
 
 @njit(cache=True, inline="always")
@@ -56,10 +90,17 @@ def keep(kept, bid, d, r):
 
 
 @njit(cache=True, inline="always")
-def descend(last, mask, kept, nxt, d, bid, r):
-    """Enter the child of the node at depth `d` reached by `bid`; returns its depth."""
+def down(last, mask, nxt, d, bid):
+    """Enter the child of the node at depth `d` reached by `bid` (its last bid, mask and action cursor); returns
+    its depth."""
     last[d + 1] = bid
     mask[d + 1] = mask[d] | (np.int64(1) << bid)
-    kept[d + 1] = keep(kept[d], bid, d, r)
     nxt[d + 1] = 0
     return d + 1
+
+
+@njit(cache=True, inline="always")
+def descend(last, mask, kept, nxt, d, bid, r):
+    """`down`, with the kept mask of the last-r-bids abstraction too."""
+    kept[d + 1] = keep(kept[d], bid, d, r)
+    return down(last, mask, nxt, d, bid)

@@ -27,8 +27,8 @@ from numba import njit
 from numba.typed import List
 
 from ...evaluation.bluff import _check_bluff, decision_sets, roll_tables, whole_policy
-from ...games.dice_bid_tree import at_node, bid_path, next_action
-from ...games.dice_fast import BIDS, LAST, MASK, ROLL0, ROLLED
+from ...games import dice_bid_tree as bids
+from ...games.dice_fast import ROLL0
 from ...policy.rules import CodePolicy
 from ...regressors.compiled import CompiledModel, predict_row
 from ..model_strategies import _set_rows, row_coder
@@ -48,29 +48,25 @@ def _mixture_walk(nb, r0, r1, models, owner, weights, ts, coder, encoder_data, w
     ts[j]. On a problem stops with ``error = (kind, code, snapshot or actions, -)``."""
     nrolls = (r0, r1)
     rmax = max(r0, r1)
-    rmin = min(r0, r1)
-    half = np.int64(1) << (nb - 2)
+    rmin, half = bids.row_layout(nb, r0, r1)
     depth = nb + 1
     snaps = len(models)
-    last, mask, _, nxt = bid_path(nb)
+    last, mask, _, nxt = bids.bid_path(nb)
     rows = np.zeros((rmax, nb + 1, width))
     need = np.zeros(rmax, np.bool_)
     sig = np.zeros((depth, snaps, rmax, nb + 1))
     reach = np.ones((snaps, depth, rmax))
     num = np.zeros((rmax, nb + 1))
-    state = np.zeros(7, np.int64)
-    state[ROLLED] = 2
     sets = 0
     predicted = 0
+    state = bids.rolled_state()
     d = 0
     fresh = True
     while True:
-        p, o, L, nact = at_node(nb, last, d)
-        k = nb - 1 - L  # the call's action (after the first bid)
+        p, o, L, nact = bids.at_node(nb, last, d)
         if fresh:
             fresh = False
-            m = mask[d]
-            state[LAST], state[MASK], state[BIDS] = L, m, d
+            m = bids.node_state(state, last, mask, d)
             state[ROLL0 + o] = 0
             for r in range(nrolls[p]):  # each roll's rows, once for all its snapshots, where one reaches it
                 need[r] = False
@@ -105,10 +101,7 @@ def _mixture_walk(nb, r0, r1, models, owner, weights, ts, coder, encoder_data, w
                         num[r, a] += weights[j] * (reach[j, d, r] * s[a])
             for r in range(nrolls[p]):
                 code = 2 * ((np.int64(r) << nb) + m) + p
-                if r < rmin:
-                    i = r * 2 * half + m
-                else:
-                    i = rmin * 2 * half + (r - rmin) * half + (m >> 1)
+                i = bids.whole_policy_row(r, m, rmin, half)
                 if i >= codes.shape[0] or codes[i] != code or first[i + 1] - first[i] != nact:
                     error[0], error[1], error[2] = _BAD_LAYOUT, code, nact
                     return sets, predicted
@@ -118,9 +111,9 @@ def _mixture_walk(nb, r0, r1, models, owner, weights, ts, coder, encoder_data, w
                 for a in range(nact):
                     probs[first[i] + a] = num[r, a] / total if total > 0.0 else 1.0 / nact
                 sets += 1
-        a = next_action(nxt, d, nact)
+        a = bids.next_action(nxt, d, nact)
         if a >= 0:
-            if a == k and d > 0:  # the call: terminal
+            if a == nact - 1 and d > 0:  # the call (the last action after the first bid): terminal
                 continue
             b = L + 1 + a
             if b >= nb - 1:  # the top bid: the next player's call is forced, no decision below
@@ -132,10 +125,7 @@ def _mixture_walk(nb, r0, r1, models, owner, weights, ts, coder, encoder_data, w
                 else:
                     for r in range(nrolls[o]):
                         reach[j, d + 1, r] = reach[j, d, r]
-            last[d + 1] = b
-            mask[d + 1] = mask[d] | (np.int64(1) << b)
-            nxt[d + 1] = 0
-            d += 1
+            d = bids.down(last, mask, nxt, d, b)
             fresh = True
             continue
         if d == 0:
