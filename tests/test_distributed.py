@@ -591,22 +591,19 @@ def test_sharded_rules_cfr_negative_control(monkeypatch):
     assert _gap(short.average_policy(), one.average_policy()) > 1e-3
 
 
-GOOF4 = {"cards": 4}
-
-
 def test_a_rules_cfr_checkpoint_resumes_on_another_shard_count():
-    half = _rules_cfr("goofspiel", GOOF4, "cfr+", iterations=5, shards=3)
-    resumed = _rules_cfr("goofspiel", GOOF4, "cfr+", shards=2)
+    half = _rules_cfr("goofspiel", {"cards": 4}, "cfr+", iterations=5, shards=3)
+    resumed = _rules_cfr("goofspiel", {"cards": 4}, "cfr+", shards=2)
     resumed.load_state_dict(half.state_dict())
     resumed.run(5)
-    straight = _rules_cfr("goofspiel", GOOF4, "cfr+", iterations=10)
+    straight = _rules_cfr("goofspiel", {"cards": 4}, "cfr+", iterations=10)
     assert resumed.iteration == 10
     assert np.abs(_regrets_by_code(resumed) - _regrets_by_code(straight)).max() <= 1e-12
     assert _gap(resumed.average_policy(), straight.average_policy()) <= RATIO_TOLERANCE
-    same = _rules_cfr("goofspiel", GOOF4, "cfr+", shards=3)
+    same = _rules_cfr("goofspiel", {"cards": 4}, "cfr+", shards=3)
     same.load_state_dict(half.state_dict())
     assert np.array_equal(same.run(5).average_policy().probs,
-                          _rules_cfr("goofspiel", GOOF4, "cfr+", iterations=10, shards=3).average_policy().probs)
+                          _rules_cfr("goofspiel", {"cards": 4}, "cfr+", iterations=10, shards=3).average_policy().probs)
     with pytest.raises(ValueError, match="fingerprint|belongs to"):
         _rules_cfr("kuhn", {}, "cfr+").load_state_dict(half.state_dict())
 

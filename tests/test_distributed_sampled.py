@@ -163,7 +163,7 @@ def test_ray_workers_equal_in_process_shards(local_ray, kuhn, goofspiel):
     count only): SD-CFR and sampled RCFR+. (DREAM's and ESCHER's shards cross the same `run_shards`; their
     in-process shards are checked above.)"""
     name, options = NEURAL[0]
-    here = _neural(kuhn, name, options, 2, shards=2)  # in-process first: the workers load its kernels
+    here = _neural(kuhn, name, options, 2, shards=2)
     assert _same(_neural(kuhn, name, options, 2, workers=2), here)
     here = _rcfr(goofspiel, 3, shards=2)
     assert _same(_rcfr(goofspiel, 3, workers=2), here)

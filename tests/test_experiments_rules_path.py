@@ -155,7 +155,7 @@ def test_a_recall_abstraction_is_accepted_on_the_rules():
 
 
 def _preset_specs(preset, seed=None):
-    """The validated run specs of a preset's sweep (with `seed`: that seed's jobs only), and the count of all."""
+    """The validated run specs of a preset's sweep; with `seed`, those of that seed's jobs and the number of all jobs."""
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
 

@@ -103,5 +103,5 @@ def test_every_shard_counts(walked, monkeypatch):
 
 @pytest.mark.slow
 def test_ray_workers_equal_in_process_shards(local_ray, walked):
-    here = _lean(walked, 3, shards=2)  # first: the workers then load its kernels from the cache, not compile them twice
+    here = _lean(walked, 3, shards=2)
     assert _same(_lean(walked, 3, workers=2), here)

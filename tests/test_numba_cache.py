@@ -116,9 +116,9 @@ def test_the_rules_walks_depend_on_the_one_walk_and_their_visitors():
 
 @pytest.mark.slow
 def test_an_edit_to_a_walk_reaches_the_cached_sampling_driver(tmp_path):
-    """A copy of the package with its numba cache (the driver loads from it when this run has compiled it
-    already), a sampler run, an edit of the external-sampling walk (it counts a node as 1000), a sampler run in
-    a fresh process: the driver compiled again with the edited walk, not loaded from the stale cache."""
+    """A copy of the package with its numba cache files, a sampler run (after it the copy holds a cached
+    driver), an edit of the external-sampling walk (it counts a node as 1000), a sampler run in a fresh process:
+    the driver compiled again with the edited walk, not the stale cached one loaded."""
     copy = tmp_path / "src"
     shutil.copytree(ROOT / "rcfr", copy / "rcfr", ignore=shutil.ignore_patterns("*.pyc"))
     code = ("import rcfr; assert rcfr.__file__.startswith({where!r}), rcfr.__file__; "
