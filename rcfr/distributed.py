@@ -6,7 +6,10 @@ processes ran the shards or in which order they finished. `run_shards` is the on
 ``workers=1`` runs the shards one after another here and never imports Ray; ``workers > 1`` starts a local Ray
 on demand (``num_cpus=workers``, its workers not niced), or joins the cluster at ``ray_address`` (``"auto"``,
 ``"host:port"``, or ``"ray://host:port"`` for Ray Client), or uses a Ray this process has already initialized,
-and keeps at most `workers` shards in flight. A shard whose worker dies is run again (``retries`` times); if it still fails the
+and keeps at most `workers` shards in flight. What crosses to a worker arrives as it left: Ray's object store
+hands arrays over read-only, and numba types a read-only array apart from a writable one, so an array writable
+here is copied writable there (a frozen one stays shared, zero-copy) and a worker loads the kernels this process
+compiled instead of compiling its own. A shard whose worker dies is run again (``retries`` times); if it still fails the
 call fails, naming the shard: a result is never reduced without every shard's share. docs/distributed.md.
 """
 
@@ -75,8 +78,28 @@ def _connect(workers: int, ray_address: str | None):
     return ray
 
 
+def _pack(obj: Any) -> tuple[bytes, list, list[bool]]:
+    """`obj` pickled with its arrays' buffers apart (Ray ships those zero-copy), each with its writeable flag."""
+    import numpy as np
+    from ray import cloudpickle
+
+    buffers: list = []
+    payload = cloudpickle.dumps(obj, protocol=5, buffer_callback=buffers.append)
+    views = [b.raw() for b in buffers]
+    return payload, [np.frombuffer(v, np.uint8) for v in views], [not v.readonly for v in views]
+
+
+def _unpack(packed: tuple[bytes, list, list[bool]]) -> Any:
+    """What `_pack` packed, its arrays' flags as they were: a buffer that was writable is copied (the store's is
+    read-only), a frozen one is used where it lies."""
+    import pickle
+
+    payload, arrays, writeable = packed
+    return pickle.loads(payload, buffers=[bytearray(a) if w else a for a, w in zip(arrays, writeable)])
+
+
 def _call(function: Callable, common: Any, task: Any) -> Any:
-    return function(common, task)
+    return _pack(function(_unpack(common), _unpack(task)))
 
 
 def run_shards(function: Callable[[Any, Any], Any], common: Any, tasks: Sequence[Any], *, workers: int = 1,
@@ -91,18 +114,18 @@ def run_shards(function: Callable[[Any, Any], Any], common: Any, tasks: Sequence
     ray_address = check_ray_address(ray_address)
     ray = _connect(workers, ray_address)
     remote = ray.remote(num_cpus=1, max_retries=retries)(_call)
-    shared = ray.put(common)
+    shared = ray.put(_pack(common))
     pending: dict = {}
     results: list = [None] * len(tasks)
     following = 0
     while following < len(tasks) or pending:
         while following < len(tasks) and len(pending) < workers:
-            pending[remote.remote(function, shared, tasks[following])] = following
+            pending[remote.remote(function, shared, _pack(tasks[following]))] = following
             following += 1
         done, _ = ray.wait(list(pending), num_returns=1)
         k = pending.pop(done[0])
         try:
-            results[k] = ray.get(done[0])
+            results[k] = _unpack(ray.get(done[0]))
         except ray.exceptions.RayTaskError as why:  # the shard's own error (a bad policy...): raise it as is
             for ref in pending:
                 ray.cancel(ref, force=True)

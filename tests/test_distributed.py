@@ -246,6 +246,26 @@ def test_one_process_never_imports_ray(monkeypatch):
     _cfr_run(g, 2, shards=2)
 
 
+def test_what_crosses_to_a_worker_keeps_its_writeable_flags():
+    """Ray's object store hands every array over read-only (numba would compile a worker's kernels anew for that
+    type): unpacked, an array writable here is a writable copy there and a frozen one the store's own bytes."""
+    pytest.importorskip("ray", reason="Ray is an optional extra: pip install 'rcfr[ray]'")
+    frozen, writable = np.arange(6.0), np.arange(4, dtype=np.int32)
+    frozen.setflags(write=False)
+    payload, arrays, flags = distributed._pack({"frozen": frozen, "nested": [(writable, 3)]})
+    stored = [a.copy() for a in arrays]
+    for a in stored:
+        a.setflags(write=False)  # as a worker reads them from the store
+    there = distributed._unpack((payload, stored, flags))
+    assert flags == [False, True]
+    assert not there["frozen"].flags.writeable and np.shares_memory(there["frozen"], stored[0])
+    assert there["nested"][0][0].flags.writeable and not np.shares_memory(there["nested"][0][0], stored[1])
+    assert np.array_equal(there["frozen"], frozen) and np.array_equal(there["nested"][0][0], writable)
+    assert there["nested"][0][0].dtype == np.int32 and there["nested"][0][1] == 3
+    assert all(not a.flags.writeable for a in distributed._unpack(distributed._pack(game("kuhn").views[0].payoff))
+               .__dict__.values() if isinstance(a, np.ndarray))  # the game's payoffs are frozen: shared, not copied
+
+
 # ---- on a local Ray (slow) -------------------------------------------------------------------------------
 @pytest.mark.slow
 def test_ray_workers_equal_one_process(local_ray):

@@ -229,6 +229,8 @@ class Game:
         payoff1.data *= -1.0
         payoff1.indptr, payoff1.indices = _narrow(payoff1.indptr), _narrow(payoff1.indices)
         payoffs = (payoff0, payoff1)
+        for array in (m for payoff in payoffs for m in (payoff.data, payoff.indices, payoff.indptr)):
+            array.setflags(write=False)  # game data: one numba type here and on Ray workers, shared with them
         views = []
         infoset_offset = 0
         for p in (0, 1):
