@@ -1,6 +1,8 @@
 """Regressors: scikit-learn estimators (clone, checks, errors), the registry, sizes, exactness of the table,
 the partition tree's threshold, the numba tree against scikit-learn's, and the MLP's weighted loss."""
 
+from unittest import mock
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -13,7 +15,17 @@ from sklearn.neighbors import KNeighborsRegressor
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import rcfr
-from rcfr.regressors import MLP, REGRESSORS, BestFirstTree, ExactTable, PartitionTree, SklearnTree, make_regressor, size
+from rcfr.regressors import (
+    MLP,
+    REGRESSORS,
+    BestFirstTree,
+    ExactTable,
+    PartitionTree,
+    SklearnTree,
+    best_first,
+    make_regressor,
+    size,
+)
 from rcfr.regressors.base import fit, predict
 
 FAST = {"mlp": {"epochs": 200}}  # enough epochs for a from-scratch fit
@@ -318,9 +330,37 @@ def test_best_first_sizes_its_buffers_by_rows_not_by_the_budget(data):
 
 
 @settings(max_examples=20, deadline=None)
-@given(st.integers(0, 10_000), st.integers(2, 80), st.booleans())
-def test_best_first_grows_the_same_tree_as_scikit_learn(seed, leaves, weighted):
-    """On float32-exact inputs without ties, the numba tree and scikit-learn's best-first tree agree."""
+@given(st.integers(0, 10_000), st.integers(2, 80), st.booleans(), st.sampled_from([best_first.BINS, 0]))
+def test_best_first_grows_the_same_tree_as_scikit_learn(seed, leaves, weighted, bins):
+    """On float32-exact inputs without ties, the numba tree and scikit-learn's best-first tree agree, grown from
+    per-bin sums (60 values a column) or, with no column narrow enough (``BINS = 0``), from the sort orders."""
+    patch = mock.patch.object(best_first, "BINS", bins)
+    patch.start()
+    try:
+        _same_tree_as_scikit_learn(seed, leaves, weighted)
+    finally:
+        patch.stop()
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, 300), st.integers(1, 4), st.integers(2, 12))
+def test_binned_and_sorted_growth_grow_the_same_tree(seed, leaves, min_leaf, values):
+    """Per-bin sums and sort orders consider the same cuts and break ties alike: the same tree, leaf values to
+    1e-12, on rows with repeated values, equal targets and zero weights (ties everywhere)."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, values, size=(200, 6)) / 3.0
+    y, w = rng.integers(-3, 4, size=200) / 2.0, rng.integers(0, 3, size=200).astype(float)
+    trees = []
+    for bins in (best_first.BINS, 0):
+        with mock.patch.object(best_first, "BINS", bins):
+            trees.append(BestFirstTree(leaves, min_samples_leaf=min_leaf).fit(X, y, sample_weight=w))
+    binned, ordered = trees
+    for name in ("feature_", "threshold_", "left_", "right_"):
+        assert np.array_equal(getattr(binned, name), getattr(ordered, name)), name
+    assert np.allclose(binned.value_, ordered.value_, rtol=0, atol=1e-12)
+
+
+def _same_tree_as_scikit_learn(seed, leaves, weighted):
     from sklearn.tree import DecisionTreeRegressor
     rng = np.random.default_rng(seed)
     X = rng.permuted(np.tile(np.arange(60.0) / 4, (4, 1)), axis=1).T  # distinct values per column
