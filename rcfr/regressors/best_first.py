@@ -314,6 +314,48 @@ def _predict(X, feature, cut, left, right, value, out):
     return out
 
 
+@njit(cache=True)
+def _rank(XT, most):
+    """(bins, values, counts) of each column's values ranked (``values[f, :counts[f]]`` sorted, ``bins[i, f]``
+    row i's rank in column f), or an empty ``bins`` as soon as a column has more than `most` distinct values."""
+    d, n = XT.shape
+    values = np.empty((d, most))
+    counts = np.zeros(d, dtype=np.int64)
+    for f in range(d):
+        m = 0
+        for i in range(n):
+            x = XT[f, i]
+            lo, hi = 0, m
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if values[f, mid] < x:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            if lo < m and values[f, lo] == x:
+                continue
+            if m == most:
+                return np.empty((0, 0), dtype=np.uint8), values, counts
+            for k in range(m, lo, -1):
+                values[f, k] = values[f, k - 1]
+            values[f, lo] = x
+            m += 1
+        counts[f] = m
+    bins = np.empty((n, d), dtype=np.uint8)
+    for f in range(d):
+        for i in range(n):
+            x = XT[f, i]
+            lo, hi = 0, counts[f]
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if values[f, mid] < x:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            bins[i, f] = lo
+    return bins, values[:, :max(counts.max(), 1)], counts
+
+
 class BestFirstTree(RegressorMixin, BaseEstimator):
     """Best-first regression tree (squared error) with a leaf budget; sort orders cached per X.
 
@@ -336,21 +378,11 @@ class BestFirstTree(RegressorMixin, BaseEstimator):
             columns = np.flatnonzero(np.ptp(X, axis=0) > 0) if len(X) else np.zeros(0, np.int64)
             # with no non-constant column, one constant row keeps the kernels' order[0] in bounds
             XT = np.ascontiguousarray(X[:, columns].T) if len(columns) else np.zeros((1, len(X)))
-            order = np.ascontiguousarray(np.argsort(XT, axis=1, kind="stable"))
-            ordered = np.take_along_axis(XT, order, axis=1)
-            new = np.ones(ordered.shape, dtype=bool)
-            new[:, 1:] = ordered[:, 1:] > ordered[:, :-1]
-            rank = np.cumsum(new, axis=1) - 1
-            counts = rank[:, -1] + 1 if XT.shape[1] else np.zeros(len(XT), np.int64)
-            if XT.shape[1] and counts.max() <= BINS:
-                bins = np.empty(XT.shape, dtype=np.uint8)
-                np.put_along_axis(bins, order, rank.astype(np.uint8), axis=1)
-                values = np.full((len(XT), int(counts.max())), np.inf)
-                for f in range(len(XT)):
-                    values[f, :counts[f]] = ordered[f, new[f]]
-                inputs = ("binned", np.ascontiguousarray(bins.T), values, counts.astype(np.int64))
+            bins, values, counts = _rank(XT, BINS) if XT.shape[1] and BINS else (np.empty((0, 0)), None, None)
+            if bins.size:
+                inputs = ("binned", bins, values, counts)
             else:
-                inputs = ("sorted", XT, order)
+                inputs = ("sorted", XT, np.ascontiguousarray(np.argsort(XT, axis=1, kind="stable")))
             cached = (cache_key(X), inputs, columns)
             self._sorted = cached if cached[0] is not None else None
         return cached[1], cached[2]
