@@ -5,7 +5,7 @@
 
 The rows are Liar's Dice (1,1)'s sequence rows under the ``liars_dice`` encoder (69 columns; the Bluff(2,2) arms
 fit the same encoder's 81), drawn without replacement (seed 0, repeated when more are asked than the game has), with standard
-normal targets (seed 1). The sort orders are computed once per row matrix and kept (`_prepare`), as between
+normal targets (seed 1). The column ranks (or sort orders) are computed once per row matrix and kept (`_prepare`), as between
 refits on one reservoir, so the table gives the first fit (sorting included) and the median of `--repeats`
 refits with new targets. The first call of each kernel (compiling or loading numba's cache) is not timed.
 """
