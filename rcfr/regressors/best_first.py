@@ -117,26 +117,36 @@ def _pop(gain, node, size):
 
 
 @njit(cache=True)
+def _nodes(cap, n):
+    """A growth's per-node arrays for `cap` nodes, node 0 (the root, a leaf) holding the n rows."""
+    seg_start, seg_end, is_leaf = np.zeros(cap, dtype=np.int64), np.zeros(cap, dtype=np.int64), np.zeros(cap, np.bool_)
+    seg_end[0], is_leaf[0] = n, True
+    return (np.full(cap, -1, dtype=np.int64), np.zeros(cap), np.full(cap, -1, dtype=np.int64),
+            np.full(cap, -1, dtype=np.int64), np.zeros(cap), seg_start, seg_end, np.zeros(cap),
+            np.full(cap, -1, dtype=np.int64), np.zeros(cap), is_leaf)
+
+
+@njit(cache=True)
+def _leaf_of(is_leaf, seg_start, seg_end, rows):
+    """Each row's leaf: the leaf whose segment of `rows` holds it."""
+    leaf_of = np.empty(len(rows), dtype=np.int64)
+    for k in range(len(is_leaf)):
+        if is_leaf[k]:
+            for j in range(seg_start[k], seg_end[k]):
+                leaf_of[rows[j]] = k
+    return leaf_of
+
+
+@njit(cache=True)
 def _grow(XT, sorted_order, y, w, max_leaves, min_leaf):
     d, n = XT.shape
     order = sorted_order.copy()
     scratch = np.empty(n, dtype=order.dtype)
     goes_left = np.zeros(n, dtype=np.bool_)
     cap = 2 * max_leaves
-    feature = np.full(cap, -1, dtype=np.int64)
-    cut = np.zeros(cap)
-    left_child = np.full(cap, -1, dtype=np.int64)
-    right_child = np.full(cap, -1, dtype=np.int64)
-    value = np.zeros(cap)
-    seg_start = np.zeros(cap, dtype=np.int64)
-    seg_end = np.zeros(cap, dtype=np.int64)
-    gain = np.zeros(cap)
-    split_f = np.full(cap, -1, dtype=np.int64)
-    split_cut = np.zeros(cap)
+    feature, cut, left_child, right_child, value, seg_start, seg_end, gain, split_f, split_cut, is_leaf = _nodes(cap, n)
     split_left = np.zeros(cap, dtype=np.int64)
-    is_leaf = np.zeros(cap, dtype=np.bool_)
     nodes = 1
-    seg_start[0], seg_end[0], is_leaf[0] = 0, n, True
     leaves = 1
     tw = 0.0
     twy = 0.0
@@ -182,12 +192,8 @@ def _grow(XT, sorted_order, y, w, max_leaves, min_leaf):
         left_child[best], right_child[best] = nodes, nodes + 1
         nodes += 2
         leaves += 1
-    leaf_of = np.empty(n, dtype=np.int64)
-    for k in range(nodes):
-        if is_leaf[k]:
-            for j in range(seg_start[k], seg_end[k]):
-                leaf_of[order[0, j]] = k
-    return feature[:nodes], cut[:nodes], left_child[:nodes], right_child[:nodes], value[:nodes], leaf_of
+    return (feature[:nodes], cut[:nodes], left_child[:nodes], right_child[:nodes], value[:nodes],
+            _leaf_of(is_leaf[:nodes], seg_start, seg_end, order[0]))
 
 
 @njit(cache=True)
@@ -249,19 +255,8 @@ def _grow_binned(bins, values, nbins, y, w, max_leaves, min_leaf):
     hwy = np.empty((d, width))
     hn = np.empty((d, width), dtype=np.int64)
     cap = 2 * max_leaves
-    feature = np.full(cap, -1, dtype=np.int64)
-    cut = np.zeros(cap)
-    left_child = np.full(cap, -1, dtype=np.int64)
-    right_child = np.full(cap, -1, dtype=np.int64)
-    value = np.zeros(cap)
-    seg_start = np.zeros(cap, dtype=np.int64)
-    seg_end = np.zeros(cap, dtype=np.int64)
-    gain = np.zeros(cap)
-    split_f = np.full(cap, -1, dtype=np.int64)
-    split_cut = np.zeros(cap)
-    is_leaf = np.zeros(cap, dtype=np.bool_)
+    feature, cut, left_child, right_child, value, seg_start, seg_end, gain, split_f, split_cut, is_leaf = _nodes(cap, n)
     nodes = 1
-    seg_start[0], seg_end[0], is_leaf[0] = 0, n, True
     tw, twy, gain[0], split_f[0], split_cut[0] = _node_split(bins, values, nbins, y, w, rows, 0, n, min_leaf,
                                                              hw, hwy, hn)
     value[0] = twy / tw if tw > 0 else 0.0
@@ -296,12 +291,8 @@ def _grow_binned(bins, values, nbins, y, w, max_leaves, min_leaf):
         left_child[best], right_child[best] = nodes, nodes + 1
         nodes += 2
         leaves += 1
-    leaf_of = np.empty(n, dtype=np.int64)
-    for k in range(nodes):
-        if is_leaf[k]:
-            for j in range(seg_start[k], seg_end[k]):
-                leaf_of[rows[j]] = k
-    return feature[:nodes], cut[:nodes], left_child[:nodes], right_child[:nodes], value[:nodes], leaf_of
+    return (feature[:nodes], cut[:nodes], left_child[:nodes], right_child[:nodes], value[:nodes],
+            _leaf_of(is_leaf[:nodes], seg_start, seg_end, rows))
 
 
 @njit(cache=True)
