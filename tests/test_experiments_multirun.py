@@ -104,8 +104,8 @@ def test_aggregate_command_line(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_the_readme_main_command(tmp_path):
-    """`rcfr-run +experiment=leduc_quick` as a new user runs it (minutes: 2.5 warm on
-    2 idle cores, 8.5 to 11 on a loaded one)."""
+    """`rcfr-run +experiment=leduc_quick` as a new user runs it (2 min warm on 2 idle cores, 2.5 with a cold
+    numba cache, about 3 beside the slow set's other worker)."""
     done = _run("rcfr.experiments.run", "+experiment=leduc_quick", f"hydra.sweep.dir={tmp_path}", timeout=1200)
     assert done.returncode == 0, done.stderr
     lines = [line.split(" | ") for line in done.stdout.splitlines() if line.startswith("| ")][1:]
