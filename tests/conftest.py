@@ -61,6 +61,20 @@ WARM_UPS = (_warm_driver, _warm_rules_and_trees)
 SLOW_WARM_UPS = (lambda: _warm_model_driver(False), lambda: _warm_model_driver(True))
 
 
+#: The slow set's longest tests (minutes each, measured on the 2-core machine), started first so that the workers
+#: finish together instead of one running a long test alone at the end; the rest keep their order.
+LONGEST_FIRST = ("test_experiments_multirun.py::test_the_readme_main_command", "test_tuning.py::",
+                 "test_lean_shards.py::test_ray_workers", "test_numba_cache.py::test_an_edit_to_a_walk",
+                 "test_large_rcfr_kit.py::test_a_run_reports", "test_bluff_public_cfr.py::test_bluff_21",
+                 "test_wheel.py::", "test_model_state.py::", "test_inwalk_models.py::")
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {key: k for k, key in enumerate(LONGEST_FIRST)}
+    order = lambda item: next((rank[key] for key in LONGEST_FIRST if key in item.nodeid), len(rank))  # noqa: E731
+    items.sort(key=order)  # stable: the other tests stay in collection order
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _compiled_kernels(request, tmp_path_factory, _private_cache):
     worker = os.environ.get("PYTEST_XDIST_WORKER")

@@ -81,3 +81,83 @@ def test_a_checkpoint_without_the_window_flag_is_refused():
     other = _bootstrapped()
     other.load_state_dict(solver.state_dict())
     assert other.iteration == 8
+
+
+# ---- rows walked elsewhere, merged in (`RowTargets.absorb`: the sharded bounded form) -------------------------
+def _kept(capacity, recent, seed=0):
+    from rcfr.solvers.model_strategies import row_reservoir
+    from rcfr.solvers.targets import RowTargets
+    return RowTargets(row_reservoir(capacity, 1, seed, 1, recent=recent))
+
+
+def _offer(targets, ids, rng):
+    """One process's writes (`model_strategies._keep_rows`): a window's ring, or Algorithm R; the row is the id."""
+    k = targets.kept
+    capacity = len(k.value)
+    for i in ids:
+        seen = int(k.seen[0])
+        j = seen % capacity if k.recent[0] else seen if seen < capacity else int(rng.integers(seen + 1))
+        k.seen[0] = seen + 1
+        if j < capacity:
+            k.rows[j, 0], k.value[j], k.t[j] = i, -i, i // 7
+
+
+def _merged(capacity, recent, before, parts, seed):
+    """`before` ids offered here, then each part's ids walked by a shard of its own and absorbed."""
+    rng = np.random.default_rng(seed)
+    learner = _kept(capacity, recent)
+    _offer(learner, np.arange(before), rng)
+    held, start = [], before
+    for n in parts:
+        shard = _kept(capacity, recent)
+        _offer(shard, np.arange(start, start + n), rng)
+        held.append(shard.held())
+        start += n
+    learner.absorb(held, rng)
+    return learner
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 12), st.integers(0, 30), st.lists(st.integers(0, 30), max_size=4))
+def test_a_window_absorbs_shards_as_if_their_rows_were_written_here(capacity, before, parts):
+    merged = _merged(capacity, True, before, parts, 0)
+    straight = _kept(capacity, True)
+    _offer(straight, np.arange(before + sum(parts)), None)
+    for name in ("rows", "value", "t", "seen"):
+        assert np.array_equal(getattr(merged.kept, name), getattr(straight.kept, name)), name
+
+
+def _inclusion(merge, capacity=10, before=25, parts=(40, 15), runs=3000):
+    """How often each of the ids offered ends up held, over `runs` merges with their own draws."""
+    total = before + sum(parts)
+    counts = np.zeros(total)
+    for seed in range(runs):
+        held = merge(capacity, False, before, list(parts), seed)
+        assert int(held.kept.seen[0]) == total and len(np.unique(held.kept.rows[:, 0])) == capacity
+        counts[held.kept.rows[:, 0].astype(int)] += 1
+        assert np.array_equal(held.kept.value, -held.kept.rows[:, 0])  # the row's target came with it
+    return counts / runs
+
+
+def test_a_reservoir_absorbs_shards_into_a_uniform_sample_of_every_row_offered():
+    """Unbiasedness of the merge: each id is held with probability capacity / offered (Algorithm R's in one
+    process), within 5 binomial standard errors; negative control: a merge that keeps its own rows first and
+    fills up with the shards' in order (what appending to a full reservoir would do) is far from uniform."""
+    p = 10 / 80
+    bound = lambda runs: 5 * np.sqrt(p * (1 - p) / runs)  # noqa: E731
+    assert np.abs(_inclusion(_merged) - p).max() < bound(3000)
+
+    def first_come(capacity, recent, before, parts, seed):
+        merged = _merged(capacity, recent, before, parts, seed)
+        learner = _kept(capacity, recent)
+        _offer(learner, np.arange(before), np.random.default_rng(seed))
+        learner.kept.seen[0] = merged.kept.seen[0]
+        return learner
+
+    assert np.abs(_inclusion(first_come, runs=300) - p).max() > bound(300)  # fails the check the merge passes
+
+
+def test_a_reservoir_that_is_not_full_keeps_every_row_in_the_order_offered():
+    merged = _merged(50, False, 7, [5, 0, 9], 1)
+    assert int(merged.kept.seen[0]) == 21 and merged.kept.rows[:21, 0].tolist() == list(range(21))
+    assert not merged.kept.rows[21:].any()

@@ -20,7 +20,8 @@
   opponent's action is drawn at each visit instead of kept per set, and the buffers hold the sink set alone.
 
 A batch can be walked elsewhere and added here (`walk_spec`, `traverse_batch`, `absorb`: the seam
-`rcfr.solvers.distributed_sampled.distribute` shards through, visited profile only; docs/distributed.md).
+`rcfr.solvers.distributed_sampled.distribute` shards through, with the visited profile or in the bounded form,
+``profile="model"`` with nothing numbered; docs/distributed.md).
 
 Refused here: ``profile="cache"`` (it refreshes every set of the game) and probing (the discovery walk does not
 mirror it), and information-set abstractions (the encoders describe full sets).
@@ -150,23 +151,41 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
         (default: this iteration's, as `_advance` credits it)."""
         if weight is None:
             weight = float(self.iteration) ** self.power / self.traversals
-        return {"kind": type(self), "rules": self.game.rules, "options": self.options, "solver_name": self.solver_name,
+        spec = {"kind": type(self), "rules": self.game.rules, "options": self.options, "solver_name": self.solver_name,
                 "chunk": self.chunk, "regressors": list(self.regressors),
                 "fitted": [int(self.fits[p]["count"][1]) for p in (0, 1)], "iteration": int(self.iteration),
                 "player": int(player), "weight": float(weight)}
+        if self.profile == "model":  # the walks' compiled models and their t (a few arrays each), not the regressors
+            walk = self._walk_model
+            spec["regressors"] = None
+            spec["models"] = [(walk.model0, float(walk.t[0])), (walk.model1, float(walk.t[1]))]
+        return spec
 
     @staticmethod
     def traverse_batch(spec: dict, traversals: int, seed: int) -> dict:
         """`traverse_batch` (the module function): run in a worker."""
         return traverse_batch(spec, traversals, seed)
 
-    def absorb(self, player: int, batches: list[dict]) -> None:
+    def absorb(self, player: int, batches: list[dict], seed: int = 0) -> None:
         """Add `player`'s batches (`traverse_batch`'s results) in the order given as the one batch `_batch` would have
         left: the sets new here numbered by code in order of first meeting, their states kept; the sampled regret
         sums and visits into the tally (each set written listed once), the weighted average-strategy increments
         into the average sums, the traversals and nodes into the counters. `_advance` then collects the tally into
-        the reservoir or stored sums and fits, as after a batch walked here."""
+        the reservoir or stored sums and fits, as after a batch walked here. With nothing numbered (profile="model",
+        the walks' rows as targets) a batch holds the feature rows its walks kept instead, merged into the player's
+        rows (`RowTargets.absorb`, a uniform reservoir's draws from `seed`)."""
         b = self.buffers
+        if not self.numbered:
+            offered = sum(batch["rows"][3] for batch in batches)
+            if offered > self.capacity:  # as `_check_rows` refuses it in one process
+                raise ValueError(f"{self.solver_name}: player {player}'s traversals at iteration {self.iteration} wrote "
+                                 f"{offered:,} feature rows, more than capacity={self.capacity:,}: raise capacity (or "
+                                 f"lower traversals)")
+            self.kept[player].absorb([batch["rows"] for batch in batches], np.random.default_rng(seed))
+            for batch in batches:
+                b.counters[C_TRAVERSAL] += batch["traversals"]
+                b.counters[C_NODES] += batch["nodes"]
+            return
         for batch in batches:
             sizes = batch["num_actions"]
             ids = b.number(batch["codes"], sizes, batch["signatures"], batch["set_states"])
@@ -363,20 +382,30 @@ def traverse_batch(spec: dict, traversals: int, seed: int) -> dict:
     sums and visits and the weighted average-strategy increments; with the traversals and nodes walked."""
     from ..sampling.buffers import seed_state
     walker = spec["kind"](_rules_game(spec["rules"]), spec["options"], spec["solver_name"], chunk=spec["chunk"])
-    walker.regressors, walker.traversals, walker.iteration = list(spec["regressors"]), int(traversals), spec["iteration"]
+    walker.traversals, walker.iteration = int(traversals), spec["iteration"]
     for p in (0, 1):
         walker.fits[p]["count"][1] = spec["fitted"][p]
-        if spec["fitted"][p] > 0:
-            walker.visited.stale(p)
+        if "models" in spec:
+            from .model_strategies import with_model
+            walker._walk_model = with_model(walker._walk_model, p, *spec["models"][p])
+        else:
+            walker.regressors[p] = spec["regressors"][p]
+            if spec["fitted"][p] > 0:
+                walker.visited.stale(p)
     b = walker.buffers
     b.rng[:] = seed_state(int(seed))
+    if not walker.numbered:  # the rows a uniform reservoir keeps are drawn from the shard's stream too
+        walker.kept[spec["player"]].kept.rng[:] = seed_state(int(seed) + 1)
     walker._batch(spec["player"], spec["weight"])
+    done = {"traversals": int(b.counters[C_TRAVERSAL]), "nodes": int(b.counters[C_NODES])}
+    if not walker.numbered:
+        return {"rows": walker.kept[spec["player"]].held(), **done}
     sets, slots = b.num_sets, b.num_slots
     index, tally = b.index, walker._tally
     return {"codes": index["codes"][:sets].copy(), "num_actions": index["num_actions"][:sets].copy(),
             "signatures": index["signatures"][:sets].copy(), "set_states": b.tree.set_states[:sets].copy(),
             "sums": tally.sums[:slots].copy(), "visits": tally.visits[:slots].copy(), "avg": b.state.avg[:slots].copy(),
-            "traversals": int(b.counters[C_TRAVERSAL]), "nodes": int(b.counters[C_NODES])}
+            **done}
 
 
 def _kept_copy(kept) -> tuple[np.ndarray, ...]:

@@ -200,6 +200,45 @@ class RowTargets:
         n = min(int(self.kept.seen[0]), len(self.kept.value))
         return self.kept.rows[:n], self.kept.value[:n], self.kept.t[:n]
 
+    def held(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """(rows, sampled regrets, iterations, examples offered in all): what a shard's walks left (the examples held,
+        oldest first in a window)."""
+        k = self.kept
+        seen, capacity = int(k.seen[0]), len(k.value)
+        order = (seen + np.arange(capacity)) % capacity if k.recent[0] and seen > capacity else np.arange(min(seen, capacity))
+        return k.rows[order], k.value[order], k.t[order], seen
+
+    def absorb(self, parts: list[tuple], rng: np.random.Generator) -> None:
+        """Add the examples that walks elsewhere offered (each part a shard's `held`, in shard order) as if they were
+        offered here after those already offered. A window puts each part's rows in the slots its last rows would
+        have taken. A uniform reservoir becomes a uniform sample of every example offered, here and in the parts
+        (each part's rows are a uniform sample of its own): how many come from each is one multivariate
+        hypergeometric draw from `rng`, then a uniform choice within each."""
+        k = self.kept
+        capacity = len(k.value)
+        if capacity == 0:
+            return
+        if k.recent[0]:
+            for rows, value, t, offered in parts:
+                slots = (int(k.seen[0]) + offered - len(value) + np.arange(len(value))) % capacity
+                k.rows[slots], k.value[slots], k.t[slots] = rows, value, t
+                k.seen[0] += offered
+            return
+        here = self.held()
+        groups = [here, *parts]
+        total = sum(int(offered) for *_, offered in groups)
+        if total <= capacity:  # every example fits: kept in the order offered, as Algorithm R fills its slots
+            picks = [np.arange(len(value)) for _, value, _, _ in groups]
+        else:
+            counts = rng.multivariate_hypergeometric([int(offered) for *_, offered in groups], capacity)
+            picks = [np.sort(rng.choice(len(value), int(m), replace=False)) for (_, value, _, _), m in zip(groups, counts)]
+        rows = np.concatenate([g[0][p] for g, p in zip(groups, picks)])
+        value = np.concatenate([g[1][p] for g, p in zip(groups, picks)])
+        t = np.concatenate([g[2][p] for g, p in zip(groups, picks)])
+        n = len(value)
+        k.rows[:n], k.value[:n], k.t[:n] = rows, value, t
+        k.seen[0] = total
+
     def state_dict(self, prefix: str) -> dict[str, np.ndarray]:
         return {f"{prefix}{name}": getattr(self.kept, name).copy() for name in self.FIELDS}
 
