@@ -181,9 +181,31 @@ def _factory(spec: ExperimentConfig, game: Game, sequences: int | None, construc
                                   "needs solver.options.sums=fixed (float sums' iterates depend on the shard count; "
                                   "docs/distributed.md), or run.workers=1")
             solver.distribute(spec.run.workers, None, spec.run.ray_address)
+        if spec.run.shards > 1:
+            _shard(solver, spec.run)
         return solver
 
     return new_solver
+
+
+def _shard(solver, run) -> None:
+    """``run.shards``: split the sampled solver's traversal batches (`rcfr.solvers.distributed_sampled.distribute`,
+    or the Deep CFR family's own `distribute`) over ``run.workers`` Ray workers; refused, naming the field, for a
+    solver that has no batches to split or a form that cannot be split."""
+    from rcfr.solvers.distributed_sampled import distribute
+    from rcfr.solvers.neural import NeuralCFR
+    from rcfr.solvers.on_demand import LeanSampledRCFR
+    from rcfr.solvers.sampled_regression import DenseSampledRCFR
+    try:
+        if isinstance(solver, NeuralCFR):
+            solver.distribute(run.workers, run.shards, run.ray_address)
+        elif isinstance(solver, (DenseSampledRCFR, LeanSampledRCFR)):
+            distribute(solver, run.workers, run.shards, run.ray_address)
+        else:
+            raise ValueError(f"{solver.solver_name} has no traversal batches to shard; the solvers that do: sampled "
+                             "RCFR(+) and the Deep CFR family (full-width CFR is sharded by run.workers alone)")
+    except ValueError as err:
+        raise ConfigError(f"run.shards={run.shards}: {err}") from None
 
 
 def _options(spec: ExperimentConfig, game: Game, sequences: int | None) -> dict:

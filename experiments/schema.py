@@ -83,6 +83,10 @@ class RunConfig:
     # Ray workers (rcfr.distributed; docs/distributed.md), the same numbers; ray_address: None = a local Ray
     workers: int = 1
     ray_address: Optional[str] = None
+    # > 1: a sampled solver's traversal batches split into this many shards, each from a stream of its own, run on
+    # run.workers Ray workers (sampled RCFR(+), dense or lean on the rules, and the Deep CFR family;
+    # rcfr.solvers.distributed_sampled): part of the run's numbers, unlike run.workers; 1: the one-process run
+    shards: int = 1
 
 
 POLICY_FORMATS = ("auto", "json", "npz")
@@ -189,7 +193,8 @@ class ConfigError(ValueError):
 #: stay float64-exact in the log-spaced schedule, derived per-player seeds (2 * seed + player) must
 #: fit the 32-bit seeds of scikit-learn and LightGBM
 RUN_LIMITS = {"iterations": 10 ** 12, "seed": 2 ** 30 - 1, "eval_points": 10_000, "checkpoint_every": 10 ** 12,
-              "max_nodes_touched": 10 ** 15, "matches": 10 ** 9, "workers": 10 ** 6}
+              "max_nodes_touched": 10 ** 15, "matches": 10 ** 9, "workers": 10 ** 6,
+              "shards": 10 ** 6}
 
 
 def _check_int(field_name: str, value, low: int, high: int | None = None) -> int:
@@ -257,7 +262,7 @@ def validate(cfg) -> ExperimentConfig:
         raise ConfigError(str(err)) from None
     run = spec.run
     for name, low in (("iterations", 1), ("seed", 0), ("eval_points", 1), ("checkpoint_every", 0),
-                      ("max_nodes_touched", 0), ("matches", 0), ("workers", 1)):
+                      ("max_nodes_touched", 0), ("matches", 0), ("workers", 1), ("shards", 1)):
         _check_int(f"run.{name}", getattr(run, name), low, RUN_LIMITS[name])
     if run.policy_format not in POLICY_FORMATS:
         raise ConfigError(f"run.policy_format must be one of {', '.join(POLICY_FORMATS)}, got {run.policy_format!r}")

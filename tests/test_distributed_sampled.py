@@ -167,3 +167,38 @@ def test_ray_workers_equal_in_process_shards(local_ray, kuhn, goofspiel):
     assert _same(_neural(kuhn, name, options, 2, workers=2), here)
     here = _rcfr(goofspiel, 3, shards=2)
     assert _same(_rcfr(goofspiel, 3, workers=2), here)
+
+
+# ---- the kit: run.shards -------------------------------------------------------------------------------
+def _kit(tmp_path, name, solver, options, **run):
+    from rcfr.experiments.runner import run_experiment
+    learned = solver != "cfr"
+    cfg = {"game": {"name": "kuhn", "params": {}}, "solver": {"name": solver, "options": options},
+           "regressor": {"name": "best_first", "params": {"max_leaves": 16}} if learned else {"name": "none"},
+           "features": {"name": "poker" if learned else "none"},
+           "run": {"iterations": 3, "eval_points": 2, "checkpoint_seconds": 1e9, "seed": 1, **run}}
+    run_experiment(cfg, tmp_path / name)
+    import csv
+    with (tmp_path / name / "metrics.csv").open() as f:
+        return [{k: v for k, v in row.items() if "seconds" not in k and "rss" not in k} for row in csv.DictReader(f)]
+
+
+@pytest.mark.parametrize("solver, options", [("sampled-rcfr+", {"traversals": 12}), ("sd-cfr", {"traversals": 12})])
+def test_the_kit_shards_a_sampled_solver_with_run_shards(tmp_path, kuhn, solver, options):
+    """``run.shards=3`` is the library's ``distribute(shards=3)`` (here, workers=1): the same exploitability row by
+    row; a run of one shard differs from it (the shards' streams), and a solver with no batches is refused."""
+    from rcfr.experiments.schema import ConfigError
+    sharded = _kit(tmp_path, "three", solver, options, shards=3)
+    plain = _kit(tmp_path, "one", solver, options)
+    from rcfr.features import make_features
+    library = rcfr.make_solver(solver, kuhn, regressor=TREES, seed=1, features=make_features(kuhn, "poker"), **options)
+    library = (library.distribute(shards=3) if solver == "sd-cfr" else distribute(library, shards=3)).run(3)
+    assert float(sharded[-1]["exploitability"]) == pytest.approx(rcfr.exploitability(kuhn, library.average_policy()),
+                                                                 abs=1e-15)
+    assert sharded != plain and len(sharded) == len(plain) == 2
+    with pytest.raises(ConfigError, match=r"run.shards=2: cfr has no traversal batches to shard"):
+        _kit(tmp_path, "cfr", "cfr", {}, shards=2)
+    with pytest.raises(ConfigError, match=r"run.shards=13: shards=13 is more than traversals=12"):
+        _kit(tmp_path, "many", solver, options, shards=13)
+    with pytest.raises(ConfigError, match=r"run.shards must be an integer in \[1, "):
+        _kit(tmp_path, "none", solver, options, shards=0)

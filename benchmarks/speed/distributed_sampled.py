@@ -3,6 +3,7 @@
     python -m benchmarks.speed.distributed_sampled                       # SD-CFR, DREAM on Leduc; RCFR+ Goofspiel(5)
     python -m benchmarks.speed.distributed_sampled --nodes 2e6 --seeds 5 --ray
     python -m benchmarks.speed.distributed_sampled --methods --cards 0 --lean-cards 7 --nodes 3e7 --ray  # lean, rules
+    python -m benchmarks.speed.distributed_sampled --methods --cards 0 --bounded-dice 2 1 --nodes 2e7 --ray  # bounded
 
 Per solver and seed, two runs to the same node budget (iterations until `nodes_touched` reaches `--nodes`):
 the one-process run, and each batch split into ``shards=workers`` tasks with their own streams
@@ -12,7 +13,12 @@ tests/test_distributed_sampled.py; only the wall time differs). Exploitability o
 end, mean and 95% interval over the seeds (`rcfr.stats.ci95`, Student's t), nodes touched, iterations, and
 wall seconds per run. `--lean-cards N` adds lean sampled RCFR+ (``features_on_demand=True``, the visited profile)
 on Goofspiel(N) walked by its rules, its batches sharded through the lean seam (`rcfr.solvers.lean_rules`), its
-average policy evaluated exactly on the rules (`rcfr.evaluation.rules.exploitability`, unmet sets uniform). The
+average policy evaluated exactly on the rules (`rcfr.evaluation.rules.exploitability`, unmet sets uniform).
+`--bounded-dice D1 D2` adds the bounded form on Bluff(D1, D2) walked by its rules: the 16 MiB arm of the
+equal-memory preset (`configs/arm/bluff22_equal_memory/rcfr+-trees-16mib.yaml`: trees of 256 leaves in the walks,
+bootstrapped rows in a window of 12,000, the mixture of 4 snapshots, nothing numbered) with 2 traversals an
+iteration and a refit every 100 (the arm's 200 traversals a refit; a batch of one cannot be split), its mixture
+evaluated exactly on the public tree. The
 question is whether splitting a batch into shards with other streams changes
 the quality at equal work: the sharded mean should fall within the one-process interval. The load average
 before and after is printed: the machine is shared.
@@ -44,6 +50,16 @@ def _lean(game, seed: int, traversals: int | None):
     return SampledRCFRPlus(game, features_on_demand=True, features="goofspiel", traversals=traversals or 100, seed=seed)
 
 
+BOUNDED = "bounded sampled-rcfr+"  # the 16 MiB equal-memory arm's options, 2 traversals an iteration
+
+
+def _bounded(game, seed: int, traversals: int | None):
+    from rcfr.solvers import SampledRCFRPlus
+    return SampledRCFRPlus(game, features_on_demand=True, features="liars_dice", profile="model", targets="bootstrap",
+                           average="mixture", snapshots=4, capacity=12000, traversals=traversals or 2,
+                           refit_every=200 // (traversals or 2), regressor=TREES, seed=seed)
+
+
 def _exploitability(name: str, game, policy) -> float:
     import rcfr
     if name == LEAN:
@@ -54,10 +70,11 @@ def _exploitability(name: str, game, policy) -> float:
 
 def one_run(name: str, game, seed: int, nodes: float, shards: int, ray: bool, traversals: int | None) -> dict:
     from rcfr.solvers.distributed_sampled import distribute
-    solver = _lean(game, seed, traversals) if name == LEAN else _solver(name, game, seed, traversals)
+    make = {LEAN: _lean, BOUNDED: _bounded}.get(name)
+    solver = make(game, seed, traversals) if make else _solver(name, game, seed, traversals)
     if shards > 1:
         workers = shards if ray else 1
-        if name in ("sampled-rcfr+", LEAN):
+        if name in ("sampled-rcfr+", LEAN, BOUNDED):
             distribute(solver, workers, shards)
         else:
             solver.distribute(workers, shards)
@@ -81,6 +98,8 @@ def main(argv=None) -> None:
     parser.add_argument("--cards", type=int, default=5, help="Goofspiel cards for sampled RCFR+ (0: skip it)")
     parser.add_argument("--lean-cards", type=int, default=0,
                         help="Goofspiel cards for lean sampled RCFR+ walked by the rules (0: skip it)")
+    parser.add_argument("--bounded-dice", type=int, nargs=2, default=None,
+                        help="Bluff dice for the bounded form walked by the rules (default: skip it)")
     parser.add_argument("--nodes", type=float, default=1e6, help="node budget per run")
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--workers", type=int, default=2, help="shards (and Ray workers with --ray)")
@@ -94,6 +113,8 @@ def main(argv=None) -> None:
         one_run("sd-cfr", kuhn, 0, 1, args.workers, True, args.workers)
         if args.lean_cards:  # the rules path's kernels in the workers too
             one_run(LEAN, rcfr.load_game("goofspiel", cards=4, compiled=False), 0, 1, args.workers, True, args.workers)
+        if args.bounded_dice:
+            one_run(BOUNDED, rcfr.load_game("liars_dice", compiled=False), 0, 1, args.workers, True, args.workers)
         print(f"Ray start and warm-up: {time.perf_counter() - start:.1f} s", flush=True)
     cases = [(m, rcfr.load_game("leduc"), "Leduc") for m in args.methods]
     if args.cards:
@@ -101,6 +122,9 @@ def main(argv=None) -> None:
     if args.lean_cards:
         cases.append((LEAN, rcfr.load_game("goofspiel", cards=args.lean_cards, compiled=False),
                       f"Goofspiel({args.lean_cards}), rules"))
+    if args.bounded_dice:
+        d1, d2 = args.bounded_dice
+        cases.append((BOUNDED, rcfr.load_game("liars_dice", dice1=d1, dice2=d2, compiled=False), f"Bluff({d1},{d2}), rules"))
     print("| solver | game | shards | where | iterations | nodes touched | exploitability (mean ± 95%) | "
           "wall s per run | evaluation s |\n|---|---|---|---|---|---|---|---|---|")
     for name, game, label in cases:

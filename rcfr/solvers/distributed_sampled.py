@@ -10,14 +10,15 @@ batch (the mean over all its traversals, as one process computes it). The traver
 the solver's own sampler advance by the batch, so checkpoints keep their fields and meaning and resume on
 any shard count; the solver's own stream is not drawn from while sharded.
 
-The lean form on the rules (`RulesLeanSampledRCFR`, ``features_on_demand=True`` on a game walked by its rules,
-with the visited profile) has its own seam, `walk_spec` / `traverse_batch` / `absorb` (`rcfr.solvers.lean_rules`):
-`ShardedWalks` sends the spec (game, options, both regressors and their fits' t, iteration, weight) once per
-call, shard k walks its traversals from a stream seeded as above on a solver of its own, and the learner adds
-the shards' sets (numbered by code in order of first meeting), regret sums, visits, average increments and
-nodes in shard order into its tally and buffers, then collects and fits as in one process. Refused, naming
-the option: the lean form on a compiled game, and ``profile="model"`` (its walks evaluate compiled models,
-which the spec does not carry). docs/distributed.md.
+The lean form on the rules (`RulesLeanSampledRCFR`, ``features_on_demand=True`` on a game walked by its rules)
+has its own seam, `walk_spec` / `traverse_batch` / `absorb` (`rcfr.solvers.lean_rules`): `ShardedWalks` sends
+the spec (game, options, both regressors, or with ``profile="model"`` both compiled models, with their fits' t,
+iteration, weight) once per call, shard k walks its traversals from a stream seeded as above on a solver of its
+own, and the learner adds the shards' results in shard order, then collects and fits as in one process: with
+the visited profile the sets met (numbered by code in order of first meeting), regret sums, visits and average
+increments; in the bounded form (``profile="model"``, nothing numbered) the feature rows each shard's walks
+kept, merged into the learner's window or reservoir (`RowTargets.absorb`). Refused, naming the option: the
+lean form on a compiled game, and ``profile="model"`` with sets numbered. docs/distributed.md.
 """
 
 from __future__ import annotations
@@ -103,7 +104,7 @@ class ShardedWalks:
         tasks = [(size, shard_seed(self.seed, player, done, n, k)) for k, size in enumerate(split(solver.traversals, n))]
         batches = run_shards(walk_shard, solver.walk_spec(player, weight), tasks, workers=self.sharding["workers"],
                              ray_address=self.sharding["ray_address"])
-        solver.absorb(player, batches)
+        solver.absorb(player, batches, seed=shard_seed(self.seed, player, done, n, n))  # a stream no shard draws
 
 
 def _lean_refusal(solver: LeanSampledRCFR) -> str | None:
@@ -113,9 +114,11 @@ def _lean_refusal(solver: LeanSampledRCFR) -> str | None:
         return ("features_on_demand=True on a compiled game: its traversals write into the compiled buffers, with no "
                 "seam to shard them through; walk the game by its rules (load_game(..., compiled=False)) or use "
                 "features_on_demand=False")
-    if solver.visited is None:
-        return (f"profile={solver.options.profile!r}: its walks evaluate the compiled models, which the shards' spec "
-                "does not carry; use profile='visited' (the default)")
+    if solver.profile == "model" and solver.numbered:
+        return ("profile='model' is sharded in its bounded form only, where nothing is numbered per set (the walks' "
+                "rows as targets, targets='rows' or 'bootstrap', with average='mixture' and set_index not True); "
+                f"this one numbers its sets (targets={solver.targets!r}, average={solver.options.average!r}); "
+                "use profile='visited' for those")
     return None
 
 
