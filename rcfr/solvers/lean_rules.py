@@ -41,7 +41,7 @@ from .base import require
 from .capabilities import refuse_rules_walk
 from .on_demand import LeanSampledRCFR
 from .predictions import match_predictions
-from .targets import StoredSums
+from .targets import StoredSums, collect_sampled
 
 PLAYER = -1  # the column of `set_states` that holds the set's player
 
@@ -374,6 +374,44 @@ def _rules_game(rules) -> RulesGame:
     return _GAMES[key]
 
 
+_WALKERS: dict = {}  # the bounded form's walker of the run a worker process serves, kept between calls
+
+
+def _walker(spec: dict):
+    """A solver of the spec's kind to walk a shard: a new one for the visited profile (its sets are numbered as met,
+    so each call starts empty); in the bounded form (nothing numbered) one per process and run, kept between
+    calls, since building it (the row buffers, the compile check) and binding its driver cost more than a
+    shard's few traversals (each call then resets what it reads: stream, rows offered, counters' start)."""
+    from ..sources.rules import rules_identity
+    key = (spec["kind"], rules_identity(spec["rules"]), repr(spec["options"]), spec["solver_name"], spec["chunk"])
+    walker = _WALKERS.get(key)
+    if walker is None:
+        walker = spec["kind"](_rules_game(spec["rules"]), spec["options"], spec["solver_name"], chunk=spec["chunk"])
+        if not walker.numbered:
+            _WALKERS.clear()  # one run at a time
+            _WALKERS[key] = walker
+    return walker
+
+
+_WALKERS: dict = {}  # the bounded form's walker of the run a worker process serves, kept between calls
+
+
+def _walker(spec: dict):
+    """A solver of the spec's kind to walk a shard: a new one for the visited profile (its sets are numbered as met,
+    so each call starts empty); in the bounded form (nothing numbered) one per process and run, kept between
+    calls, since building it (the row buffers, the compile check) and binding its driver cost more than a
+    shard's few traversals (each call then resets what it reads: stream, rows offered, counters' start)."""
+    from ..sources.rules import rules_identity
+    key = (spec["kind"], rules_identity(spec["rules"]), repr(spec["options"]), spec["solver_name"], spec["chunk"])
+    walker = _WALKERS.get(key)
+    if walker is None:
+        walker = spec["kind"](_rules_game(spec["rules"]), spec["options"], spec["solver_name"], chunk=spec["chunk"])
+        if not walker.numbered:
+            _WALKERS.clear()  # one run at a time
+            _WALKERS[key] = walker
+    return walker
+
+
 def traverse_batch(spec: dict, traversals: int, seed: int) -> dict:
     """`traversals` walks of ``spec["player"]`` (`RulesLeanSampledRCFR.walk_spec`) from the stream of `seed`, on a
     solver of the spec's kind of its own (fresh buffers, tally and visited profile; the spec's regressors, each
@@ -381,7 +419,7 @@ def traverse_batch(spec: dict, traversals: int, seed: int) -> dict:
     its code, actions, signature and state row (with its player), and per slot of those sets the sampled regret
     sums and visits and the weighted average-strategy increments; with the traversals and nodes walked."""
     from ..sampling.buffers import seed_state
-    walker = spec["kind"](_rules_game(spec["rules"]), spec["options"], spec["solver_name"], chunk=spec["chunk"])
+    walker = _walker(spec)
     walker.traversals, walker.iteration = int(traversals), spec["iteration"]
     for p in (0, 1):
         walker.fits[p]["count"][1] = spec["fitted"][p]
@@ -394,11 +432,15 @@ def traverse_batch(spec: dict, traversals: int, seed: int) -> dict:
                 walker.visited.stale(p)
     b = walker.buffers
     b.rng[:] = seed_state(int(seed))
-    if not walker.numbered:  # the rows a uniform reservoir keeps are drawn from the shard's stream too
-        walker.kept[spec["player"]].kept.rng[:] = seed_state(int(seed) + 1)
+    before = int(b.counters[C_TRAVERSAL]), int(b.counters[C_NODES])
+    if not walker.numbered:  # no rows yet; those a uniform reservoir keeps are drawn from the shard's stream too
+        kept = walker.kept[spec["player"]].kept
+        kept.seen[0], kept.rng[:] = 0, seed_state(int(seed) + 1)
     walker._batch(spec["player"], spec["weight"])
-    done = {"traversals": int(b.counters[C_TRAVERSAL]), "nodes": int(b.counters[C_NODES])}
+    done = {"traversals": int(b.counters[C_TRAVERSAL]) - before[0], "nodes": int(b.counters[C_NODES]) - before[1]}
     if not walker.numbered:
+        tree = b.tree
+        collect_sampled(tree.first_seq, tree.num_actions, walker._tally, walker.traversals)  # cleared for the next call
         return {"rows": walker.kept[spec["player"]].held(), **done}
     sets, slots = b.num_sets, b.num_slots
     index, tally = b.index, walker._tally
