@@ -393,31 +393,13 @@ def _walker(spec: dict):
     return walker
 
 
-_WALKERS: dict = {}  # the bounded form's walker of the run a worker process serves, kept between calls
-
-
-def _walker(spec: dict):
-    """A solver of the spec's kind to walk a shard: a new one for the visited profile (its sets are numbered as met,
-    so each call starts empty); in the bounded form (nothing numbered) one per process and run, kept between
-    calls, since building it (the row buffers, the compile check) and binding its driver cost more than a
-    shard's few traversals (each call then resets what it reads: stream, rows offered, counters' start)."""
-    from ..sources.rules import rules_identity
-    key = (spec["kind"], rules_identity(spec["rules"]), repr(spec["options"]), spec["solver_name"], spec["chunk"])
-    walker = _WALKERS.get(key)
-    if walker is None:
-        walker = spec["kind"](_rules_game(spec["rules"]), spec["options"], spec["solver_name"], chunk=spec["chunk"])
-        if not walker.numbered:
-            _WALKERS.clear()  # one run at a time
-            _WALKERS[key] = walker
-    return walker
-
-
 def traverse_batch(spec: dict, traversals: int, seed: int) -> dict:
     """`traversals` walks of ``spec["player"]`` (`RulesLeanSampledRCFR.walk_spec`) from the stream of `seed`, on a
-    solver of the spec's kind of its own (fresh buffers, tally and visited profile; the spec's regressors, each
-    player's sets stale once fit), so nothing of the learner's is written. Returns per set met, in the order met:
-    its code, actions, signature and state row (with its player), and per slot of those sets the sampled regret
-    sums and visits and the weighted average-strategy increments; with the traversals and nodes walked."""
+    solver of the spec's kind of its own (`_walker`: the spec's regressors, each player's sets stale once fit, or
+    its compiled models), so nothing of the learner's is written. Returns per set met, in the order met: its code,
+    actions, signature and state row (with its player), and per slot of those sets the sampled regret sums and
+    visits and the weighted average-strategy increments; in the bounded form the rows its walks kept instead
+    (`RowTargets.held`); with the traversals and nodes walked."""
     from ..sampling.buffers import seed_state
     walker = _walker(spec)
     walker.traversals, walker.iteration = int(traversals), spec["iteration"]
