@@ -102,11 +102,17 @@ def fit_inputs(estimator, X, y, sample_weight):
         quick = _quick_targets(y, sample_weight, len(X))
         if quick is not None:
             estimator._checked = (X, params)
-            return (X, *quick)
+            return (X, *_kernel_ready(*quick))
     X, y = validate_data(estimator, X, y, y_numeric=True, dtype=np.float64)
     w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
     estimator._checked = (cache_key(X), params)
-    return X, y, w
+    return (X, *_kernel_ready(y, w))
+
+
+def _kernel_ready(y, w):
+    """y and the weights as writable, contiguous float64: the compiled fits see one type whatever the caller passed
+    (integer targets, a read-only or strided array would each compile the growth again)."""
+    return np.require(y, np.float64, ("C", "W")), np.require(w, np.float64, ("C", "W"))
 
 
 def predict_input(estimator, X):

@@ -162,9 +162,9 @@ def _grow(XT, sorted_order, y, w, max_leaves, min_leaf):
         tw += w[i]
         twy += w[i] * y[i]
     value[0] = twy / tw if tw > 0 else 0.0
-    gain[0], split_f[0], split_cut[0], split_left[0] = _best_split(XT, y, w, order, 0, n, min_leaf)
+    gain[0], split_f[0], split_cut[0], split_left[0] = _best_split(XT, y, w, order, np.int64(0), n, min_leaf)
     heap_gain, heap_node = np.empty(cap), np.empty(cap, dtype=np.int64)
-    queued = _queue(heap_gain, heap_node, 0, gain, split_f, 0)
+    queued = _queue(heap_gain, heap_node, np.int64(0), gain, split_f, np.int64(0))
     while leaves < max_leaves and queued:
         best, queued = _pop(heap_gain, heap_node, queued)
         s, e, f, c = seg_start[best], seg_end[best], split_f[best], split_cut[best]
@@ -264,12 +264,12 @@ def _grow_binned(bins, values, nbins, y, w, max_leaves, min_leaf):
     cap = 2 * max_leaves
     feature, cut, left_child, right_child, value, seg_start, seg_end, gain, split_f, split_cut, is_leaf = _nodes(cap, n)
     nodes = 1
-    tw, twy, gain[0], split_f[0], split_cut[0] = _node_split(bins, values, nbins, y, w, rows, 0, n, min_leaf,
+    tw, twy, gain[0], split_f[0], split_cut[0] = _node_split(bins, values, nbins, y, w, rows, np.int64(0), n, min_leaf,
                                                              hw, hwy, hn)
     value[0] = twy / tw if tw > 0 else 0.0
     leaves = 1
     heap_gain, heap_node = np.empty(cap), np.empty(cap, dtype=np.int64)
-    queued = _queue(heap_gain, heap_node, 0, gain, split_f, 0)
+    queued = _queue(heap_gain, heap_node, np.int64(0), gain, split_f, np.int64(0))
     while leaves < max_leaves and queued:
         best, queued = _pop(heap_gain, heap_node, queued)
         s, e, f, c = seg_start[best], seg_end[best], split_f[best], split_cut[best]
@@ -334,7 +334,7 @@ def _rank(XT, most):
     bins = np.empty((n, d), dtype=np.uint8)
     for f in range(d):
         bins[:, f] = np.searchsorted(values[f, :counts[f]], XT[f])
-    return bins, values[:, :max(counts.max(), 1)], counts
+    return bins, np.ascontiguousarray(values[:, :max(counts.max(), 1)]), counts
 
 
 class BestFirstTree(RegressorMixin, BaseEstimator):

@@ -141,6 +141,7 @@ class CantStop(SearchGame):
 
 DISTINCT_INDEX = {d: j for j, d in enumerate(DISTINCT)}
 H = np.array(HEIGHTS, dtype=np.int64)
+H.setflags(write=False)  # a constant: frozen, so calls from Python type it as the compiled code's global H does
 #: raw throw -> distinct throw index; per distinct throw its count (of 1296), its 3 pairings
 RAW_DISTINCT = np.array([DISTINCT_INDEX[d] for d in SORTED], dtype=np.int64)
 COUNTS = np.array([_counts[d] for d in DISTINCT], dtype=np.int64)
