@@ -61,18 +61,33 @@ WARM_UPS = (_warm_driver, _warm_rules_and_trees)
 SLOW_WARM_UPS = (lambda: _warm_model_driver(False), lambda: _warm_model_driver(True))
 
 
-#: The slow set's longest tests (minutes each, measured on the 2-core machine), started first so that the workers
-#: finish together instead of one running a long test alone at the end; the rest keep their order.
-LONGEST_FIRST = ("test_experiments_multirun.py::test_the_readme_main_command", "test_tuning.py::",
-                 "test_lean_shards.py::test_ray_workers", "test_numba_cache.py::test_an_edit_to_a_walk",
-                 "test_large_rcfr_kit.py::test_a_run_reports", "test_bluff_public_cfr.py::test_bluff_21",
-                 "test_wheel.py::", "test_model_state.py::", "test_inwalk_models.py::")
+#: The slow set's longest tests (minutes each, measured on the 2-core machine), dealt out first so that the workers
+#: share them and finish together instead of one running a long test alone at the end.
+LONGEST_FIRST = ("test_lean_shards.py::test_ray_workers", "test_tuning.py::", "test_distributed_sampled.py::test_ray",
+                 "test_numba_cache.py::test_an_edit_to_a_walk", "test_experiments_multirun.py::test_the_readme_main_command",
+                 "test_bluff_public_cfr.py::test_bluff_21", "test_row_targets.py::test_a_window", "test_wheel.py::",
+                 "test_one_evaluation.py::", "test_inwalk_models.py::", "test_model_state.py::")
 
 
+@pytest.hookimpl(trylast=True)  # after `-m` deselected the other set: the shares are of the tests that run
 def pytest_collection_modifyitems(config, items):
-    rank = {key: k for k, key in enumerate(LONGEST_FIRST)}
-    order = lambda item: next((rank[key] for key in LONGEST_FIRST if key in item.nodeid), len(rank))  # noqa: E731
-    items.sort(key=order)  # stable: the other tests stay in collection order
+    """Each xdist worker starts on a contiguous share of the collection (work stealing takes from the shares' ends), so
+    the longest tests go round-robin to the heads of the shares; the rest keep their order."""
+    rank = lambda item: next((k for k, key in enumerate(LONGEST_FIRST) if key in item.nodeid), None)  # noqa: E731
+    longest = sorted((item for item in items if rank(item) is not None), key=rank)
+    rest = [item for item in items if rank(item) is None]
+    workers = max(int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")), 1)
+    shares, left = [], len(items)
+    for k in range(workers):  # the sizes the scheduler sends: what is left over the workers still to serve
+        shares.append(left // (workers - k))
+        left -= shares[-1]
+    heads = [longest[k::workers] for k in range(workers)]
+    ordered, taken = [], 0
+    for k, size in enumerate(shares):
+        fill = max(size - len(heads[k]), 0)
+        ordered += heads[k] + rest[taken:taken + fill]
+        taken += fill
+    items[:] = ordered + rest[taken:]
 
 
 @pytest.fixture(autouse=True, scope="session")
