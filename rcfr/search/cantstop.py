@@ -81,6 +81,7 @@ class CantStop(SearchGame):
         """The pairing moves for `dice` (sorted) at `state`; columns claimed by either player are
         closed. The rules are the compiled `legal_moves`, shared with the solitaire."""
         limit = np.where(np.maximum(state[0], state[1]) >= H, 0, H)
+        limit.setflags(write=False)  # typed as the frozen H is: one compiled `legal_moves`
         out = np.empty(6, dtype=np.int64)
         k = legal_moves(np.array(state[state[3]], dtype=np.int64), np.array(state[2], dtype=np.int64), limit,
                         DISTINCT_INDEX[dice], out)
