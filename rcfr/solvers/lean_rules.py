@@ -176,11 +176,7 @@ class RulesLeanSampledRCFR(LeanSampledRCFR):
         rows (`RowTargets.absorb`, a uniform reservoir's draws from `seed`)."""
         b = self.buffers
         if not self.numbered:
-            offered = sum(batch["rows"][3] for batch in batches)
-            if offered > self.capacity:  # as `_check_rows` refuses it in one process
-                raise ValueError(f"{self.solver_name}: player {player}'s traversals at iteration {self.iteration} wrote "
-                                 f"{offered:,} feature rows, more than capacity={self.capacity:,}: raise capacity (or "
-                                 f"lower traversals)")
+            self._check_rows(player, sum(batch["rows"][3] for batch in batches))
             self.kept[player].absorb([batch["rows"] for batch in batches], np.random.default_rng(seed))
             for batch in batches:
                 b.counters[C_TRAVERSAL] += batch["traversals"]
@@ -401,12 +397,12 @@ def traverse_batch(spec: dict, traversals: int, seed: int) -> dict:
     visits and the weighted average-strategy increments; in the bounded form the rows its walks kept instead
     (`RowTargets.held`); with the traversals and nodes walked."""
     from ..sampling.buffers import seed_state
+    from .model_strategies import with_model
     walker = _walker(spec)
     walker.traversals, walker.iteration = int(traversals), spec["iteration"]
     for p in (0, 1):
         walker.fits[p]["count"][1] = spec["fitted"][p]
         if "models" in spec:
-            from .model_strategies import with_model
             walker._walk_model = with_model(walker._walk_model, p, *spec["models"][p])
         else:
             walker.regressors[p] = spec["regressors"][p]

@@ -176,12 +176,14 @@ class LeanSampledRCFR(LeanCheckpoint, SampledRCFRSolver):
         self._offered = int(kept.seen[0])
         return self._walk_model._replace(kept=kept)
 
-    def _check_rows(self, player: int) -> None:
+    def _check_rows(self, player: int, offered: int | None = None) -> None:
         """targets="rows": refuse an iteration whose traversals offered more rows than the reservoir holds (its
-        examples would replace each other before any fit saw them)."""
+        examples would replace each other before any fit saw them); `offered` (default: counted since `_walk_for`)
+        is given when shards walked them."""
         if not self._walk_rows:
             return
-        offered = int(self.kept[player].kept.seen[0]) - self._offered
+        if offered is None:
+            offered = int(self.kept[player].kept.seen[0]) - self._offered
         if offered > self.capacity:
             raise ValueError(f"{self.solver_name}: player {player}'s traversals at iteration {self.iteration} wrote "
                              f"{offered:,} feature rows, more than capacity={self.capacity:,}: raise capacity (or "
